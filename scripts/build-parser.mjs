@@ -88,7 +88,7 @@ function hoist(src) {
     if (!out.includes(from)) return fail(from.trim());
     out = out.replace(from, to);
   }
-  const startRule = /\n  if \(options\.startRule\) \{\n[\s\S]*?\n  \}\n/;
+  const startRule = /\n {2}if \(options\.startRule\) \{\n[\s\S]*?\n {2}\}\n/;
   if (!startRule.test(out)) return fail("startRule block");
   out = out.replace(startRule, "\n");
   const run = "\n  peg$result = peg$startRuleFunction();\n";

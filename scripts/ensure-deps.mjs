@@ -26,7 +26,10 @@ const reference = lockfile ?? manifest ?? 0;
 if (installed !== undefined && installed >= reference) process.exit(0);
 
 const args = lockfile !== undefined ? ["ci"] : ["install"];
-const why = installed === undefined ? "node_modules is missing" : `node_modules is older than ${lockfile !== undefined ? "package-lock.json" : "package.json"}`;
+const why =
+  installed === undefined
+    ? "node_modules is missing"
+    : `node_modules is older than ${lockfile !== undefined ? "package-lock.json" : "package.json"}`;
 process.stderr.write(`[ensure-deps] ${why}: running npm ${args.join(" ")}\n`);
 const result = spawnSync("npm", [...args, "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
 if (result.error) {

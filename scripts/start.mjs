@@ -55,8 +55,20 @@ async function topUpDemoData(url, marker) {
   if (Number.isNaN(lastEnd) || now - lastEnd < 60_000) return;
   const hours = Math.min(now - lastEnd, 6 * 3_600_000) / 3_600_000;
   say(`demo data ends ${previous.end}: adding ${hours.toFixed(1)} h up to now...`);
-  const loaded = await loadDemoData(url, { end: now, hours, seed: 7 + Math.floor(now / 3_600_000) % 1000 });
-  await writeFile(marker, JSON.stringify({ ...previous, entries: (previous.entries ?? 0) + loaded.entries, end: loaded.end, toppedUpAt: new Date().toISOString() }, null, 2));
+  const loaded = await loadDemoData(url, { end: now, hours, seed: 7 + (Math.floor(now / 3_600_000) % 1000) });
+  await writeFile(
+    marker,
+    JSON.stringify(
+      {
+        ...previous,
+        entries: (previous.entries ?? 0) + loaded.entries,
+        end: loaded.end,
+        toppedUpAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    ),
+  );
   say(`added ${loaded.entries} entries (${loaded.start} .. ${loaded.end})`);
 }
 
@@ -86,7 +98,10 @@ function startWorker(originUrl) {
   /** @type {Promise<void> | undefined} */
   let stopping;
   const stop = () => (stopping ??= stopChild(child, exited).finally(() => unregister()));
-  const unregister = registerCleanup({ stop, killNow: () => pid !== undefined && killGroup(pid, "SIGKILL", { groupOnly: true }) });
+  const unregister = registerCleanup({
+    stop,
+    killNow: () => pid !== undefined && killGroup(pid, "SIGKILL", { groupOnly: true }),
+  });
   return { exited, stop };
 }
 
@@ -122,7 +137,8 @@ async function main() {
   // from the start, since the Worker may never become ready.
   /** @type {Promise<string>[]} */
   const watchers = [worker.exited.then((code) => `the Worker exited (${code === null ? "killed" : `code ${code}`})`)];
-  if (origin.exited) watchers.push(origin.exited.then((code) => `VictoriaLogs exited (${code === null ? "killed" : `code ${code}`})`));
+  if (origin.exited)
+    watchers.push(origin.exited.then((code) => `VictoriaLogs exited (${code === null ? "killed" : `code ${code}`})`));
   const firstExit = Promise.race(watchers);
 
   void waitForWorker(firstExit).then((ready) => {
@@ -130,7 +146,9 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     say(`Loki API: ${base}   (/ready answered ${ready.status}${ready.body ? ` ${JSON.stringify(ready.body)}` : ""})`);
     say(`try: curl -G ${base}/loki/api/v1/labels`);
-    say(`Grafana: add a Loki data source with URL ${base} (from a Docker container: http://host.docker.internal:${port})`);
+    say(
+      `Grafana: add a Loki data source with URL ${base} (from a Docker container: http://host.docker.internal:${port})`,
+    );
     say("Ctrl-C stops everything started here.");
   });
 

@@ -1,4 +1,4 @@
-// `npm test`: typecheck, unit tests in Node, then end-to-end tests inside workerd. Stops at the
+// `npm test`: lint and format check, typecheck, unit tests in Node, then end-to-end tests inside workerd. Stops at the
 // first failing step with its exit code, and always ends with one plain "N passed, N failed" line.
 
 import { spawn } from "node:child_process";
@@ -28,6 +28,7 @@ const vitestArgs = (config, reportName) => [
 
 /** @type {Step[]} */
 const steps = [
+  { name: "lint", cmd: "npm", args: ["run", "lint"] },
   { name: "typecheck", cmd: "npm", args: ["run", "typecheck"] },
   { name: "unit tests", cmd: "npx", args: vitestArgs("vitest.unit.config.ts", "unit.json"), report: "unit.json" },
   {
@@ -90,7 +91,8 @@ for (const step of steps) {
   const failedByCounts = counts !== undefined && (counts.failed > 0 || counts.brokenFiles > 0);
   /** @type {Outcome} */
   const outcome = { name: step.name, status: code === 0 && !failedByCounts ? "ok" : "failed", seconds, ...counts };
-  if (counts && counts.brokenFiles > 0) outcome.note = `${counts.brokenFiles} test file(s) failed outside any test: a load error or a failed hook`;
+  if (counts && counts.brokenFiles > 0)
+    outcome.note = `${counts.brokenFiles} test file(s) failed outside any test: a load error or a failed hook`;
   outcomes.push(outcome);
   if (outcome.status === "failed") {
     exitCode = code === 0 ? 1 : code;
@@ -107,7 +109,9 @@ process.stdout.write("\n[test] summary\n");
 for (const o of outcomes) {
   const counts = o.passed !== undefined ? `  ${o.passed} passed, ${o.failed} failed, ${o.skippedTests} skipped` : "";
   const note = o.note ? `  (${o.note})` : "";
-  process.stdout.write(`  ${o.status.padEnd(7)} ${o.name.padEnd(13)} ${o.seconds.toFixed(1).padStart(6)} s${counts}${note}\n`);
+  process.stdout.write(
+    `  ${o.status.padEnd(7)} ${o.name.padEnd(13)} ${o.seconds.toFixed(1).padStart(6)} s${counts}${note}\n`,
+  );
 }
 for (const name of notRun) process.stdout.write(`  not run ${name}\n`);
 if (skippedTests > 0) process.stdout.write(`  (${skippedTests} tests skipped)\n`);

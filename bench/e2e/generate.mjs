@@ -33,7 +33,7 @@ export function benchDataset({ lines, days, endMs, seed = 11, linesPerBody = 500
     for (const namespace of NAMESPACES)
       for (const app of APPS)
         for (let p = 0; p < PODS_PER_APP; p++) {
-          const pod = `${app}-${(p * 2654435761 >>> 0).toString(16).slice(0, 6)}-${p}`;
+          const pod = `${app}-${((p * 2654435761) >>> 0).toString(16).slice(0, 6)}-${p}`;
           streams.push({ cluster, namespace, app, pod, container: app, job: `${namespace}/${app}`, service_name: app });
         }
 
@@ -49,7 +49,16 @@ export function benchDataset({ lines, days, endMs, seed = 11, linesPerBody = 500
       return `level=${level} msg="${pick(rand, MSGS)}" job=${pick(rand, ["email", "sync", "invoice"])} duration=${Math.round(ms)}ms attempt=${Math.floor(rand() * 6)} size=${Math.floor(rand() * 20)}KB`;
     }
     const status = level === "error" ? pick(rand, [500, 502, 503]) : pick(rand, [200, 200, 201, 404]);
-    return JSON.stringify({ level, msg: pick(rand, MSGS), method: pick(rand, METHODS), path: pick(rand, PATHS), status, latency_ms: ms, bytes: Math.floor(rand() * 200000), user_id: `u${Math.floor(rand() * 5000)}` });
+    return JSON.stringify({
+      level,
+      msg: pick(rand, MSGS),
+      method: pick(rand, METHODS),
+      path: pick(rand, PATHS),
+      status,
+      latency_ms: ms,
+      bytes: Math.floor(rand() * 200000),
+      user_id: `u${Math.floor(rand() * 5000)}`,
+    });
   }
 
   function* bodies() {
@@ -66,7 +75,11 @@ export function benchDataset({ lines, days, endMs, seed = 11, linesPerBody = 500
         const st = streams[s];
         const values = byStream.get(s) ?? [];
         byStream.set(s, values);
-        values.push([String(ts + BigInt(Math.floor(rand() * 1000))), line(rand, st.app, ts), { trace_id: hex(rand, 16), span_id: hex(rand, 8) }]);
+        values.push([
+          String(ts + BigInt(Math.floor(rand() * 1000))),
+          line(rand, st.app, ts),
+          { trace_id: hex(rand, 16), span_id: hex(rand, 8) },
+        ]);
       }
       done += n;
       yield JSON.stringify({ streams: [...byStream].map(([s, values]) => ({ stream: streams[s], values })) });

@@ -42,7 +42,9 @@ export async function obtainK6() {
       stdio: ["ignore", "inherit", "inherit"],
     });
     child.on("error", (err) => reject(new Error(`could not run go (install Go or set K6_BIN): ${err.message}`)));
-    child.on("exit", (code) => (code === 0 ? resolve(undefined) : reject(new Error(`go install k6 failed (exit ${code})`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(undefined) : reject(new Error(`go install k6 failed (exit ${code})`)),
+    );
   });
   if (!existsSync(bin)) throw new Error(`go install finished but ${bin} is missing`);
   return bin;

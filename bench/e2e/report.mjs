@@ -52,7 +52,9 @@ export function markdown(rows, probes, meta) {
   const cold = rows.find((r) => r.workload === "cold");
   if (cold) {
     const overhead = (cold.worker.p50 - cold.vl.p50) / cold.vl.p50;
-    out.push(`- Worker overhead on cold log queries ≤ 15% of VictoriaLogs-direct p50: **${(overhead * 100).toFixed(0)}%** (${f1(cold.worker.p50)} vs ${f1(cold.vl.p50)} ms) ${overhead <= 0.15 ? "✅" : "❌"}`);
+    out.push(
+      `- Worker overhead on cold log queries ≤ 15% of VictoriaLogs-direct p50: **${(overhead * 100).toFixed(0)}%** (${f1(cold.worker.p50)} vs ${f1(cold.vl.p50)} ms) ${overhead <= 0.15 ? "✅" : "❌"}`,
+    );
     if (cold.proxy) {
       const runtime = cold.proxy.p50 - cold.vl.p50;
       const own = cold.worker.p50 - cold.proxy.p50;
@@ -65,15 +67,23 @@ export function markdown(rows, probes, meta) {
   }
   const lr = rows.find((r) => r.workload === "long_range");
   if (lr) {
-    out.push(`- long_range faster than one unsplit VictoriaLogs request: p50 ratio **${ratio(lr.worker.p50, lr.vl.p50)}** ${lr.worker.p50 < lr.vl.p50 ? "✅" : "❌"}`);
+    out.push(
+      `- long_range faster than one unsplit VictoriaLogs request: p50 ratio **${ratio(lr.worker.p50, lr.vl.p50)}** ${lr.worker.p50 < lr.vl.p50 ? "✅" : "❌"}`,
+    );
   }
   out.push("- NDJSON → Loki ≤ 1 µs/line: see `npm run bench:micro` and bench/results/stream.md.", "");
   out.push("## Single requests, unloaded (median of 3 in sequence, window at the data's end)", "");
   out.push("| workload | request | Worker ms | VL ms | ratio |", "|---|---|---|---|---|");
-  for (const p of probes) out.push(`| ${p.workload} | ${p.name} | ${f1(p.workerMs)} | ${f1(p.vlMs)} | ${ratio(p.workerMs, p.vlMs)} |`);
+  for (const p of probes)
+    out.push(`| ${p.workload} | ${p.name} | ${f1(p.workerMs)} | ${f1(p.vlMs)} | ${ratio(p.workerMs, p.vlMs)} |`);
   out.push("", "## Workloads", "");
   for (const r of rows) out.push(`- **${r.workload}**: ${r.describe}`);
-  out.push("", "Caveats: local workerd is not the production edge; VictoriaLogs, workerd and k6", "share the same cores, so absolute figures are pessimistic and ratios are the meaningful part.", "");
+  out.push(
+    "",
+    "Caveats: local workerd is not the production edge; VictoriaLogs, workerd and k6",
+    "share the same cores, so absolute figures are pessimistic and ratios are the meaningful part.",
+    "",
+  );
   return out.join("\n");
 }
 
@@ -102,7 +112,9 @@ export function svg(rows, title) {
     parts.push(`<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${f1(v)}</text>`);
     parts.push(`<line x1="${left}" y1="${y(v)}" x2="${W - 10}" y2="${y(v)}" stroke="#eee"/>`);
   }
-  parts.push(`<text x="14" y="${top + plotH / 2}" transform="rotate(-90 14 ${top + plotH / 2})" text-anchor="middle">ms</text>`);
+  parts.push(
+    `<text x="14" y="${top + plotH / 2}" transform="rotate(-90 14 ${top + plotH / 2})" text-anchor="middle">ms</text>`,
+  );
   rows.forEach((r, i) => {
     const x0 = left + i * groupW + groupW / 2 - barW;
     const bars = [
@@ -111,15 +123,27 @@ export function svg(rows, title) {
     ];
     bars.forEach(([f, color], j) => {
       const x = x0 + j * barW;
-      if (Number.isFinite(f.p95)) parts.push(`<rect x="${x}" y="${y(f.p95)}" width="${barW - 2}" height="${top + plotH - y(f.p95)}" fill="${color}" opacity="0.35"/>`);
-      if (Number.isFinite(f.p50)) parts.push(`<rect x="${x}" y="${y(f.p50)}" width="${barW - 2}" height="${top + plotH - y(f.p50)}" fill="${color}"/>`);
+      if (Number.isFinite(f.p95))
+        parts.push(
+          `<rect x="${x}" y="${y(f.p95)}" width="${barW - 2}" height="${top + plotH - y(f.p95)}" fill="${color}" opacity="0.35"/>`,
+        );
+      if (Number.isFinite(f.p50))
+        parts.push(
+          `<rect x="${x}" y="${y(f.p50)}" width="${barW - 2}" height="${top + plotH - y(f.p50)}" fill="${color}"/>`,
+        );
     });
     parts.push(`<text x="${x0 + barW}" y="${top + plotH + 16}" text-anchor="middle">${esc(r.workload)}</text>`);
-    parts.push(`<text x="${x0 + barW}" y="${top + plotH + 30}" text-anchor="middle" fill="#555">p50 ×${ratio(r.worker.p50, r.vl.p50)}</text>`);
+    parts.push(
+      `<text x="${x0 + barW}" y="${top + plotH + 30}" text-anchor="middle" fill="#555">p50 ×${ratio(r.worker.p50, r.vl.p50)}</text>`,
+    );
   });
   const ly = H - 14;
-  parts.push(`<rect x="${left}" y="${ly - 10}" width="12" height="12" fill="#f38020"/><text x="${left + 16}" y="${ly}">Worker</text>`);
-  parts.push(`<rect x="${left + 80}" y="${ly - 10}" width="12" height="12" fill="#3b6fb6"/><text x="${left + 96}" y="${ly}">VictoriaLogs direct</text>`);
+  parts.push(
+    `<rect x="${left}" y="${ly - 10}" width="12" height="12" fill="#f38020"/><text x="${left + 16}" y="${ly}">Worker</text>`,
+  );
+  parts.push(
+    `<rect x="${left + 80}" y="${ly - 10}" width="12" height="12" fill="#3b6fb6"/><text x="${left + 96}" y="${ly}">VictoriaLogs direct</text>`,
+  );
   parts.push(`<text x="${left + 240}" y="${ly}" fill="#555">solid: p50, light: p95</text>`);
   parts.push("</svg>");
   return parts.join("\n");

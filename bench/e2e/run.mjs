@@ -15,7 +15,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { registerCleanup, runAllCleanups } from "../../scripts/lib/cleanup.mjs";
 import { serveWorker } from "../../scripts/lib/serve-worker.mjs";
-import { cacheDir, freePort, pushLokiBatches, startVictoriaLogs, waitForRows } from "../../scripts/lib/victorialogs.mjs";
+import {
+  cacheDir,
+  freePort,
+  pushLokiBatches,
+  startVictoriaLogs,
+  waitForRows,
+} from "../../scripts/lib/victorialogs.mjs";
 import { benchDataset } from "./generate.mjs";
 import { obtainK6 } from "./k6.mjs";
 import { figuresOf, markdown, svg } from "./report.mjs";
@@ -53,7 +59,12 @@ async function prepareOrigin() {
     })();
     const { streams } = await pushLokiBatches(vl.url, counted);
     const iso = (ns) => new Date(Number(ns / 1_000_000n)).toISOString();
-    await waitForRows(vl.url, LINES, { start: iso(ds.startNs - 1_000_000_000n), end: iso(ds.endNs + 1_000_000_000n), timeoutMs: 300_000, streams });
+    await waitForRows(vl.url, LINES, {
+      start: iso(ds.startNs - 1_000_000_000n),
+      end: iso(ds.endNs + 1_000_000_000n),
+      timeoutMs: 300_000,
+      streams,
+    });
     await writeFile(marker, JSON.stringify({ lines: LINES, bytes, loadedAt: new Date().toISOString() }));
     say(`loaded ${(bytes / 1e6).toFixed(0)} MB of push bodies in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
@@ -63,7 +74,12 @@ async function prepareOrigin() {
 /** The Worker in workerd via Miniflare (as `npm start` serves it), in this process. */
 async function startWorker(originUrl) {
   const port = await freePort();
-  const worker = await serveWorker({ root, port, vars: { ORIGIN_URL: originUrl }, stateDir: join(root, ".wrangler", "bench") });
+  const worker = await serveWorker({
+    root,
+    port,
+    vars: { ORIGIN_URL: originUrl },
+    stateDir: join(root, ".wrangler", "bench"),
+  });
   const unregister = registerCleanup({ stop: () => worker.dispose(), killNow: () => {} });
   return { url: worker.url, stop: () => worker.dispose().finally(() => unregister()) };
 }
@@ -112,7 +128,14 @@ async function k6run(k6, workload, target, base, data, work) {
     DATA_END: String(data.dataEnd),
     DURATION: duration,
   };
-  const args = ["run", "--quiet", "--no-usage-report", "--summary-export", summaryFile, join(root, "bench", "e2e", "k6", "workload.js")];
+  const args = [
+    "run",
+    "--quiet",
+    "--no-usage-report",
+    "--summary-export",
+    summaryFile,
+    join(root, "bench", "e2e", "k6", "workload.js"),
+  ];
   const code = await new Promise((resolve) => {
     const child = spawn(k6, args, { env, stdio: ["ignore", "ignore", "inherit"] });
     child.on("exit", (c) => resolve(c));
@@ -123,8 +146,12 @@ async function k6run(k6, workload, target, base, data, work) {
 
 /** Warms both targets (JIT, connections, VictoriaLogs caches for metadata) so cold means "no cache for this window". */
 async function warmUp(base, vlUrl) {
-  await fetch(`${base}/loki/api/v1/labels`).then((r) => r.arrayBuffer()).catch(() => {});
-  await fetch(`${vlUrl}/select/logsql/stream_field_names?query=*`).then((r) => r.arrayBuffer()).catch(() => {});
+  await fetch(`${base}/loki/api/v1/labels`)
+    .then((r) => r.arrayBuffer())
+    .catch(() => {});
+  await fetch(`${vlUrl}/select/logsql/stream_field_names?query=*`)
+    .then((r) => r.arrayBuffer())
+    .catch(() => {});
 }
 
 /**
@@ -145,15 +172,28 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
     }
     return times.sort((a, b) => a - b)[2];
   };
-  probes.push({ workload: "floor", name: "/ready vs /health (no data)", workerMs: await floor(`${workerUrl}/ready`), vlMs: await floor(`${vlUrl}/health`) });
-  probes.push({ workload: "floor", name: "bare forwarding Worker → /health vs /health", workerMs: await floor(`${proxyUrl}/health`), vlMs: await floor(`${vlUrl}/health`) });
+  probes.push({
+    workload: "floor",
+    name: "/ready vs /health (no data)",
+    workerMs: await floor(`${workerUrl}/ready`),
+    vlMs: await floor(`${vlUrl}/health`),
+  });
+  probes.push({
+    workload: "floor",
+    name: "bare forwarding Worker → /health vs /health",
+    workerMs: await floor(`${proxyUrl}/health`),
+    vlMs: await floor(`${vlUrl}/health`),
+  });
   for (const name of selected) {
     const w = WORKLOADS[name];
     if (!w) throw new Error(`unknown workload ${name}`);
     for (const t of w.templates) {
       const req = t({ start: data.dataEnd - w.window[1], end: data.dataEnd });
       const ms = {};
-      for (const [target, base] of [["loki", workerUrl], ["vl", vlUrl]]) {
+      for (const [target, base] of [
+        ["loki", workerUrl],
+        ["vl", vlUrl],
+      ]) {
         const [path, params] = req[target];
         const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
         const times = [];
@@ -198,7 +238,9 @@ async function main() {
       const wf = await k6run(k6, name, "worker", worker.url, data, work);
       say(`${name}: VictoriaLogs direct for ${duration}...`);
       const vf = await k6run(k6, name, "vl", data.vl.url, data, work);
-      say(`${name}: Worker p50 ${wf.p50.toFixed(1)} ms, ${wf.rps.toFixed(1)} req/s | VL p50 ${vf.p50.toFixed(1)} ms, ${vf.rps.toFixed(1)} req/s | failed ${wf.failed}/${vf.failed}`);
+      say(
+        `${name}: Worker p50 ${wf.p50.toFixed(1)} ms, ${wf.rps.toFixed(1)} req/s | VL p50 ${vf.p50.toFixed(1)} ms, ${vf.rps.toFixed(1)} req/s | failed ${wf.failed}/${vf.failed}`,
+      );
       /** @type {import("./report.mjs").Row} */
       const row = { workload: name, describe: w.describe, worker: wf, vl: vf };
       if (name === "cold") {
@@ -215,7 +257,10 @@ async function main() {
   const md = markdown(rows, probes, { mode, lines: LINES, days: DAYS, durationS: parseInt(duration, 10), when });
   await mkdir(join(root, "bench", "results"), { recursive: true });
   await writeFile(join(root, "bench", "results", `e2e-${mode}.md`), md);
-  await writeFile(join(root, "bench", "results", `e2e-${mode}.svg`), svg(rows, `Worker vs VictoriaLogs direct (${mode}, ${when.slice(0, 10)})`));
+  await writeFile(
+    join(root, "bench", "results", `e2e-${mode}.svg`),
+    svg(rows, `Worker vs VictoriaLogs direct (${mode}, ${when.slice(0, 10)})`),
+  );
   process.stdout.write(`\n${md}\nwritten to bench/results/e2e-${mode}.md and .svg\n`);
 }
 

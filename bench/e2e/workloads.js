@@ -28,8 +28,18 @@ export const WORKLOADS = {
       }),
       (w) => ({
         name: "short log query",
-        loki: ["/loki/api/v1/query_range", { query: '{app="api", cluster="eu-west-1"}', start: w.start, end: w.start + 300, limit: 100 }],
-        vl: ["/select/logsql/query", { query: S('{app="api",cluster="eu-west-1"} | sort by (_time desc) | limit 100'), start: w.start, end: w.start + 300 }],
+        loki: [
+          "/loki/api/v1/query_range",
+          { query: '{app="api", cluster="eu-west-1"}', start: w.start, end: w.start + 300, limit: 100 },
+        ],
+        vl: [
+          "/select/logsql/query",
+          {
+            query: S('{app="api",cluster="eu-west-1"} | sort by (_time desc) | limit 100'),
+            start: w.start,
+            end: w.start + 300,
+          },
+        ],
       }),
     ],
   },
@@ -40,41 +50,124 @@ export const WORKLOADS = {
     templates: [
       (w) => ({
         name: "json + numeric filters",
-        loki: ["/loki/api/v1/query_range", { query: '{app="api"} |= "timeout" | json | status >= 500 and latency_ms > 100', start: w.start, end: w.end, limit: 100 }],
-        vl: ["/select/logsql/query", { query: S('{app="api"} _msg:~"timeout" | unpack_json | filter status:>=500 latency_ms:>100 | sort by (_time desc) | limit 100'), start: w.start, end: w.end }],
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query: '{app="api"} |= "timeout" | json | status >= 500 and latency_ms > 100',
+            start: w.start,
+            end: w.end,
+            limit: 100,
+          },
+        ],
+        vl: [
+          "/select/logsql/query",
+          {
+            query: S(
+              '{app="api"} _msg:~"timeout" | unpack_json | filter status:>=500 latency_ms:>100 | sort by (_time desc) | limit 100',
+            ),
+            start: w.start,
+            end: w.end,
+          },
+        ],
       }),
       (w) => ({
         name: "logfmt + filters",
-        loki: ["/loki/api/v1/query_range", { query: '{app="worker", namespace="prod"} | logfmt | attempt > 3 and level="error"', start: w.start, end: w.end, limit: 100 }],
-        vl: ["/select/logsql/query", { query: S('{app="worker",namespace="prod"} | unpack_logfmt | filter attempt:>3 level:=error | sort by (_time desc) | limit 100'), start: w.start, end: w.end }],
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query: '{app="worker", namespace="prod"} | logfmt | attempt > 3 and level="error"',
+            start: w.start,
+            end: w.end,
+            limit: 100,
+          },
+        ],
+        vl: [
+          "/select/logsql/query",
+          {
+            query: S(
+              '{app="worker",namespace="prod"} | unpack_logfmt | filter attempt:>3 level:=error | sort by (_time desc) | limit 100',
+            ),
+            start: w.start,
+            end: w.end,
+          },
+        ],
       }),
       (w) => ({
         name: "regex + pattern + filter",
-        loki: ["/loki/api/v1/query_range", { query: '{app="nginx"} |~ "(POST|PUT) .* 50[023] " | pattern "<ip> - - [<_>] \\"<method> <path> <_>\\" <code> <size> <_>" | size > 10000', start: w.start, end: w.end, limit: 100 }],
-        vl: ["/select/logsql/query", { query: S('{app="nginx"} _msg:~"(POST|PUT) .* 50[023] " | extract "<ip> - - [<_>] \\"<method> <path> <_>\\" <code> <size> <_>" | filter size:>10000 | sort by (_time desc) | limit 100'), start: w.start, end: w.end }],
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query:
+              '{app="nginx"} |~ "(POST|PUT) .* 50[023] " | pattern "<ip> - - [<_>] \\"<method> <path> <_>\\" <code> <size> <_>" | size > 10000',
+            start: w.start,
+            end: w.end,
+            limit: 100,
+          },
+        ],
+        vl: [
+          "/select/logsql/query",
+          {
+            query: S(
+              '{app="nginx"} _msg:~"(POST|PUT) .* 50[023] " | extract "<ip> - - [<_>] \\"<method> <path> <_>\\" <code> <size> <_>" | filter size:>10000 | sort by (_time desc) | limit 100',
+            ),
+            start: w.start,
+            end: w.end,
+          },
+        ],
       }),
     ],
   },
   long_range: {
-    describe: "log queries over 6 to 72 h (the Worker reads the edge hour first and sizes further windows by density, or fans out 1 h windows when its own stages filter; VictoriaLogs gets one request)",
+    describe:
+      "log queries over 6 to 72 h (the Worker reads the edge hour first and sizes further windows by density, or fans out 1 h windows when its own stages filter; VictoriaLogs gets one request)",
     window: [6 * 3600, 72 * 3600],
     vus: 2,
     templates: [
       (w) => ({
         name: "rare substring",
         // One user id among 5000: a handful of matches, so every window must be read.
-        loki: ["/loki/api/v1/query_range", { query: '{app="payments", namespace="prod"} |= "\\"u4242\\""', start: w.start, end: w.end, limit: 100 }],
-        vl: ["/select/logsql/query", { query: S('{app="payments",namespace="prod"} _msg:~"\\"u4242\\"" | sort by (_time desc) | limit 100'), start: w.start, end: w.end }],
+        loki: [
+          "/loki/api/v1/query_range",
+          { query: '{app="payments", namespace="prod"} |= "\\"u4242\\""', start: w.start, end: w.end, limit: 100 },
+        ],
+        vl: [
+          "/select/logsql/query",
+          {
+            query: S('{app="payments",namespace="prod"} _msg:~"\\"u4242\\"" | sort by (_time desc) | limit 100'),
+            start: w.start,
+            end: w.end,
+          },
+        ],
       }),
       (w) => ({
         name: "wide selector, limit 1000",
         loki: ["/loki/api/v1/query_range", { query: '{cluster="us-east-1"}', start: w.start, end: w.end, limit: 1000 }],
-        vl: ["/select/logsql/query", { query: S('{cluster="us-east-1"} | sort by (_time desc) | limit 1000'), start: w.start, end: w.end }],
+        vl: [
+          "/select/logsql/query",
+          { query: S('{cluster="us-east-1"} | sort by (_time desc) | limit 1000'), start: w.start, end: w.end },
+        ],
       }),
       (w) => ({
         name: "filter + logfmt + label filter",
-        loki: ["/loki/api/v1/query_range", { query: '{app="auth"} |= "connection refused" | logfmt | level="error"', start: w.start, end: w.end, limit: 50 }],
-        vl: ["/select/logsql/query", { query: S('{app="auth"} _msg:~"connection refused" | unpack_logfmt | filter level:=error | sort by (_time desc) | limit 50'), start: w.start, end: w.end }],
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query: '{app="auth"} |= "connection refused" | logfmt | level="error"',
+            start: w.start,
+            end: w.end,
+            limit: 50,
+          },
+        ],
+        vl: [
+          "/select/logsql/query",
+          {
+            query: S(
+              '{app="auth"} _msg:~"connection refused" | unpack_logfmt | filter level:=error | sort by (_time desc) | limit 50',
+            ),
+            start: w.start,
+            end: w.end,
+          },
+        ],
       }),
     ],
   },
@@ -85,23 +178,72 @@ export const WORKLOADS = {
     templates: [
       (w) => ({
         name: "sum by (app) count_over_time",
-        loki: ["/loki/api/v1/query_range", { query: 'sum by (app) (count_over_time({namespace="prod"}[5m]))', start: w.start, end: w.end, step: 300 }],
-        vl: ["/select/logsql/stats_query_range", { query: S('{namespace="prod"} | stats by (app) count() c'), start: w.start, end: w.end, step: "5m" }],
+        loki: [
+          "/loki/api/v1/query_range",
+          { query: 'sum by (app) (count_over_time({namespace="prod"}[5m]))', start: w.start, end: w.end, step: 300 },
+        ],
+        vl: [
+          "/select/logsql/stats_query_range",
+          { query: S('{namespace="prod"} | stats by (app) count() c'), start: w.start, end: w.end, step: "5m" },
+        ],
       }),
       (w) => ({
         name: "rate of 5xx by cluster",
-        loki: ["/loki/api/v1/query_range", { query: 'sum by (cluster) (rate({app="nginx"} |= "\\" 50" [5m]))', start: w.start, end: w.end, step: 300 }],
-        vl: ["/select/logsql/stats_query_range", { query: S('{app="nginx"} _msg:~"\\" 50" | stats by (cluster) count() c'), start: w.start, end: w.end, step: "5m" }],
+        loki: [
+          "/loki/api/v1/query_range",
+          { query: 'sum by (cluster) (rate({app="nginx"} |= "\\" 50" [5m]))', start: w.start, end: w.end, step: 300 },
+        ],
+        vl: [
+          "/select/logsql/stats_query_range",
+          {
+            query: S('{app="nginx"} _msg:~"\\" 50" | stats by (cluster) count() c'),
+            start: w.start,
+            end: w.end,
+            step: "5m",
+          },
+        ],
       }),
       (w) => ({
         name: "quantile_over_time of unwrapped json",
-        loki: ["/loki/api/v1/query_range", { query: 'quantile_over_time(0.99, {app="api"} | json | unwrap latency_ms [5m]) by (cluster)', start: w.start, end: w.end, step: 300 }],
-        vl: ["/select/logsql/stats_query_range", { query: S('{app="api"} | unpack_json fields (latency_ms) | stats by (cluster) quantile(0.99, latency_ms) q'), start: w.start, end: w.end, step: "5m" }],
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query: 'quantile_over_time(0.99, {app="api"} | json | unwrap latency_ms [5m]) by (cluster)',
+            start: w.start,
+            end: w.end,
+            step: 300,
+          },
+        ],
+        vl: [
+          "/select/logsql/stats_query_range",
+          {
+            query: S('{app="api"} | unpack_json fields (latency_ms) | stats by (cluster) quantile(0.99, latency_ms) q'),
+            start: w.start,
+            end: w.end,
+            step: "5m",
+          },
+        ],
       }),
       (w) => ({
         name: "topk pods by bytes",
-        loki: ["/loki/api/v1/query_range", { query: 'topk(5, sum by (pod) (bytes_over_time({namespace="staging"}[5m])))', start: w.start, end: w.end, step: 300 }],
-        vl: ["/select/logsql/stats_query_range", { query: S('{namespace="staging"} | stats by (pod) sum_len(_msg) b'), start: w.start, end: w.end, step: "5m" }],
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query: 'topk(5, sum by (pod) (bytes_over_time({namespace="staging"}[5m])))',
+            start: w.start,
+            end: w.end,
+            step: 300,
+          },
+        ],
+        vl: [
+          "/select/logsql/stats_query_range",
+          {
+            query: S('{namespace="staging"} | stats by (pod) sum_len(_msg) b'),
+            start: w.start,
+            end: w.end,
+            step: "5m",
+          },
+        ],
       }),
     ],
   },
@@ -111,8 +253,14 @@ export const WORKLOADS = {
     vus: 1,
     templates: ["api", "checkout", "payments", "worker", "auth", "nginx"].map((app) => (w) => ({
       name: `cold ${app}`,
-      loki: ["/loki/api/v1/query_range", { query: `{app="${app}", namespace="prod"}`, start: w.start, end: w.end, limit: 100 }],
-      vl: ["/select/logsql/query", { query: S(`{app="${app}",namespace="prod"} | sort by (_time desc) | limit 100`), start: w.start, end: w.end }],
+      loki: [
+        "/loki/api/v1/query_range",
+        { query: `{app="${app}", namespace="prod"}`, start: w.start, end: w.end, limit: 100 },
+      ],
+      vl: [
+        "/select/logsql/query",
+        { query: S(`{app="${app}",namespace="prod"} | sort by (_time desc) | limit 100`), start: w.start, end: w.end },
+      ],
     })),
   },
 };

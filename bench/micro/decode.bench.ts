@@ -84,17 +84,20 @@ describe(`per ${N} rows (mean ms = µs per row)`, () => {
   });
 
   for (const categorize of [false, true]) {
-    bench(`bytes → lines → LogRow → pipeline → Loki JSON → bytes (whole path${categorize ? ", categorize-labels" : ""})`, async () => {
-      const s = new RowScanner();
-      const w = new StreamsJsonWriter(encodeAndDrop, { categorize });
-      for await (const batch of readLineBatches(bytesStream())) {
-        for (const l of batch) {
-          const e = pipeline.process(s.scan(l));
-          if (e) w.push(e);
+    bench(
+      `bytes → lines → LogRow → pipeline → Loki JSON → bytes (whole path${categorize ? ", categorize-labels" : ""})`,
+      async () => {
+        const s = new RowScanner();
+        const w = new StreamsJsonWriter(encodeAndDrop, { categorize });
+        for await (const batch of readLineBatches(bytesStream())) {
+          for (const l of batch) {
+            const e = pipeline.process(s.scan(l));
+            if (e) w.push(e);
+          }
         }
-      }
-      w.end("{}");
-    });
+        w.end("{}");
+      },
+    );
   }
 });
 

@@ -29,13 +29,21 @@ const corpus: string[] = existsSync(corpusFile)
 
 describe("typical dashboard queries (one query per iteration)", () => {
   let i = 0;
-  bench("cold: parseUncached", () => {
-    parseUncached(DASHBOARD[i++ % DASHBOARD.length]!);
-  }, OPTS);
+  bench(
+    "cold: parseUncached",
+    () => {
+      parseUncached(DASHBOARD[i++ % DASHBOARD.length]!);
+    },
+    OPTS,
+  );
   let j = 0;
-  bench("cached: parseExpr (LRU hit)", () => {
-    parseExpr(DASHBOARD[j++ % DASHBOARD.length]!);
-  }, OPTS);
+  bench(
+    "cached: parseExpr (LRU hit)",
+    () => {
+      parseExpr(DASHBOARD[j++ % DASHBOARD.length]!);
+    },
+    OPTS,
+  );
 });
 
 if (corpus.length > 0) {

@@ -20,7 +20,11 @@ const heavy: LogSelectorExpr = {
     { kind: "LabelFilter", filter: { type: "ip", name: "ip", op: "=", cidr: "10.0.0.0/8" } },
   ],
 };
-const simple: LogSelectorExpr = { kind: "LogSelector", matchers: [{ name: "app", op: "=", value: "nginx" }], pipeline: [] };
+const simple: LogSelectorExpr = {
+  kind: "LogSelector",
+  matchers: [{ name: "app", op: "=", value: "nginx" }],
+  pipeline: [],
+};
 
 const HOUR = 3_600_000_000_000n;
 const T0 = 1_769_904_000_000_000_000n;

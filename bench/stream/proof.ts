@@ -64,7 +64,9 @@ async function main(): Promise<void> {
     const now = performance.now();
     if (now - lastReport > 5000) {
       lastReport = now;
-      process.stdout.write(`[stream] ${(inBytes / MB).toFixed(0)} MB in, ${rows} rows, heap +${((peakHeap - base.heapUsed) / MB).toFixed(1)} MB\n`);
+      process.stdout.write(
+        `[stream] ${(inBytes / MB).toFixed(0)} MB in, ${rows} rows, heap +${((peakHeap - base.heapUsed) / MB).toFixed(1)} MB\n`,
+      );
     }
   }
   const seconds = (performance.now() - started) / 1000;

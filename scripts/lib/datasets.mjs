@@ -118,7 +118,15 @@ const RED = `${ESC}[31m`;
 const YELLOW = `${ESC}[33m`;
 const RESET = `${ESC}[0m`;
 
-const PATHS = ["/api/v1/products", "/api/v1/products/{id}", "/api/v1/cart", "/api/v1/checkout", "/api/v1/users/me", "/healthz", "/api/v1/search"];
+const PATHS = [
+  "/api/v1/products",
+  "/api/v1/products/{id}",
+  "/api/v1/cart",
+  "/api/v1/checkout",
+  "/api/v1/users/me",
+  "/healthz",
+  "/api/v1/search",
+];
 const USER_AGENTS = [
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148",
@@ -146,7 +154,8 @@ function level(r, errorRate) {
 const clientIp = (r) => `10.${r.int(0, 3)}.${r.int(0, 255)}.${r.int(1, 254)}`;
 
 /** @param {number} base @param {Random} r latency with a long tail, in ms */
-const latency = (base, r) => Math.round((base * (0.4 + r.next()) + (r.chance(0.03) ? base * 8 * r.next() : 0)) * 100) / 100;
+const latency = (base, r) =>
+  Math.round((base * (0.4 + r.next()) + (r.chance(0.03) ? base * 8 * r.next() : 0)) * 100) / 100;
 
 /**
  * @typedef {object} LineContext
@@ -161,7 +170,12 @@ function apiGatewayLine({ r, errorRate }) {
   const lvl = level(r, errorRate);
   const method = r.pick(["GET", "GET", "GET", "POST", "PUT", "DELETE"]);
   const path = r.pick(PATHS).replace("{id}", String(r.int(1, 5000)));
-  const status = lvl === "error" ? r.pick([500, 502, 503, 504]) : lvl === "warn" ? r.pick([400, 401, 404, 429]) : r.pick([200, 200, 200, 201, 204, 304]);
+  const status =
+    lvl === "error"
+      ? r.pick([500, 502, 503, 504])
+      : lvl === "warn"
+        ? r.pick([400, 401, 404, 429])
+        : r.pick([200, 200, 200, 201, 204, 304]);
   const ms = latency(lvl === "error" ? 900 : 60, r);
   const entry = {
     level: lvl,
@@ -169,7 +183,9 @@ function apiGatewayLine({ r, errorRate }) {
     http: { method, path, status, latency_ms: ms, bytes: r.int(120, 250_000), user_agent: r.pick(USER_AGENTS) },
     client: { ip: clientIp(r), user_id: `u${r.int(1, 800)}` },
     upstream: { name: r.pick(UPSTREAMS), duration: `${Math.round(ms * 0.8)}ms` },
-    ...(lvl === "error" ? { error: r.pick(["context deadline exceeded", "connection reset by peer", "no healthy upstream"]) } : {}),
+    ...(lvl === "error"
+      ? { error: r.pick(["context deadline exceeded", "connection reset by peer", "no healthy upstream"]) }
+      : {}),
   };
   return { line: JSON.stringify(entry), metadata: { trace_id: r.hex(32), span_id: r.hex(16) } };
 }
@@ -178,7 +194,12 @@ function apiGatewayLine({ r, errorRate }) {
 function checkoutLine({ r, errorRate }) {
   const lvl = level(r, errorRate);
   const items = r.int(1, 6);
-  const order = { id: `ord-${r.hex(10)}`, items, total: Math.round(items * r.int(500, 9000)) / 100, currency: r.pick(CURRENCIES) };
+  const order = {
+    id: `ord-${r.hex(10)}`,
+    items,
+    total: Math.round(items * r.int(500, 9000)) / 100,
+    currency: r.pick(CURRENCIES),
+  };
   const customer = { id: `c${r.int(1, 3000)}`, country: r.pick(COUNTRIES), returning: r.chance(0.6) };
   /** @type {Record<string, unknown>} */
   let entry;
@@ -188,9 +209,21 @@ function checkoutLine({ r, errorRate }) {
       ["INVENTORY", "could not reserve stock"],
       ["TIMEOUT", "payment provider timed out after 10s"],
     ]);
-    entry = { level: lvl, msg: "checkout failed", order, customer, error: { code, message, retryable: code === "TIMEOUT" } };
+    entry = {
+      level: lvl,
+      msg: "checkout failed",
+      order,
+      customer,
+      error: { code, message, retryable: code === "TIMEOUT" },
+    };
   } else if (lvl === "warn") {
-    entry = { level: lvl, msg: "payment retry", order, customer, payment: { provider: r.pick(["stripe", "adyen"]), attempt: r.int(2, 3) } };
+    entry = {
+      level: lvl,
+      msg: "payment retry",
+      order,
+      customer,
+      payment: { provider: r.pick(["stripe", "adyen"]), attempt: r.int(2, 3) },
+    };
   } else {
     entry = {
       level: lvl,
@@ -224,9 +257,22 @@ function workerLine({ r, ms, errorRate }) {
   const job = r.pick(JOBS);
   /** @type {Record<string, string | number | boolean>} */
   const fields = { ts: new Date(ms).toISOString(), level: lvl, caller: `jobs/${job}.go:${r.int(20, 400)}` };
-  if (lvl === "error") Object.assign(fields, { msg: "job failed", job, attempt: r.int(1, 5), err: r.pick(["timeout after 30s", "smtp: 451 try again later", "s3: SlowDown"]) });
-  else if (lvl === "warn") Object.assign(fields, { msg: "job retried", job, attempt: r.int(2, 4), backoff: `${r.int(1, 30)}s` });
-  else Object.assign(fields, { msg: r.pick(["job finished", "job started", "queue polled"]), job, queue: r.pick(["default", "bulk", "critical"]), duration: `${(latency(1200, r) / 1000).toFixed(3)}s` });
+  if (lvl === "error")
+    Object.assign(fields, {
+      msg: "job failed",
+      job,
+      attempt: r.int(1, 5),
+      err: r.pick(["timeout after 30s", "smtp: 451 try again later", "s3: SlowDown"]),
+    });
+  else if (lvl === "warn")
+    Object.assign(fields, { msg: "job retried", job, attempt: r.int(2, 4), backoff: `${r.int(1, 30)}s` });
+  else
+    Object.assign(fields, {
+      msg: r.pick(["job finished", "job started", "queue polled"]),
+      job,
+      queue: r.pick(["default", "bulk", "critical"]),
+      duration: `${(latency(1200, r) / 1000).toFixed(3)}s`,
+    });
   const text = logfmt(fields);
   // Real workers colour their problems; these lines exercise `| decolorize` and line filters.
   const line = lvl === "error" || (lvl === "warn" && r.chance(0.5)) ? colourPrefix(lvl) + text : text;
@@ -241,8 +287,22 @@ function authLine({ r, errorRate }) {
   /** @type {Record<string, string | number | boolean>} */
   const fields = { level: lvl };
   if (lvl === "error") Object.assign(fields, { msg: "token signing failed", user, err: "kms: key not available" });
-  else if (lvl === "warn") Object.assign(fields, { msg: "login failed", user, reason: r.pick(["bad password", "mfa timeout", "locked"]), ip: clientIp(r) });
-  else Object.assign(fields, { msg: r.pick(["login succeeded", "token refreshed", "session ended"]), user, method: r.pick(["password", "sso", "passkey"]), mfa: r.chance(0.7), ip: clientIp(r), latency: `${Math.round(latency(40, r))}ms` });
+  else if (lvl === "warn")
+    Object.assign(fields, {
+      msg: "login failed",
+      user,
+      reason: r.pick(["bad password", "mfa timeout", "locked"]),
+      ip: clientIp(r),
+    });
+  else
+    Object.assign(fields, {
+      msg: r.pick(["login succeeded", "token refreshed", "session ended"]),
+      user,
+      method: r.pick(["password", "sso", "passkey"]),
+      mfa: r.chance(0.7),
+      ip: clientIp(r),
+      latency: `${Math.round(latency(40, r))}ms`,
+    });
   const text = logfmt(fields);
   const line = lvl === "error" ? colourPrefix(lvl) + text : text;
   const metadata = maybeTenant(r);
@@ -259,8 +319,15 @@ function nginxTime(ms) {
 /** @type {LineMaker} */
 function nginxLine({ r, ms, errorRate }) {
   const lvl = level(r, errorRate);
-  const status = lvl === "error" ? r.pick([500, 502, 504]) : lvl === "warn" ? r.pick([404, 404, 403, 499]) : r.pick([200, 200, 200, 301, 304]);
-  const path = r.chance(0.3) ? r.pick(["/static/app.js", "/static/app.css", "/favicon.ico", "/img/logo.svg"]) : r.pick(PATHS).replace("{id}", String(r.int(1, 5000)));
+  const status =
+    lvl === "error"
+      ? r.pick([500, 502, 504])
+      : lvl === "warn"
+        ? r.pick([404, 404, 403, 499])
+        : r.pick([200, 200, 200, 301, 304]);
+  const path = r.chance(0.3)
+    ? r.pick(["/static/app.js", "/static/app.css", "/favicon.ico", "/img/logo.svg"])
+    : r.pick(PATHS).replace("{id}", String(r.int(1, 5000)));
   const query = r.chance(0.15) ? `?page=${r.int(1, 20)}` : "";
   const user = r.chance(0.05) ? `u${r.int(1, 800)}` : "-";
   const referer = r.chance(0.4) ? `"https://shop.example.com/"` : `"-"`;
@@ -319,8 +386,16 @@ export function* generateDemoData({ end = Date.now(), hours = 6, seed = 7 } = {}
       const meanGapMs = 3_600_000 / stream.spec.linesPerPodHour;
       while (stream.nextMs < windowEnd) {
         const ms = Math.floor(stream.nextMs);
-        const inIncident = stream.labels.cluster === incident.cluster && stream.spec.app === incident.app && ms >= incident.from && ms < incident.to;
-        const { line, metadata } = stream.spec.make({ r: stream.r, ms, errorRate: inIncident ? 0.35 : stream.spec.errorRate });
+        const inIncident =
+          stream.labels.cluster === incident.cluster &&
+          stream.spec.app === incident.app &&
+          ms >= incident.from &&
+          ms < incident.to;
+        const { line, metadata } = stream.spec.make({
+          r: stream.r,
+          ms,
+          errorRate: inIncident ? 0.35 : stream.spec.errorRate,
+        });
         // Sub-millisecond digits make timestamps distinct and exercise nanosecond handling.
         const ns = (BigInt(ms) * 1_000_000n + BigInt(stream.r.int(0, 999_999))).toString();
         values.push(metadata ? [ns, line, metadata] : [ns, line]);

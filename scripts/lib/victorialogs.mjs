@@ -138,7 +138,9 @@ async function buildVictoriaLogs(target) {
   const started = Date.now();
   log(`building VictoriaLogs from ${MODULE}@${VICTORIA_METRICS_VERSION} (cold Go module cache: ~2.5 min)`);
   log("downloading module source...");
-  const info = JSON.parse(await run("go", ["mod", "download", "-json", `${MODULE}@${VICTORIA_METRICS_VERSION}`], { env }));
+  const info = JSON.parse(
+    await run("go", ["mod", "download", "-json", `${MODULE}@${VICTORIA_METRICS_VERSION}`], { env }),
+  );
   if (!info.Dir) throw new Error(`go mod download gave no source directory: ${info.Error ?? JSON.stringify(info)}`);
   log(`compiling ./app/victoria-logs (source ready after ${Math.round((Date.now() - started) / 1000)} s)...`);
   const partial = `${target}.partial-${process.pid}`;
@@ -234,7 +236,9 @@ async function startOnce(bin, dataDir, port, healthTimeoutMs) {
   for (;;) {
     if (gone) {
       await stop();
-      throw new Error(`VictoriaLogs exited during startup (code ${child.exitCode}); ${logFile}:\n${await tail(logFile)}`);
+      throw new Error(
+        `VictoriaLogs exited during startup (code ${child.exitCode}); ${logFile}:\n${await tail(logFile)}`,
+      );
     }
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
@@ -292,7 +296,9 @@ export async function pushLokiBatches(url, bodies, { tenant } = {}) {
     }
     const res = await fetch(endpoint, { method: "POST", headers, body });
     if (!res.ok) {
-      throw new Error(`push batch ${batches + 1} to ${endpoint}: HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`);
+      throw new Error(
+        `push batch ${batches + 1} to ${endpoint}: HTTP ${res.status}: ${(await res.text()).slice(0, 500)}`,
+      );
     }
     await res.arrayBuffer();
     batches++;
@@ -340,14 +346,20 @@ export async function countRows(url, query, { start, end, tenant } = {}) {
  * @param {{ query?: string, start?: string, end?: string, tenant?: Parameters<typeof tenantHeaders>[0], timeoutMs?: number, settleMs?: number, streams?: StreamCounts }} [options]
  * @returns {Promise<number>} the count reached
  */
-export async function waitForRows(url, expectedCount, { query = "*", start, end, tenant, timeoutMs = 60_000, settleMs = 3000, streams } = {}) {
+export async function waitForRows(
+  url,
+  expectedCount,
+  { query = "*", start, end, tenant, timeoutMs = 60_000, settleMs = 3000, streams } = {},
+) {
   const deadline = Date.now() + timeoutMs;
   const waitFor = async (/** @type {string} */ q, /** @type {number} */ expected) => {
     for (;;) {
       const count = await countRows(url, q, { start, end, tenant });
       if (count >= expected) return count;
       if (Date.now() > deadline) {
-        throw new Error(`VictoriaLogs shows ${count} of ${expected} rows for ${q.slice(0, 200)} after ${timeoutMs / 1000} s`);
+        throw new Error(
+          `VictoriaLogs shows ${count} of ${expected} rows for ${q.slice(0, 200)} after ${timeoutMs / 1000} s`,
+        );
       }
       await sleep(250);
     }
@@ -358,7 +370,10 @@ export async function waitForRows(url, expectedCount, { query = "*", start, end,
     const all = [...streams.values()];
     const stride = Math.max(1, Math.floor(all.length / 64));
     const sample = all.filter((_, i) => i % stride === 0).slice(0, 64);
-    await waitFor(streamsFilter(sample.map((s) => s.labels)), sample.reduce((n, s) => n + s.entries, 0));
+    await waitFor(
+      streamsFilter(sample.map((s) => s.labels)),
+      sample.reduce((n, s) => n + s.entries, 0),
+    );
   } else {
     await sleep(settleMs);
   }

@@ -30,7 +30,11 @@ export class RequestCoalescer extends DurableObject<Env> {
       const kv = this.env.CACHE_KV;
       if (kv && isCacheable(outcome) && cachePolicy(req.window, Date.now()).kv && fitsInKv(outcome.body)) {
         // Answer the waiters now; the write finishes in the background.
-        this.ctx.waitUntil(kvAnswers(kv).put(key, outcome.body, HISTORICAL_TTL_S).catch(() => {}));
+        this.ctx.waitUntil(
+          kvAnswers(kv)
+            .put(key, outcome.body, HISTORICAL_TTL_S)
+            .catch(() => {}),
+        );
         return { ...outcome, kvStored: true };
       }
       return outcome;

@@ -70,7 +70,12 @@ export function cachingTransport(options: CachingOptions): JsonTransport {
 }
 
 /** The one caller per key in this isolate that asks the origin (or the coalescer) and stores. */
-async function fill(options: CachingOptions, key: string, req: JsonRequest, policy: CachePolicy): Promise<OriginOutcome> {
+async function fill(
+  options: CachingOptions,
+  key: string,
+  req: JsonRequest,
+  policy: CachePolicy,
+): Promise<OriginOutcome> {
   let outcome: OriginOutcome | undefined;
   if (options.coalescerFor) {
     try {

@@ -13,9 +13,15 @@ export type OriginOutcome =
 
 /** The only endpoints whose answers are small JSON documents worth caching and coalescing. */
 const COALESCIBLE_PATHS = new Set(
-  ["hits", "field_names", "field_values", "stream_field_names", "stream_field_values", "streams", "stats_query_range"].map(
-    (e) => `/select/logsql/${e}`,
-  ),
+  [
+    "hits",
+    "field_names",
+    "field_values",
+    "stream_field_names",
+    "stream_field_values",
+    "streams",
+    "stats_query_range",
+  ].map((e) => `/select/logsql/${e}`),
 );
 
 export function isCoalescible(path: string): boolean {
@@ -26,7 +32,11 @@ export function isCoalescible(path: string): boolean {
  * Asks the origin under its own timeout, never a single caller's signal: the answer is shared, so
  * one impatient caller must not cancel it for the others.
  */
-export async function attemptOrigin(transport: JsonTransport, req: JsonRequest, timeoutMs: number): Promise<OriginOutcome> {
+export async function attemptOrigin(
+  transport: JsonTransport,
+  req: JsonRequest,
+  timeoutMs: number,
+): Promise<OriginOutcome> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     return { kind: "answer", ...(await transport(req, timeout)) };

@@ -53,7 +53,9 @@ export function encodeMetricResult(r: MetricResult): { resultType: string; resul
     }
     case "vector": {
       const t = formatSeconds(r.t);
-      const parts = r.samples.map((s) => `{"metric":${sortedLabelsJson(s.labels)},"value":[${t},"${formatValue(s.v)}"]}`);
+      const parts = r.samples.map(
+        (s) => `{"metric":${sortedLabelsJson(s.labels)},"value":[${t},"${formatValue(s.v)}"]}`,
+      );
       return { resultType: "vector", result: `[${parts.join(",")}]` };
     }
     case "scalar":

@@ -41,7 +41,9 @@ export class StreamsJsonWriter {
     this.chunkChars = opts.chunkChars ?? 64 * 1024;
     const flags = this.categorize ? `"encodingFlags":["categorize-labels"],` : "";
     this.buf =
-      opts.envelope === "tail" ? `{"streams":[` : `{"status":"success","data":{"resultType":"streams",${flags}"result":[`;
+      opts.envelope === "tail"
+        ? `{"streams":[`
+        : `{"status":"success","data":{"resultType":"streams",${flags}"result":[`;
   }
 
   push(e: LogEntry): void {
@@ -100,7 +102,8 @@ export class StreamsJsonWriter {
     const same =
       this.openKey !== undefined &&
       e.stream === this.lastStream &&
-      (this.categorize || (sameOrBothEmpty(e.metadata, this.lastMetadata) && sameOrBothEmpty(e.parsed, this.lastParsed)));
+      (this.categorize ||
+        (sameOrBothEmpty(e.metadata, this.lastMetadata) && sameOrBothEmpty(e.parsed, this.lastParsed)));
     this.lastStream = e.stream;
     this.lastMetadata = e.metadata;
     this.lastParsed = e.parsed;
@@ -129,7 +132,10 @@ export function groupByLabelSet(entries: readonly LogEntry[], categorize: boolea
   for (const e of entries) {
     let base = rendered.get(e.stream);
     if (base === undefined) rendered.set(e.stream, (base = renderLabels(e.stream)));
-    const key = categorize || (isEmpty(e.metadata) && isEmpty(e.parsed)) ? base.json : mergedLabelsJson(base, e.metadata, e.parsed);
+    const key =
+      categorize || (isEmpty(e.metadata) && isEmpty(e.parsed))
+        ? base.json
+        : mergedLabelsJson(base, e.metadata, e.parsed);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = []));
     g.push(e);

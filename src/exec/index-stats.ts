@@ -83,4 +83,3 @@ function toInt(v: string | undefined): number {
   const n = Number(v ?? 0);
   return Number.isFinite(n) ? Math.round(n) : 0;
 }
-

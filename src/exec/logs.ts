@@ -117,7 +117,9 @@ export function* nearEdgeFirst(
     return;
   }
   const take = (from: bigint, span: bigint): TimeWindow =>
-    backward ? { start: range.end - from - span, end: range.end - from } : { start: range.start + from, end: range.start + from + span };
+    backward
+      ? { start: range.end - from - span, end: range.end - from }
+      : { start: range.start + from, end: range.start + from + span };
   yield { window: take(0n, interval), observe };
   let covered = interval;
   if (found > 0) {

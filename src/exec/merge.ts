@@ -17,7 +17,10 @@ export async function* mergeConcurrent<T>(
     pull(i);
   };
   const pull = (i: number) => {
-    inFlight.set(i, iterators[i]!.next().then((r) => ({ i, r })));
+    inFlight.set(
+      i,
+      iterators[i]!.next().then((r) => ({ i, r })),
+    );
   };
   try {
     while (next < sources.length && inFlight.size < maxConcurrency) start();

@@ -13,7 +13,10 @@ import { bucketWindow } from "../cache/buckets";
 
 export async function labelNames(client: OriginClient, window: TimeWindow, matchers?: Matcher[]): Promise<string[]> {
   const res = await client.values("stream_field_names", matchers ? streamFilter(matchers) : "*", bucketWindow(window));
-  return res.values.map((v) => v.value).filter((name) => name !== "").sort();
+  return res.values
+    .map((v) => v.value)
+    .filter((name) => name !== "")
+    .sort();
 }
 
 export async function labelValues(
@@ -22,10 +25,18 @@ export async function labelValues(
   window: TimeWindow,
   matchers?: Matcher[],
 ): Promise<string[]> {
-  const res = await client.values("stream_field_values", matchers ? streamFilter(matchers) : "*", bucketWindow(window), {
-    field: name,
-  });
-  return res.values.map((v) => v.value).filter((value) => value !== "").sort();
+  const res = await client.values(
+    "stream_field_values",
+    matchers ? streamFilter(matchers) : "*",
+    bucketWindow(window),
+    {
+      field: name,
+    },
+  );
+  return res.values
+    .map((v) => v.value)
+    .filter((value) => value !== "")
+    .sort();
 }
 
 export async function series(client: OriginClient, selectors: Matcher[][], window: TimeWindow): Promise<Labels[]> {

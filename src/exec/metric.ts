@@ -54,20 +54,26 @@ function rangeSamples(
   stats: ScanStats,
 ): AsyncIterable<readonly ExtractedSample[]> {
   const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown });
-  const extractor = compileSampleExtractor({ ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } }, agg.op);
+  const extractor = compileSampleExtractor(
+    { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
+    agg.op,
+  );
   const windows = splitWindows({ start: from + 1n, end: to + 1n }, opts.splitInterval, false);
-  const perWindow = windows.map((w) => async function* (signal: AbortSignal): AsyncGenerator<ExtractedSample[]> {
-    stats.subqueries++;
-    for await (const batch of client.withSignal(signal).logRows(plan.logsql, w)) {
-      const samples: ExtractedSample[] = [];
-      for (const row of batch) {
-        stats.rowsScanned++;
-        stats.bytesScanned += row.line.length;
-        const sample = extractor.process(row);
-        if (sample) samples.push(sample);
-      }
-      if (samples.length > 0) yield samples;
-    }
-  });
+  const perWindow = windows.map(
+    (w) =>
+      async function* (signal: AbortSignal): AsyncGenerator<ExtractedSample[]> {
+        stats.subqueries++;
+        for await (const batch of client.withSignal(signal).logRows(plan.logsql, w)) {
+          const samples: ExtractedSample[] = [];
+          for (const row of batch) {
+            stats.rowsScanned++;
+            stats.bytesScanned += row.line.length;
+            const sample = extractor.process(row);
+            if (sample) samples.push(sample);
+          }
+          if (samples.length > 0) yield samples;
+        }
+      },
+  );
   return mergeConcurrent(perWindow, opts.maxConcurrency);
 }

@@ -4,7 +4,6 @@
  * short and bounded, which suits Workers' limits on connection lifetime.
  */
 import type { LogSelectorExpr } from "../logql/ast";
-import type { LogEntry } from "../engine/types";
 import type { OriginClient } from "../origin/client";
 import { tailFrameJson } from "../encode/stream-writer";
 import { executeLogQuery } from "./logs";
@@ -18,7 +17,6 @@ export interface TailOptions {
   splitInterval: bigint;
   now: () => bigint;
 }
-
 
 /** Runs until `signal` aborts; `send` gets each frame. Errors propagate to the caller (close 1011). */
 export async function runTail(

@@ -131,7 +131,9 @@ export function parseLimit(p: RawParams, maxEntries: number, defaultLimit = 100)
   const raw = p.get("limit");
   if (raw === undefined || raw === "") return defaultLimit;
   if (!/^-?\d+$/.test(raw)) {
-    throw new BadRequestError(`could not parse 'limit' parameter: strconv.ParseUint: parsing ${goQuote(raw)}: invalid syntax`);
+    throw new BadRequestError(
+      `could not parse 'limit' parameter: strconv.ParseUint: parsing ${goQuote(raw)}: invalid syntax`,
+    );
   }
   const limit = Number(raw);
   if (limit <= 0) throw new BadRequestError("limit must be a positive value");
@@ -169,9 +171,7 @@ export function parseStep(p: RawParams, range: TimeRange): bigint {
     step = d;
   }
   if (step <= 0n) {
-    throw new BadRequestError(
-      "zero or negative query resolution step widths are not accepted. Try a positive integer",
-    );
+    throw new BadRequestError("zero or negative query resolution step widths are not accepted. Try a positive integer");
   }
   return step;
 }

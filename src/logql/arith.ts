@@ -46,4 +46,3 @@ export function compare(op: ComparisonOp, l: number, r: number): boolean {
       return l <= r;
   }
 }
-

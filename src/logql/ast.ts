@@ -26,9 +26,7 @@ export interface Matcher {
 
 export type LineFilterOp = "|=" | "!=" | "|~" | "!~" | "|>" | "!>";
 
-export type LineFilterValue =
-  | { type: "string"; value: string }
-  | { type: "ip"; cidr: string };
+export type LineFilterValue = { type: "string"; value: string } | { type: "ip"; cidr: string };
 
 export interface LineFilterStage {
   kind: "LineFilter";

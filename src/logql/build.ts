@@ -189,7 +189,9 @@ function buildStage(s: CStage, out: PipelineStage[]): void {
       return;
     case "drop":
     case "keep": {
-      const items: LabelSelectorItem[] = s.items.map((i) => (i.matcher ? { name: i.name, matcher: buildMatcher(i.matcher) } : { name: i.name }));
+      const items: LabelSelectorItem[] = s.items.map((i) =>
+        i.matcher ? { name: i.name, matcher: buildMatcher(i.matcher) } : { name: i.name },
+      );
       out.push(s.t === "drop" ? { kind: "Drop", items } : { kind: "Keep", items });
       return;
     }
@@ -303,7 +305,13 @@ const UNWRAP_ALLOWED = new Set<RangeAggregationOp>([
   "first_over_time",
   "last_over_time",
 ]);
-const NO_UNWRAP_ALLOWED = new Set<RangeAggregationOp>(["bytes_over_time", "bytes_rate", "count_over_time", "rate", "absent_over_time"]);
+const NO_UNWRAP_ALLOWED = new Set<RangeAggregationOp>([
+  "bytes_over_time",
+  "bytes_rate",
+  "count_over_time",
+  "rate",
+  "absent_over_time",
+]);
 
 function buildRangeAggregation(n: Extract<CNode, { t: "ragg" }>): RangeAggregationExpr {
   const range = buildLogRange(n.r);
@@ -360,14 +368,20 @@ const SET_OPS = new Set<BinaryOp>(["and", "or", "unless"]);
 function buildBinary(n: Extract<CNode, { t: "bin" }>): SampleExpr {
   const lhs = buildExpr(n.l);
   const rhs = buildExpr(n.r);
-  if (lhs.kind === "LogSelector") throw semanticError(`unexpected type for left leg of binary operation (${n.op}): ${goTypeName(lhs)}`);
-  if (rhs.kind === "LogSelector") throw semanticError(`unexpected type for right leg of binary operation (${n.op}): ${goTypeName(rhs)}`);
+  if (lhs.kind === "LogSelector")
+    throw semanticError(`unexpected type for left leg of binary operation (${n.op}): ${goTypeName(lhs)}`);
+  if (rhs.kind === "LogSelector")
+    throw semanticError(`unexpected type for right leg of binary operation (${n.op}): ${goTypeName(rhs)}`);
   if (SET_OPS.has(n.op)) {
     if (lhs.kind === "Literal") {
-      throw semanticError(`unexpected literal for left leg of logical/set binary operation (${n.op}): ${formatGoFloat6(lhs.value)}`);
+      throw semanticError(
+        `unexpected literal for left leg of logical/set binary operation (${n.op}): ${formatGoFloat6(lhs.value)}`,
+      );
     }
     if (rhs.kind === "Literal") {
-      throw semanticError(`unexpected literal for right leg of logical/set binary operation (${n.op}): ${formatGoFloat6(rhs.value)}`);
+      throw semanticError(
+        `unexpected literal for right leg of logical/set binary operation (${n.op}): ${formatGoFloat6(rhs.value)}`,
+      );
     }
   }
   if (lhs.kind === "Literal" && rhs.kind === "Literal") {
@@ -385,6 +399,7 @@ function buildBinary(n: Extract<CNode, { t: "bin" }>): SampleExpr {
 /** Literal ⊕ literal, folded as Loki does: comparisons give 1 or 0 with or without `bool`. */
 export function foldScalar(op: BinaryOp, l: number, r: number): number {
   if (op === "and" || op === "or" || op === "unless") return NaN;
-  if (op === "==" || op === "!=" || op === ">" || op === ">=" || op === "<" || op === "<=") return compare(op, l, r) ? 1 : 0;
+  if (op === "==" || op === "!=" || op === ">" || op === ">=" || op === "<" || op === "<=")
+    return compare(op, l, r) ? 1 : 0;
   return arithmetic(op, l, r);
 }

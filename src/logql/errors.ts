@@ -16,7 +16,11 @@ export class LogQLParseError extends Error {
   /** `bare`: the message is `detail` alone (Loki's few non-parse query errors, e.g. series). */
   constructor(detail: string, line = 0, col = 0, bare = false) {
     super(
-      bare ? detail : line === 0 && col === 0 ? `parse error : ${detail}` : `parse error at line ${line}, col ${col}: ${detail}`,
+      bare
+        ? detail
+        : line === 0 && col === 0
+          ? `parse error : ${detail}`
+          : `parse error at line ${line}, col ${col}: ${detail}`,
     );
     this.detail = detail;
     this.line = line;

@@ -15,7 +15,7 @@ const NS_PER_HOUR = 60 * NS_PER_MINUTE;
 const NS_PER_DAY = 24 * NS_PER_HOUR;
 const NS_PER_WEEK = 7 * NS_PER_DAY;
 const NS_PER_YEAR = 365 * NS_PER_DAY;
-const MAX_INT64 = 9223372036854775807;
+const MAX_INT64 = 2 ** 63; // the double nearest int64 max
 
 // ---------------------------------------------------------------------------------------------
 // Durations
@@ -68,8 +68,8 @@ export function parsePromDuration(s: string): number | { error: string } {
 const GO_UNITS: Record<string, number> = {
   ns: 1,
   us: 1_000,
-  "µs": 1_000, // U+00B5 micro sign
-  "μs": 1_000, // U+03BC Greek mu
+  µs: 1_000, // U+00B5 micro sign
+  μs: 1_000, // U+03BC Greek mu
   ms: NS_PER_MS,
   s: NS_PER_SECOND,
   m: NS_PER_MINUTE,

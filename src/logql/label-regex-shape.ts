@@ -48,7 +48,16 @@ class ShapeParser {
       let atom = this.atom(f);
       if (atom === undefined) continue;
       const c = this.s[this.i];
-      const rep = c === "*" ? "star" : c === "+" ? "plus" : c === "?" ? "quest" : c === "{" && /^\{\d+(,\d*)?\}/.test(this.s.slice(this.i)) ? "rep" : undefined;
+      const rep =
+        c === "*"
+          ? "star"
+          : c === "+"
+            ? "plus"
+            : c === "?"
+              ? "quest"
+              : c === "{" && /^\{\d+(,\d*)?\}/.test(this.s.slice(this.i))
+                ? "rep"
+                : undefined;
       if (rep !== undefined) {
         if (rep === "rep") this.i = this.s.indexOf("}", this.i) + 1;
         else this.i++;
@@ -264,7 +273,6 @@ function simplifiable(n: Node): boolean {
           alternate = true;
           if (!it.legs.every((l) => uncapture(l).k === "lit")) return false;
         } else if (it.k === "star" && it.sub.k === "any") {
-          continue;
         } else {
           return false;
         }

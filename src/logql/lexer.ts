@@ -370,7 +370,9 @@ class Lexer {
     const lower = text.toLowerCase();
     const fn = FUNCTIONS[lower];
     if (fn !== undefined) {
-      return this.isFunctionCall(end) ? this.push(fn, start, end, false) : this.push("IDENTIFIER", start, end, false, text);
+      return this.isFunctionCall(end)
+        ? this.push(fn, start, end, false)
+        : this.push("IDENTIFIER", start, end, false, text);
     }
     const nextCh = this.ch(end);
     const twoKind = nextCh === "" ? undefined : KEYWORDS[(text + nextCh).toLowerCase()];
@@ -398,7 +400,11 @@ class Lexer {
    * Loki's look-ahead after a number: the following non-space run of digits, unit letters and
    * dots. Returns the number text joined with that run, or undefined when the run is empty.
    */
-  private scanUnitSuffix(from: number, prefix: string, accept: (c: string) => boolean): { text: string; end: number } | undefined {
+  private scanUnitSuffix(
+    from: number,
+    prefix: string,
+    accept: (c: string) => boolean,
+  ): { text: string; end: number } | undefined {
     let end = from;
     for (;;) {
       const code = this.src.charCodeAt(end);
@@ -491,7 +497,7 @@ class Lexer {
       if (c === "\\") {
         const e = src[i + 1];
         i += 2;
-        if (e !== undefined && "abfnrtv\\\"".includes(e)) continue;
+        if (e !== undefined && 'abfnrtv\\"'.includes(e)) continue;
         const need = e === "x" ? 2 : e === "u" ? 4 : e === "U" ? 8 : e !== undefined && e >= "0" && e <= "7" ? 2 : -1;
         if (need < 0) {
           if (e === "\n" || e === undefined) return this.fail("literal not terminated", start);
@@ -600,4 +606,3 @@ export function lineCol(src: string, offset: number): { line: number; col: numbe
   }
   return { line, col };
 }
-

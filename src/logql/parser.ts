@@ -102,7 +102,12 @@ function parseTokens(query: string): CNode {
   }
 }
 
-function syntaxError(query: string, tokens: Token[], at: number, expected: Array<{ type: string; description?: string }>): LogQLParseError {
+function syntaxError(
+  query: string,
+  tokens: Token[],
+  at: number,
+  expected: Array<{ type: string; description?: string }>,
+): LogQLParseError {
   const tok = tokens[at];
   let line: number;
   let col: number;
@@ -120,7 +125,9 @@ function syntaxError(query: string, tokens: Token[], at: number, expected: Array
     ({ line, col } = lineCol(query, tok.start));
     if (tok.lineIsZero) line = 0;
   }
-  const kinds = [...new Set(expected.filter((x) => x.type === "other" && x.description !== "$end").map((x) => x.description!))];
+  const kinds = [
+    ...new Set(expected.filter((x) => x.type === "other" && x.description !== "$end").map((x) => x.description!)),
+  ];
   kinds.sort((a, b) => tokenOrder(a) - tokenOrder(b));
   let msg = `syntax error: unexpected ${found}`;
   // goyacc names at most four expected tokens, and none when there are more.
@@ -151,4 +158,3 @@ function deepFreeze<T>(o: T): T {
   }
   return o;
 }
-

@@ -151,7 +151,9 @@ export function printLabelFilter(f: LabelFilterExpr): string {
     case "ip":
       return `${f.name}${f.op}ip(${goQuote(f.cidr)})`;
     case "binary":
-      return f.op === "and" ? `( ${printLabelFilter(f.left)} , ${printLabelFilter(f.right)} )` : `( ${printLabelFilter(f.left)} or ${printLabelFilter(f.right)} )`;
+      return f.op === "and"
+        ? `( ${printLabelFilter(f.left)} , ${printLabelFilter(f.right)} )`
+        : `( ${printLabelFilter(f.left)} or ${printLabelFilter(f.right)} )`;
     case "paren":
       return printLabelFilter(f.expr);
   }

@@ -99,9 +99,42 @@ const POSIX_CLASSES: Record<string, string> = {
 
 /** Unicode general categories Go accepts in `\p{...}`. */
 const CATEGORIES = new Set([
-  "C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn",
-  "N", "Nd", "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm",
-  "So", "Z", "Zl", "Zp", "Zs",
+  "C",
+  "Cc",
+  "Cf",
+  "Co",
+  "Cs",
+  "L",
+  "Ll",
+  "Lm",
+  "Lo",
+  "Lt",
+  "Lu",
+  "M",
+  "Mc",
+  "Me",
+  "Mn",
+  "N",
+  "Nd",
+  "Nl",
+  "No",
+  "P",
+  "Pc",
+  "Pd",
+  "Pe",
+  "Pf",
+  "Pi",
+  "Po",
+  "Ps",
+  "S",
+  "Sc",
+  "Sk",
+  "Sm",
+  "So",
+  "Z",
+  "Zl",
+  "Zp",
+  "Zs",
 ]);
 
 function unicodeClass(name: string): string | undefined {
@@ -193,7 +226,13 @@ class Translator {
         }
         if (f.U) lazy = !lazy;
         cur = cur.slice(0, lastAtom!.start) + `(?:${lastAtom!.out})` + rep + (lazy ? "?" : "");
-        lastAtom = { start: lastAtom!.start, out: cur.slice(lastAtom!.start), repeated: true, srcStart: lastAtom!.srcStart, opStart };
+        lastAtom = {
+          start: lastAtom!.start,
+          out: cur.slice(lastAtom!.start),
+          repeated: true,
+          srcStart: lastAtom!.srcStart,
+          opStart,
+        };
         continue;
       }
       const atomSrcStart = this.i;
@@ -265,7 +304,8 @@ class Translator {
       if (rest.startsWith("?P<") || rest.startsWith("?<")) {
         if (!named) fail("invalid named capture", this.src.slice(start));
         const nm = named![1]!;
-        if (!/^[A-Za-z0-9_]+$/.test(nm) || this.names.includes(nm)) fail("invalid named capture", this.src.slice(start, this.i + named![0].length));
+        if (!/^[A-Za-z0-9_]+$/.test(nm) || this.names.includes(nm))
+          fail("invalid named capture", this.src.slice(start, this.i + named![0].length));
         name = nm;
         this.i += named![0].length;
       } else if (rest.startsWith("?P")) {
@@ -273,7 +313,7 @@ class Translator {
       } else {
         // Flags: (?flags) or (?flags:re)
         const m = /^\?([imsU]*)(?:-([imsU]*))?([:)])/.exec(rest);
-        if (!m || (m[2] !== undefined && m[2] === "" ) || (m[1] === "" && m[2] === undefined && m[3] === ")")) {
+        if (!m || (m[2] !== undefined && m[2] === "") || (m[1] === "" && m[2] === undefined && m[3] === ")")) {
           const bad = /^\?[^:)]*.?/.exec(rest)?.[0] ?? "?";
           fail("invalid or unsupported Perl syntax", this.src.slice(start, this.i + Math.min(bad.length, rest.length)));
         }
@@ -382,7 +422,8 @@ class Translator {
           this.i = close + 1;
         } else {
           hex = this.src.slice(this.i, this.i + 2);
-          if (!/^[0-9a-fA-F]{2}$/.test(hex)) fail("invalid escape sequence", this.src.slice(start, Math.min(this.src.length, this.i + 2)));
+          if (!/^[0-9a-fA-F]{2}$/.test(hex))
+            fail("invalid escape sequence", this.src.slice(start, Math.min(this.src.length, this.i + 2)));
           this.i += 2;
         }
         return this.charEscape(String.fromCodePoint(parseInt(hex, 16)), f);
@@ -483,7 +524,20 @@ class Translator {
 }
 
 function escapeClassChar(c: string): string {
-  if (c === "\\" || c === "]" || c === "[" || c === "^" || c === "-" || c === "/" || c === "{" || c === "}" || c === "|" || c === "(" || c === ")") return "\\" + c;
+  if (
+    c === "\\" ||
+    c === "]" ||
+    c === "[" ||
+    c === "^" ||
+    c === "-" ||
+    c === "/" ||
+    c === "{" ||
+    c === "}" ||
+    c === "|" ||
+    c === "(" ||
+    c === ")"
+  )
+    return "\\" + c;
   const cp = c.codePointAt(0)!;
   if (cp < 0x20 || cp === 0x7f) return `\\x${cp.toString(16).padStart(2, "0")}`;
   return c;

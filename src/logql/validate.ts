@@ -37,8 +37,7 @@ function validateSample(e: SampleExpr): void {
     case "RangeAggregation":
       validateMatchers(e.range.selector.matchers);
       return;
-    case "LabelReplace":
-    {
+    case "LabelReplace": {
       // Loki validates only the selector its Selector() method reaches: the leftmost one.
       const matchers = leftmostMatchers(e.expr);
       if (matchers !== undefined) validateMatchers(matchers);

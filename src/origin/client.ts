@@ -186,7 +186,8 @@ export class OriginClient {
       if (err instanceof HttpError) throw err;
       throw this.transportError(err, timeout);
     }
-    if (answer.status < 200 || answer.status > 299) throw originStatusError(answer.status, answer.body.slice(0, 500).trim());
+    if (answer.status < 200 || answer.status > 299)
+      throw originStatusError(answer.status, answer.body.slice(0, 500).trim());
     return JSON.parse(answer.body);
   }
 
@@ -235,7 +236,10 @@ function originStatusError(status: number, text: string): HttpError {
 
 export interface PromMatrixResponse {
   status: string;
-  data: { resultType: "matrix" | "vector"; result: { metric: Record<string, string>; values?: [number, string][]; value?: [number, string] }[] };
+  data: {
+    resultType: "matrix" | "vector";
+    result: { metric: Record<string, string>; values?: [number, string][]; value?: [number, string] }[];
+  };
 }
 
 /** `_time:[start, end)`: exact, unlike the `end` parameter which VictoriaLogs widens. */

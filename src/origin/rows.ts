@@ -159,13 +159,15 @@ export class RowScanner {
         // other underscore fields (_stream_id, ...) are VictoriaLogs' own
       } else {
         const name = text.slice(fieldStart, keyEnd);
-        if (stream !== undefined && stream.names.has(name)) {
+        if (stream?.names.has(name)) {
           i = vEnd + 1;
           if (text.charCodeAt(i) === 44 /* , */) i++;
           continue;
         }
         (fieldNames ??= []).push(name);
-        (fieldValues ??= []).push(escaped ? (JSON.parse(text.slice(vStart, vEnd + 1)) as string) : text.slice(vStart + 1, vEnd));
+        (fieldValues ??= []).push(
+          escaped ? (JSON.parse(text.slice(vStart, vEnd + 1)) as string) : text.slice(vStart + 1, vEnd),
+        );
       }
       i = vEnd + 1;
       const c = text.charCodeAt(i);
@@ -227,5 +229,5 @@ export class RowScanner {
 }
 
 function hasOwn(labels: Labels, name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(labels, name);
+  return Object.hasOwn(labels, name);
 }

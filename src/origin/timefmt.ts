@@ -21,14 +21,7 @@ export function formatRFC3339Nano(ns: bigint): string {
  */
 export function parseVLTime(s: string): bigint {
   // YYYY-MM-DDTHH:MM:SS[.fffffffff]Z
-  const ms = Date.UTC(
-    num(s, 0, 4),
-    num(s, 5, 7) - 1,
-    num(s, 8, 10),
-    num(s, 11, 13),
-    num(s, 14, 16),
-    num(s, 17, 19),
-  );
+  const ms = Date.UTC(num(s, 0, 4), num(s, 5, 7) - 1, num(s, 8, 10), num(s, 11, 13), num(s, 14, 16), num(s, 17, 19));
   let frac = 0;
   if (s.charCodeAt(19) === 46 /* . */) {
     let end = 20;

@@ -37,7 +37,10 @@ export const indexRoutes = new Hono<Vars>()
 
 function volumeOptions(r: LokiRequest, window: { start: bigint; end: bigint }) {
   const limitRaw = Number(r.params.get("limit") ?? "100");
-  const targets = (r.params.get("targetLabels") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const targets = (r.params.get("targetLabels") ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return {
     matchers: selector(r.params.get("query")),
     window,

@@ -49,10 +49,8 @@ async function queryRange(r: LokiRequest): Promise<Response> {
       signal: r.signal,
       prefilter: config.pushdown,
     });
-    const body = streamsResponseStream(
-      groupByLabelSet(entries, r.categorize),
-      r.categorize,
-      () => requestStats(r, stats, entries.length),
+    const body = streamsResponseStream(groupByLabelSet(entries, r.categorize), r.categorize, () =>
+      requestStats(r, stats, entries.length),
     );
     return new Response(body, { headers: { "Content-Type": "application/json; charset=UTF-8" } });
   }
@@ -60,7 +58,12 @@ async function queryRange(r: LokiRequest): Promise<Response> {
     r.client,
     expr,
     { start: range.start, end: range.end, step, instant: false },
-    { splitInterval: config.splitInterval, maxConcurrency: config.maxConcurrency, maxSeries: config.maxQuerySeries, pushdown: config.pushdown },
+    {
+      splitInterval: config.splitInterval,
+      maxConcurrency: config.maxConcurrency,
+      maxSeries: config.maxQuerySeries,
+      pushdown: config.pushdown,
+    },
   );
   return jsonResponse(metricResponseBody(result, requestStats(r, stats, 0)));
 }
@@ -81,8 +84,12 @@ async function instantQuery(r: LokiRequest): Promise<Response> {
     r.client,
     expr,
     { start: t, end: t, step: 0n, instant: true },
-    { splitInterval: config.splitInterval, maxConcurrency: config.maxConcurrency, maxSeries: config.maxQuerySeries, pushdown: config.pushdown },
+    {
+      splitInterval: config.splitInterval,
+      maxConcurrency: config.maxConcurrency,
+      maxSeries: config.maxQuerySeries,
+      pushdown: config.pushdown,
+    },
   );
   return jsonResponse(metricResponseBody(result, requestStats(r, stats, 0)));
 }
-

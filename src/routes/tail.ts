@@ -9,7 +9,9 @@ import { runTail } from "../exec/tail";
 
 type Vars = { Variables: { loki: LokiRequest } };
 
-export const tailRoutes = new Hono<Vars>().get("/loki/api/v1/tail", (c) => tail(c.get("loki"), c.req.header("Upgrade")));
+export const tailRoutes = new Hono<Vars>().get("/loki/api/v1/tail", (c) =>
+  tail(c.get("loki"), c.req.header("Upgrade")),
+);
 
 function tail(r: LokiRequest, upgrade: string | undefined): Response {
   if (upgrade?.toLowerCase() !== "websocket") throw new BadRequestError("tail requires a websocket upgrade");

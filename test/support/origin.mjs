@@ -24,7 +24,8 @@ export async function startTestOrigin({ dataset = "compat", demoEnd, demoSeed } 
     vl = await startVictoriaLogs({ dataDir });
     let loaded;
     if (dataset === "compat") loaded = await loadCompatDataset(vl.url);
-    else if (dataset === "demo") loaded = await loadDemoData(vl.url, { end: demoEnd ?? Date.now(), seed: demoSeed ?? 7 });
+    else if (dataset === "demo")
+      loaded = await loadDemoData(vl.url, { end: demoEnd ?? Date.now(), seed: demoSeed ?? 7 });
     else if (dataset !== "none") throw new Error(`unknown dataset ${JSON.stringify(dataset)}`);
     return { url: vl.url, pid: vl.pid, loaded, stop };
   } catch (err) {

@@ -14,7 +14,13 @@ import { cacheKey } from "../../src/cache/keys";
 import { SingleFlight } from "../../src/cache/singleflight";
 import type { OriginOutcome } from "../../src/cache/outcome";
 import { originConfigOf, originTransport } from "../../src/cache/wire";
-import { fetchJsonTransport, OriginClient, type JsonTransport, type Tenant, type TimeWindow } from "../../src/origin/client";
+import {
+  fetchJsonTransport,
+  OriginClient,
+  type JsonTransport,
+  type Tenant,
+  type TimeWindow,
+} from "../../src/origin/client";
 
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;

@@ -12,24 +12,58 @@ const TENANT = "7:3";
 const T = 1769990400; // 2026-02-02T00:00:00Z
 const at = (s: number) => String(BigInt(T + s) * 1_000_000_000n);
 const WINDOW = { start: String(T), end: String(T + 3600) };
-const UUIDS = ["123e4567-e89b-12d3-a456-426614174001", "123e4567-e89b-12d3-a456-426614174002", "123e4567-e89b-12d3-a456-426614174003"];
+const UUIDS = [
+  "123e4567-e89b-12d3-a456-426614174001",
+  "123e4567-e89b-12d3-a456-426614174002",
+  "123e4567-e89b-12d3-a456-426614174003",
+];
 
 // Stream labels exercise the detected_labels rule: `instance` is numeric but static (kept), `build`
 // is all numbers (dropped), `flag` is 0/1 (kept), `req` is all UUIDs (dropped), `__stream_shard__`
 // is internal (dropped).
 const STREAMS = [
   {
-    stream: { app: "shop", env: "prod", service_name: "shop", instance: "1", build: "101", flag: "0", req: UUIDS[0], __stream_shard__: "0" },
+    stream: {
+      app: "shop",
+      env: "prod",
+      service_name: "shop",
+      instance: "1",
+      build: "101",
+      flag: "0",
+      req: UUIDS[0],
+      __stream_shard__: "0",
+    },
     values: [
-      [at(1), 'level=info msg="order placed" status=200 duration=15ms size=1.5KiB ok=true ratio=0.25', { trace_id: "a1" }],
+      [
+        at(1),
+        'level=info msg="order placed" status=200 duration=15ms size=1.5KiB ok=true ratio=0.25',
+        { trace_id: "a1" },
+      ],
       [at(2), "level=error msg=failed status=500 duration=2s size=10KB ok=false ratio=1", { trace_id: "a2" }],
     ],
   },
   {
-    stream: { app: "shop", env: "dev", service_name: "shop", instance: "2", build: "102", flag: "1", req: UUIDS[1], __stream_shard__: "1" },
+    stream: {
+      app: "shop",
+      env: "dev",
+      service_name: "shop",
+      instance: "2",
+      build: "102",
+      flag: "1",
+      req: UUIDS[1],
+      __stream_shard__: "1",
+    },
     values: [
-      [at(3), '{"level":"info","status":200,"user":{"id":7,"name":"ann"},"user-agent":"curl","app":"x"}', { trace_id: "b1" }],
-      [at(4), '{"level":"warn","status":404,"user":{"id":8},"latency":0.5}', { trace_id: "b2", detected_level: "warn" }],
+      [
+        at(3),
+        '{"level":"info","status":200,"user":{"id":7,"name":"ann"},"user-agent":"curl","app":"x"}',
+        { trace_id: "b1" },
+      ],
+      [
+        at(4),
+        '{"level":"warn","status":404,"user":{"id":8},"latency":0.5}',
+        { trace_id: "b2", detected_level: "warn" },
+      ],
     ],
   },
   {
@@ -120,7 +154,8 @@ beforeAll(async () => {
     const labels = await call("/loki/api/v1/detected_labels", shop);
     const fields = await call("/loki/api/v1/detected_fields", shop);
     if (labels.body === SHOP_LABELS && fields.body === ALL_SHOP_FIELDS) break;
-    if (Date.now() > deadline) throw new Error(`pushed data not searchable after 60 s:\n${labels.body}\n${fields.body}`);
+    if (Date.now() > deadline)
+      throw new Error(`pushed data not searchable after 60 s:\n${labels.body}\n${fields.body}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 });
@@ -164,7 +199,11 @@ describe("detected_labels", () => {
   });
 
   it("refuses pipelines and bad times with Loki's messages", async () => {
-    expectError(await call("/loki/api/v1/detected_labels", { ...shop, query: '{app="shop"} |= "x"' }), 400, "only label matchers are supported");
+    expectError(
+      await call("/loki/api/v1/detected_labels", { ...shop, query: '{app="shop"} |= "x"' }),
+      400,
+      "only label matchers are supported",
+    );
     expectError(
       await call("/loki/api/v1/detected_labels", { ...shop, start: "yesterday" }),
       400,
@@ -228,13 +267,20 @@ describe("detected_fields", () => {
   });
 
   it("answers {} when no line matches", async () => {
-    expectJson(await call("/loki/api/v1/detected_fields", { ...shop, query: '{app="shop"} |= "no such text"' }), "{}\n");
+    expectJson(
+      await call("/loki/api/v1/detected_fields", { ...shop, query: '{app="shop"} |= "no such text"' }),
+      "{}\n",
+    );
   });
 
   it("refuses bad parameters with Loki's messages", async () => {
     const path = "/loki/api/v1/detected_fields";
     expectError(await call(path, WINDOW), 400, "parse error : syntax error: unexpected $end");
-    expectError(await call(path, { ...shop, query: 'count_over_time({app="shop"}[1m])' }), 400, "only log selector is supported");
+    expectError(
+      await call(path, { ...shop, query: 'count_over_time({app="shop"}[1m])' }),
+      400,
+      "only log selector is supported",
+    );
     expectError(
       await call(path, { ...shop, query: '{app=~".*"}' }),
       400,
@@ -294,14 +340,22 @@ describe("patterns", () => {
 
   it("still refuses bad input with Loki's messages", async () => {
     expectError(await call(path, WINDOW), 400, "parse error : syntax error: unexpected $end");
-    expectError(await call(path, { ...shop, query: '{app="shop"' }), 400, "parse error at line 1, col 12: syntax error: unexpected $end, expecting } or ,");
+    expectError(
+      await call(path, { ...shop, query: '{app="shop"' }),
+      400,
+      "parse error at line 1, col 12: syntax error: unexpected $end, expecting } or ,",
+    );
     expectError(await call(path, { ...shop, query: '{app="shop"} |= "x"' }), 400, "only label matchers are supported");
     expectError(
       await call(path, { ...shop, end: "soon" }),
       400,
       `could not parse 'end' parameter: strconv.ParseInt: parsing "soon": invalid syntax`,
     );
-    expectError(await call(path, { ...shop, step: "0" }), 400, "zero or negative query resolution step widths are not accepted. Try a positive integer");
+    expectError(
+      await call(path, { ...shop, step: "0" }),
+      400,
+      "zero or negative query resolution step widths are not accepted. Try a positive integer",
+    );
     expectError(
       await call(path, { ...shop, step: "0.1" }),
       400,
@@ -331,13 +385,20 @@ describe("drilldown-limits", () => {
   });
 
   it("follows the configuration", async () => {
-    const a = await call(path, {}, { env: { MAX_ENTRIES_LIMIT: "7000", MAX_QUERY_SERIES: "50", ORIGIN_TIMEOUT_MS: "90000" } });
+    const a = await call(
+      path,
+      {},
+      { env: { MAX_ENTRIES_LIMIT: "7000", MAX_QUERY_SERIES: "50", ORIGIN_TIMEOUT_MS: "90000" } },
+    );
     expect(a.body).toBe(limits(7000, 50, "1m30s"));
   });
 
   it("treats tenants as every other route does, and is GET only", async () => {
     expect((await call(path, {}, { headers: { "X-Scope-OrgID": "team-x" } })).status).toBe(401);
-    expect((await call(path, {}, { headers: { "X-Scope-OrgID": "team-x" }, env: { TENANT_MAP: '{"team-x":"7:3"}' } })).status).toBe(200);
+    expect(
+      (await call(path, {}, { headers: { "X-Scope-OrgID": "team-x" }, env: { TENANT_MAP: '{"team-x":"7:3"}' } }))
+        .status,
+    ).toBe(200);
     expectError(await call(path, {}, { method: "POST" }), 404, "404 page not found\n");
   });
 });

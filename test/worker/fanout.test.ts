@@ -69,7 +69,11 @@ function metricSeries(a: Answer): Map<string, [number, string][]> {
     out.set("scalar", [d.result]);
     return out;
   }
-  for (const s of d.result as { metric: Record<string, string>; values?: [number, string][]; value?: [number, string] }[]) {
+  for (const s of d.result as {
+    metric: Record<string, string>;
+    values?: [number, string][];
+    value?: [number, string];
+  }[]) {
     out.set(JSON.stringify(Object.entries(s.metric).sort()), s.values ?? [s.value!]);
   }
   return out;
@@ -86,7 +90,8 @@ function sameValue(a: string, b: string): boolean {
 /** Undefined when the two answers say the same thing. */
 function differ(unsplit: Answer, split: Answer): string | undefined {
   if (split.status !== unsplit.status) return `status ${split.status} vs ${unsplit.status}: ${split.text ?? ""}`;
-  if (unsplit.status !== 200) return split.text === unsplit.text ? undefined : `error text ${split.text} vs ${unsplit.text}`;
+  if (unsplit.status !== 200)
+    return split.text === unsplit.text ? undefined : `error text ${split.text} vs ${unsplit.text}`;
   const type = unsplit.json.data.resultType;
   if (split.json.data.resultType !== type) return `resultType ${split.json.data.resultType} vs ${type}`;
   if (type === "streams") {
@@ -156,7 +161,8 @@ describe("split answers equal unsplit answers", () => {
     it(`${id}`, async () => {
       const unsplit = await ask(c.path, c.params, c.headers, UNSPLIT);
       expect(unsplit.status).toBe(200);
-      for (const s of SPLITS) expect(differ(unsplit, await ask(c.path, c.params, c.headers, s)), `SPLIT_INTERVAL=${s}`).toBeUndefined();
+      for (const s of SPLITS)
+        expect(differ(unsplit, await ask(c.path, c.params, c.headers, s)), `SPLIT_INTERVAL=${s}`).toBeUndefined();
     });
   }
 });

@@ -36,7 +36,10 @@ describe("origin failures", () => {
   });
 
   it("metadata endpoints fail the same way instead of answering empty", async () => {
-    const r = await call({ ORIGIN_URL: "http://127.0.0.1:1", CACHE: "off" }, "/loki/api/v1/labels?start=1769904000&end=1769925600");
+    const r = await call(
+      { ORIGIN_URL: "http://127.0.0.1:1", CACHE: "off" },
+      "/loki/api/v1/labels?start=1769904000&end=1769925600",
+    );
     expect(r.status).toBe(502);
   });
 });
@@ -45,7 +48,9 @@ describe("tenancy and auth", () => {
   it("requires the configured token", async () => {
     expect((await call({ AUTH_TOKEN: "tok" })).status).toBe(401);
     expect((await call({ AUTH_TOKEN: "tok" }, QUERY, { Authorization: "Bearer tok" })).status).toBe(200);
-    expect((await call({ AUTH_TOKEN: "tok" }, QUERY, { Authorization: `Basic ${btoa("grafana:tok")}` })).status).toBe(200);
+    expect((await call({ AUTH_TOKEN: "tok" }, QUERY, { Authorization: `Basic ${btoa("grafana:tok")}` })).status).toBe(
+      200,
+    );
   });
 
   it("another tenant sees none of tenant 0's data", async () => {

@@ -23,7 +23,10 @@ interface Answer {
 async function ask(query: string, prefilter: boolean): Promise<Answer> {
   const qs = new URLSearchParams({ query, ...RANGE });
   const res = await worker.fetch(
-    new Request(`http://loki.test/loki/api/v1/query_range?${qs}`, { headers: TENANT }) as Request<unknown, IncomingRequestCfProperties>,
+    new Request(`http://loki.test/loki/api/v1/query_range?${qs}`, { headers: TENANT }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
     { ...(env as Env), PUSHDOWN: prefilter ? "on" : "off", CACHE: "off" },
     createExecutionContext(),
   );
@@ -62,7 +65,8 @@ describe("label-filter prefilters never change an answer", () => {
     for (;;) {
       const { lines } = await ask('{app="pf"}', false);
       if (lines.length === 7) break;
-      if (Date.now() > deadline) throw new Error(`prefilter entries not searchable after 60 s (saw ${lines.length} of 7)`);
+      if (Date.now() > deadline)
+        throw new Error(`prefilter entries not searchable after 60 s (saw ${lines.length} of 7)`);
       await new Promise((r) => setTimeout(r, 250));
     }
   });
@@ -75,7 +79,10 @@ describe("label-filter prefilters never change an answer", () => {
     ['{app="pf"} | logfmt | lvl="e\\"rror"', ['msg=x lvl="e\\"rror"']],
     ['{app="pf"} | user="alice"', ["no value here"]], // structured metadata only
     ['{app="pf"} | json | code="500", a_b="deep"', ['{"code":500,"a":{"b":"deep"}}']],
-    ['{app="pf"} | logfmt | level_extracted="error" or level_extracted="warn"', ["level=error msg=plain", "level=warn msg=other"]],
+    [
+      '{app="pf"} | logfmt | level_extracted="error" or level_extracted="warn"',
+      ["level=error msg=plain", "level=warn msg=other"],
+    ],
   ])("%s", async (query, expected) => {
     const [withPrefilter, without] = await Promise.all([ask(query, true), ask(query, false)]);
     expect(withPrefilter.lines).toEqual([...expected].sort());

@@ -48,7 +48,10 @@ function expectSameSeries(pushed: Answer, local: Answer): void {
   expect([...pushed.series.keys()].sort()).toEqual([...local.series.keys()].sort());
   for (const [key, points] of local.series) {
     const other = pushed.series.get(key)!;
-    expect(other.map((p) => p[0]), key).toEqual(points.map((p) => p[0]));
+    expect(
+      other.map((p) => p[0]),
+      key,
+    ).toEqual(points.map((p) => p[0]));
     other.forEach((p, i) => expect(Number(p[1])).toBeCloseTo(Number(points[i]![1]), 9));
   }
 }
@@ -99,13 +102,20 @@ describe("metric push-down equals local evaluation (property, real VictoriaLogs)
 
   it("instant queries", async () => {
     await fc.assert(
-      fc.asyncProperty(selector, op, grouping, seconds, fc.integer({ min: 600, max: 6 * 3600 }), async (sel, fn, by, range, at) => {
-        const query = `sum ${by} (${fn}(${sel} [${range}s]))`;
-        const params = { time: String(DATA_START + at) };
-        const [pushed, local] = await Promise.all([ask(query, params, true), ask(query, params, false)]);
-        expect(pushed.linesScanned).toBe(0);
-        expectSameSeries(pushed, local);
-      }),
+      fc.asyncProperty(
+        selector,
+        op,
+        grouping,
+        seconds,
+        fc.integer({ min: 600, max: 6 * 3600 }),
+        async (sel, fn, by, range, at) => {
+          const query = `sum ${by} (${fn}(${sel} [${range}s]))`;
+          const params = { time: String(DATA_START + at) };
+          const [pushed, local] = await Promise.all([ask(query, params, true), ask(query, params, false)]);
+          expect(pushed.linesScanned).toBe(0);
+          expectSameSeries(pushed, local);
+        },
+      ),
       { numRuns: 25, seed: 7 },
     );
   });
@@ -135,7 +145,10 @@ describe("window boundaries", () => {
   const at = (s: number, ns = 0n) => String(base + BigInt(s) * 1_000_000_000n + ns);
 
   beforeAll(async () => {
-    const values = [at(600), at(600, 1n), at(1200), at(1200, -1n), at(900), at(1800), at(0)].map((ts) => [ts, `edge ${ts}`]);
+    const values = [at(600), at(600, 1n), at(1200), at(1200, -1n), at(900), at(1800), at(0)].map((ts) => [
+      ts,
+      `edge ${ts}`,
+    ]);
     const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
       method: "POST",
       headers: { "Content-Type": "application/json", AccountID: "9", ProjectID: "9" },
@@ -146,10 +159,16 @@ describe("window boundaries", () => {
     // about 10 s after ingestion: wait for all 7 entries, and fail here rather than compare empties.
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const probe = await ask('sum(count_over_time({app="edge"}[1h]))', { time: String(1769904000 + 1800) }, false, TENANT);
+      const probe = await ask(
+        'sum(count_over_time({app="edge"}[1h]))',
+        { time: String(1769904000 + 1800) },
+        false,
+        TENANT,
+      );
       const seen = [...probe.series.values()][0]?.[0]?.[1];
       if (seen === "7") break;
-      if (Date.now() > deadline) throw new Error(`boundary entries not searchable after 60 s (saw ${seen ?? "none"} of 7)`);
+      if (Date.now() > deadline)
+        throw new Error(`boundary entries not searchable after 60 s (saw ${seen ?? "none"} of 7)`);
       await new Promise((r) => setTimeout(r, 250));
     }
   });

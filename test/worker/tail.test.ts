@@ -41,9 +41,9 @@ describe("tail", () => {
       `http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query: QUERY, start: START_NS, end: String(Date.now() * 1e6), limit: "20" })}`,
       { headers: { "X-Loki-Response-Encoding-Flags": "categorize-labels" } },
     );
-    const want = (await range.json<{ data: { result: { stream: object; values: [string, string][] }[] } }>()).data.result.flatMap((s) =>
-      s.values.map((v) => [v[0], v[1], JSON.stringify(s.stream)]),
-    );
+    const want = (
+      await range.json<{ data: { result: { stream: object; values: [string, string][] }[] } }>()
+    ).data.result.flatMap((s) => s.values.map((v) => [v[0], v[1], JSON.stringify(s.stream)]));
     expect(got.length).toBe(20);
     expect([...got].sort()).toEqual([...want].sort());
   });

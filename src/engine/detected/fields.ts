@@ -79,7 +79,10 @@ export class LineFieldDetector {
   }
 
   /** json if the line is a JSON object Loki's json parser reads without error, else logfmt. */
-  detect(line: string, stream: Labels): { parser: DetectionParser; labels: Map<string, string>; paths?: Map<string, string[]> } {
+  detect(
+    line: string,
+    stream: Labels,
+  ): { parser: DetectionParser; labels: Map<string, string>; paths?: Map<string, string[]> } {
     const b = this.builder;
     b.reset(stream);
     this.json(0n, line, b);
@@ -194,7 +197,7 @@ export class DetectedFieldValuesCollector {
 
   add(entry: LogEntry): void {
     if (this.full) return;
-    if (Object.prototype.hasOwnProperty.call(entry.metadata, this.name)) this.values.add(entry.metadata[this.name]!);
+    if (Object.hasOwn(entry.metadata, this.name)) this.values.add(entry.metadata[this.name]!);
     const parsed = this.detector.entryFields(entry).values.get(this.name);
     if (parsed !== undefined) for (const v of parsed) this.values.add(normalizeByteSize(v));
   }
@@ -205,7 +208,33 @@ export class DetectedFieldValuesCollector {
 }
 
 // Loki's allowedBytesUnits: a value counts as a byte size only when it ends in one of these.
-const BYTE_SUFFIXES = ["b", "kib", "kb", "mib", "mb", "gib", "gb", "tib", "tb", "pib", "pb", "eib", "eb", "ki", "k", "mi", "m", "gi", "g", "ti", "t", "pi", "p", "ei", "e"];
+const BYTE_SUFFIXES = [
+  "b",
+  "kib",
+  "kb",
+  "mib",
+  "mb",
+  "gib",
+  "gb",
+  "tib",
+  "tb",
+  "pib",
+  "pb",
+  "eib",
+  "eb",
+  "ki",
+  "k",
+  "mi",
+  "m",
+  "gi",
+  "g",
+  "ti",
+  "t",
+  "pi",
+  "p",
+  "ei",
+  "e",
+];
 
 /** A byte size with a unit, printed as go-humanize's Bytes prints it without the space; else as is. */
 export function normalizeByteSize(v: string): string {

@@ -38,7 +38,10 @@ export function merge(op: BinaryOp, l: number, r: number, filter: boolean, kept:
 /** Literal ⊕ literal, as Loki folds it at parse time: comparisons give 0/1 whatever `bool` says. */
 export function foldLiterals(op: BinaryOp, l: number, r: number): number {
   if (isSetOp(op)) {
-    throw new MetricEvalError(`parse error : unexpected literal for left leg of logical/set binary operation (${op}): ${l.toFixed(6)}`, 400);
+    throw new MetricEvalError(
+      `parse error : unexpected literal for left leg of logical/set binary operation (${op}): ${l.toFixed(6)}`,
+      400,
+    );
   }
   return merge(op, l, r, false, l)!;
 }
@@ -52,7 +55,10 @@ export function withScalar(
   scalarOnLeft: boolean,
 ): VectorSample[] {
   if (isSetOp(op)) {
-    throw new MetricEvalError(`parse error : unexpected literal for ${scalarOnLeft ? "left" : "right"} leg of logical/set binary operation (${op}): ${scalar.toFixed(6)}`, 400);
+    throw new MetricEvalError(
+      `parse error : unexpected literal for ${scalarOnLeft ? "left" : "right"} leg of logical/set binary operation (${op}): ${scalar.toFixed(6)}`,
+      400,
+    );
   }
   const out: VectorSample[] = [];
   for (const s of vec) {
@@ -144,7 +150,8 @@ function matchedArithmetic(
       matched.set(sig, new Set());
     } else {
       const key = labelsKey(labels);
-      if (seen?.has(key)) throw new MetricEvalError("multiple matches for labels: grouping labels must ensure unique matches");
+      if (seen?.has(key))
+        throw new MetricEvalError("multiple matches for labels: grouping labels must ensure unique matches");
       (seen ?? matched.set(sig, new Set()).get(sig)!).add(key);
     }
     const l = oneToMany ? o : m;

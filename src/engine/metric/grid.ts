@@ -38,12 +38,7 @@ export function alignToStep(q: MetricQuery): MetricQuery {
  * The steps whose window contains a sample at `ts`: ts + offset <= t < ts + offset + range.
  * Returns undefined when the sample falls between windows (range < step) or outside the grid.
  */
-export function stepsCovering(
-  grid: StepGrid,
-  ts: bigint,
-  range: bigint,
-  offset: bigint,
-): [number, number] | undefined {
+export function stepsCovering(grid: StepGrid, ts: bigint, range: bigint, offset: bigint): [number, number] | undefined {
   const rel = ts + offset - grid.start;
   let lo = ceilDiv(rel, grid.step);
   let hi = ceilDiv(rel + range, grid.step) - 1n;

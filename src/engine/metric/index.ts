@@ -115,7 +115,9 @@ async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Conte
   let steps: StepVectors;
   if (expr.op === "sum" && inner.kind === "RangeAggregation" && SUMMABLE.has(inner.op) && !inner.grouping) {
     // Group samples before windowing (Loki does the same at its source): far fewer series.
-    steps = (await tryPushdown(inner, ctx)) ?? (await evaluateRange(inner, ctx, expr.grouping ?? { without: false, labels: [] }));
+    steps =
+      (await tryPushdown(inner, ctx)) ??
+      (await evaluateRange(inner, ctx, expr.grouping ?? { without: false, labels: [] }));
   } else {
     steps = await evaluateNode(inner, ctx);
   }

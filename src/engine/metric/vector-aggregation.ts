@@ -28,7 +28,13 @@ export function aggregateVector(expr: VectorAggregationExpr, vec: readonly Vecto
     const key = labelsKey(labels);
     const g = groups.get(key);
     if (!g) {
-      groups.set(key, { labels, value: op === "stddev" || op === "stdvar" ? 0 : s.v, mean: s.v, count: 1, members: [s] });
+      groups.set(key, {
+        labels,
+        value: op === "stddev" || op === "stdvar" ? 0 : s.v,
+        mean: s.v,
+        count: 1,
+        members: [s],
+      });
       continue;
     }
     switch (op) {
@@ -102,6 +108,6 @@ function ranked(members: VectorSample[], descending: boolean): VectorSample[] {
     const bn = Number.isNaN(b.v);
     if (an || bn) return an === bn ? 0 : an ? 1 : -1;
     if (a.v === b.v) return 0;
-    return (a.v > b.v) === descending ? -1 : 1;
+    return a.v > b.v === descending ? -1 : 1;
   });
 }

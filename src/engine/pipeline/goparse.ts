@@ -75,7 +75,7 @@ const NS_PER_UNIT: Record<string, number> = {
   h: 3600e9,
 };
 
-const MAX_DURATION_NS = 9223372036854775807;
+const MAX_DURATION_NS = 2 ** 63; // the double nearest int64 max
 
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= "0" && c <= "9";
@@ -169,6 +169,6 @@ export function parseHumanBytes(s: string): ParseResult {
   const mult = BYTE_UNITS[unit];
   if (mult === undefined) return { ok: false, error: `unhandled size name: ${unit}` };
   const v = f.value * mult;
-  if (v >= 18446744073709551615) return { ok: false, error: `too large: ${s}` };
+  if (v >= 2 ** 64) return { ok: false, error: `too large: ${s}` };
   return { ok: true, value: Math.trunc(v) };
 }

@@ -3,7 +3,7 @@
  * `| json a="path", ...` (chosen values by path). Numbers keep their text as written (`35.0`).
  */
 import type { ExtractionParam } from "../../logql/ast";
-import { Category, DUPLICATE_SUFFIX, type LabelsBuilder } from "./labels";
+import { Category, DUPLICATE_SUFFIX } from "./labels";
 import { arrayEach, objectEach, unescapeJson, type RawValue } from "./jsonscan";
 import { sanitizeLabelKey } from "./sanitize";
 import type { Stage } from "./stage";

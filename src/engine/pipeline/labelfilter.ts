@@ -15,7 +15,12 @@ export const LABEL_FILTER_ERR = "LabelFilterErr";
 
 export type LabelPredicate = (b: LabelsBuilder) => boolean;
 
-function typedFilter(name: string, op: NumericFilterOp, target: number, parse: (s: string) => ParseResult): LabelPredicate {
+function typedFilter(
+  name: string,
+  op: NumericFilterOp,
+  target: number,
+  parse: (s: string) => ParseResult,
+): LabelPredicate {
   return (b) => {
     const v = b.get(name);
     if (v === undefined) return false;

@@ -33,7 +33,7 @@ export class LabelsBuilder {
   }
 
   baseHas(name: string): boolean {
-    return Object.prototype.hasOwnProperty.call(this.base, name);
+    return Object.hasOwn(this.base, name);
   }
 
   /** Structured metadata enters with the stream-collision suffix; an `__error__` field becomes the error. */
@@ -78,7 +78,7 @@ export class LabelsBuilder {
     }
     if (this.deleted.has(name)) return undefined;
     const v = this.base[name];
-    if (v !== undefined && v !== "" && Object.prototype.hasOwnProperty.call(this.base, name)) {
+    if (v !== undefined && v !== "" && Object.hasOwn(this.base, name)) {
       return [v, Category.Stream];
     }
     return undefined;
@@ -91,7 +91,7 @@ export class LabelsBuilder {
     }
     if (this.deleted.has(name)) return undefined;
     const v = this.base[name];
-    if (v !== undefined && v !== "" && Object.prototype.hasOwnProperty.call(this.base, name)) return v;
+    if (v !== undefined && v !== "" && Object.hasOwn(this.base, name)) return v;
     return undefined;
   }
 

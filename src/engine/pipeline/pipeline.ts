@@ -21,7 +21,9 @@ export function compileStage(s: PipelineStage): Stage {
     case "JsonParser":
       return s.params.length === 0 ? jsonParserStage() : jsonExpressionStage(s.params);
     case "LogfmtParser":
-      return s.params.length === 0 ? logfmtParserStage(s.strict, s.keepEmpty) : logfmtExpressionStage(s.params, s.strict);
+      return s.params.length === 0
+        ? logfmtParserStage(s.strict, s.keepEmpty)
+        : logfmtExpressionStage(s.params, s.strict);
     case "RegexpParser":
       return regexpParserStage(s.regex);
     case "PatternParser":
@@ -97,7 +99,7 @@ function passThrough(runner: StageRunner): LogPipeline {
     process(row) {
       const { stream, metadata } = row;
       for (const key in metadata) {
-        if (key === ERROR_LABEL || key === ERROR_DETAILS_LABEL || Object.prototype.hasOwnProperty.call(stream, key)) {
+        if (key === ERROR_LABEL || key === ERROR_DETAILS_LABEL || Object.hasOwn(stream, key)) {
           const line = runner.run(row)!;
           return runner.builder.toEntry(row.ts, line, row.rawLine);
         }

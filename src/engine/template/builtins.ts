@@ -141,7 +141,8 @@ function slice(args: GoValue[]): GoValue {
   for (let i = 0; i < idx.length; i++) bounds[i] = indexArg(idx[i], cap);
   if (idx.length < 2) bounds[1] = cap;
   if (bounds[0]! > bounds[1]!) throw new FuncError(`invalid slice index: ${bounds[0]} > ${bounds[1]}`);
-  if (idx.length === 3 && bounds[1]! > bounds[2]!) throw new FuncError(`invalid slice index: ${bounds[1]} > ${bounds[2]}`);
+  if (idx.length === 3 && bounds[1]! > bounds[2]!)
+    throw new FuncError(`invalid slice index: ${bounds[1]} > ${bounds[2]}`);
   if (typeof item === "string") {
     if (isAscii(item)) return item.slice(bounds[0], bounds[1]);
     return fromUtf8(utf8Bytes(item).slice(bounds[0], bounds[1]));

@@ -55,7 +55,7 @@ export function decimalDiv(a: Decimal, b: Decimal): Decimal {
   let q = num / den;
   const r = num % den;
   const abs = (v: bigint): bigint => (v < 0n ? -v : v);
-  if (2n * abs(r) >= abs(den)) q += (num < 0n) !== (den < 0n) ? -1n : 1n;
+  if (2n * abs(r) >= abs(den)) q += num < 0n !== den < 0n ? -1n : 1n;
   return { coef: q, exp: -DIVISION_PRECISION };
 }
 

@@ -190,7 +190,7 @@ class Compiler {
     return (st, dot) => {
       st.at(at);
       const t = this.templates.get(name);
-      if (!t || !t.exec) return st.fail(`template ${JSON.stringify(name)} not defined`);
+      if (!t?.exec) return st.fail(`template ${JSON.stringify(name)} not defined`);
       const value = pipe ? pipe(st, dot) : undefined;
       if (st.depth >= MAX_EXEC_DEPTH) st.fail(`exceeded maximum template depth (${MAX_EXEC_DEPTH})`);
       const savedVars = st.vars;

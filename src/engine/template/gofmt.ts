@@ -6,7 +6,17 @@
 import { formatFloat, formatHexFloat, type FloatVerb } from "./gofloat";
 import { GoTime } from "./gotime";
 import { goQuote, goQuoteRune } from "./quote";
-import { GoInt, GoMap, GoSlice, LabelMap, compareGoStrings, formatValue, typeName, utf8Bytes, type GoValue } from "./values";
+import {
+  GoInt,
+  GoMap,
+  GoSlice,
+  LabelMap,
+  compareGoStrings,
+  formatValue,
+  typeName,
+  utf8Bytes,
+  type GoValue,
+} from "./values";
 
 export function sprint(args: GoValue[]): string {
   let out = "";
@@ -203,8 +213,7 @@ function printArg(a: GoValue, verb: string, f: Flags): string {
   // composite values apply the verb to each element
   if (a instanceof GoSlice) return "[" + a.items.map((x) => printArg(x, verb, f)).join(" ") + "]";
   if (a instanceof GoMap || a instanceof LabelMap) {
-    const entries: [string, GoValue][] =
-      a instanceof GoMap ? [...a.entries] : Object.entries(a.labels);
+    const entries: [string, GoValue][] = a instanceof GoMap ? [...a.entries] : Object.entries(a.labels);
     entries.sort((x, y) => compareGoStrings(x[0], y[0]));
     return "map[" + entries.map(([k, x]) => printArg(k, verb, f) + ":" + printArg(x, verb, f)).join(" ") + "]";
   }

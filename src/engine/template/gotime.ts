@@ -50,8 +50,11 @@ class IntlZone implements Zone {
     for (const p of this.fmt.formatToParts(date)) parts[p.type] = p.value;
     let year = Number(parts.year);
     if (parts.era === "BC" || parts.era === "B") year = 1 - year;
-    const wall = civilToDays(year, Number(parts.month), Number(parts.day)) * 86400 +
-      Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second);
+    const wall =
+      civilToDays(year, Number(parts.month), Number(parts.day)) * 86400 +
+      Number(parts.hour) * 3600 +
+      Number(parts.minute) * 60 +
+      Number(parts.second);
     const offset = wall - Math.floor(ms / 1000);
     let abbr = "";
     for (const p of this.abbrFmt.formatToParts(date)) if (p.type === "timeZoneName") abbr = p.value;
@@ -163,7 +166,7 @@ export const zeroTime = (): GoTime => new GoTime(ZERO_TIME_NS, UTC);
 
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,7 +204,14 @@ function daysIn(month: number, year: number): number {
 
 /** time.Date: wall clock in a zone to an instant (normalising out-of-range fields as Go does). */
 export function makeTime(
-  year: number, month: number, day: number, hour: number, min: number, sec: number, nsec: number, zone: Zone,
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  min: number,
+  sec: number,
+  nsec: number,
+  zone: Zone,
 ): GoTime {
   const wall = civilToDays(year, month, 1) * 86400 + (day - 1) * 86400 + hour * 3600 + min * 60 + sec;
   let { offset } = zone.lookup(wall);
@@ -217,17 +227,61 @@ export function makeTime(
 // ---------------------------------------------------------------------------------------------
 // Layouts
 
-const LONG_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const LONG_MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 const LONG_DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 export const monthName = (m: number): string => LONG_MONTHS[m - 1] ?? `%!Month(${m})`;
 export const weekdayName = (d: number): string => LONG_DAYS[d] ?? `%!Weekday(${d})`;
 
 type Std =
-  | "January" | "Jan" | "1" | "01" | "Monday" | "Mon" | "2" | "_2" | "02" | "__2" | "002"
-  | "15" | "3" | "03" | "4" | "04" | "5" | "05" | "2006" | "06" | "PM" | "pm" | "MST"
-  | "Z0700" | "Z070000" | "Z07" | "Z07:00" | "Z07:00:00" | "-0700" | "-070000" | "-07" | "-07:00" | "-07:00:00"
-  | "frac0" | "frac9";
+  | "January"
+  | "Jan"
+  | "1"
+  | "01"
+  | "Monday"
+  | "Mon"
+  | "2"
+  | "_2"
+  | "02"
+  | "__2"
+  | "002"
+  | "15"
+  | "3"
+  | "03"
+  | "4"
+  | "04"
+  | "5"
+  | "05"
+  | "2006"
+  | "06"
+  | "PM"
+  | "pm"
+  | "MST"
+  | "Z0700"
+  | "Z070000"
+  | "Z07"
+  | "Z07:00"
+  | "Z07:00:00"
+  | "-0700"
+  | "-070000"
+  | "-07"
+  | "-07:00"
+  | "-07:00:00"
+  | "frac0"
+  | "frac9";
 
 type Chunk = string | { std: Std; digits?: number; sep?: string };
 
@@ -278,10 +332,12 @@ function nextStd(layout: string, i: number): { std: Std; len: number; digits?: n
       if (rest.startsWith("pm")) return { std: "pm", len: 2 };
       break;
     case "-":
-      for (const s of ["-07:00:00", "-070000", "-07:00", "-0700", "-07"] as const) if (rest.startsWith(s)) return { std: s, len: s.length };
+      for (const s of ["-07:00:00", "-070000", "-07:00", "-0700", "-07"] as const)
+        if (rest.startsWith(s)) return { std: s, len: s.length };
       break;
     case "Z":
-      for (const s of ["Z07:00:00", "Z070000", "Z07:00", "Z0700", "Z07"] as const) if (rest.startsWith(s)) return { std: s, len: s.length };
+      for (const s of ["Z07:00:00", "Z070000", "Z07:00", "Z0700", "Z07"] as const)
+        if (rest.startsWith(s)) return { std: s, len: s.length };
       break;
     case ".":
     case ",":
@@ -345,28 +401,72 @@ function formatTime(t: GoTime, chunks: Chunk[]): string {
       continue;
     }
     switch (c.std) {
-      case "2006": out += pad(f.year, 4); break;
-      case "06": out += pad(((f.year % 100) + 100) % 100, 2); break;
-      case "January": out += monthName(f.month); break;
-      case "Jan": out += monthName(f.month).slice(0, 3); break;
-      case "1": out += f.month; break;
-      case "01": out += pad(f.month, 2); break;
-      case "Monday": out += weekdayName(f.weekday); break;
-      case "Mon": out += weekdayName(f.weekday).slice(0, 3); break;
-      case "2": out += f.day; break;
-      case "_2": out += (f.day < 10 ? " " : "") + f.day; break;
-      case "02": out += pad(f.day, 2); break;
-      case "__2": out += String(f.yday).padStart(3, " "); break;
-      case "002": out += pad(f.yday, 3); break;
-      case "15": out += pad(f.hour, 2); break;
-      case "3": out += f.hour % 12 === 0 ? 12 : f.hour % 12; break;
-      case "03": out += pad(f.hour % 12 === 0 ? 12 : f.hour % 12, 2); break;
-      case "4": out += f.minute; break;
-      case "04": out += pad(f.minute, 2); break;
-      case "5": out += f.second; break;
-      case "05": out += pad(f.second, 2); break;
-      case "PM": out += f.hour >= 12 ? "PM" : "AM"; break;
-      case "pm": out += f.hour >= 12 ? "pm" : "am"; break;
+      case "2006":
+        out += pad(f.year, 4);
+        break;
+      case "06":
+        out += pad(((f.year % 100) + 100) % 100, 2);
+        break;
+      case "January":
+        out += monthName(f.month);
+        break;
+      case "Jan":
+        out += monthName(f.month).slice(0, 3);
+        break;
+      case "1":
+        out += f.month;
+        break;
+      case "01":
+        out += pad(f.month, 2);
+        break;
+      case "Monday":
+        out += weekdayName(f.weekday);
+        break;
+      case "Mon":
+        out += weekdayName(f.weekday).slice(0, 3);
+        break;
+      case "2":
+        out += f.day;
+        break;
+      case "_2":
+        out += (f.day < 10 ? " " : "") + f.day;
+        break;
+      case "02":
+        out += pad(f.day, 2);
+        break;
+      case "__2":
+        out += String(f.yday).padStart(3, " ");
+        break;
+      case "002":
+        out += pad(f.yday, 3);
+        break;
+      case "15":
+        out += pad(f.hour, 2);
+        break;
+      case "3":
+        out += f.hour % 12 === 0 ? 12 : f.hour % 12;
+        break;
+      case "03":
+        out += pad(f.hour % 12 === 0 ? 12 : f.hour % 12, 2);
+        break;
+      case "4":
+        out += f.minute;
+        break;
+      case "04":
+        out += pad(f.minute, 2);
+        break;
+      case "5":
+        out += f.second;
+        break;
+      case "05":
+        out += pad(f.second, 2);
+        break;
+      case "PM":
+        out += f.hour >= 12 ? "PM" : "AM";
+        break;
+      case "pm":
+        out += f.hour >= 12 ? "pm" : "am";
+        break;
       case "MST":
         out += f.abbr !== "" ? f.abbr : formatNumericZone(f.offset);
         break;
@@ -793,7 +893,8 @@ export function parseDuration(orig: string): bigint {
     const unitName = s.slice(0, u);
     s = s.slice(u);
     const unit = UNITS[unitName];
-    if (unit === undefined) throw new Error(`time: unknown unit ${goQuoteSimple(unitName)} in duration ${goQuoteSimple(orig)}`);
+    if (unit === undefined)
+      throw new Error(`time: unknown unit ${goQuoteSimple(unitName)} in duration ${goQuoteSimple(orig)}`);
     if (v > (1n << 63n) / unit) throw invalid();
     v *= unit;
     if (f > 0n) {

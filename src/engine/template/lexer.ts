@@ -6,10 +6,38 @@
  */
 
 export type TokenType =
-  | "text" | "leftDelim" | "rightDelim" | "space" | "pipe" | "leftParen" | "rightParen"
-  | "assign" | "declare" | "char" | "string" | "rawString" | "charConstant" | "number"
-  | "bool" | "nil" | "dot" | "field" | "variable" | "identifier" | "eof" | "error"
-  | "block" | "break" | "continue" | "define" | "else" | "end" | "if" | "range" | "template" | "with";
+  | "text"
+  | "leftDelim"
+  | "rightDelim"
+  | "space"
+  | "pipe"
+  | "leftParen"
+  | "rightParen"
+  | "assign"
+  | "declare"
+  | "char"
+  | "string"
+  | "rawString"
+  | "charConstant"
+  | "number"
+  | "bool"
+  | "nil"
+  | "dot"
+  | "field"
+  | "variable"
+  | "identifier"
+  | "eof"
+  | "error"
+  | "block"
+  | "break"
+  | "continue"
+  | "define"
+  | "else"
+  | "end"
+  | "if"
+  | "range"
+  | "template"
+  | "with";
 
 export interface Token {
   type: TokenType;
@@ -20,7 +48,16 @@ export interface Token {
 }
 
 const KEYWORDS: ReadonlySet<string> = new Set([
-  "block", "break", "continue", "define", "else", "end", "if", "range", "template", "with",
+  "block",
+  "break",
+  "continue",
+  "define",
+  "else",
+  "end",
+  "if",
+  "range",
+  "template",
+  "with",
 ]);
 
 export function isKeyword(t: TokenType): boolean {
@@ -29,8 +66,7 @@ export function isKeyword(t: TokenType): boolean {
 
 const isSpace = (c: string | undefined): boolean => c === " " || c === "\t" || c === "\r" || c === "\n";
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
-const isAlphaNumeric = (c: string | undefined): boolean =>
-  c !== undefined && (c === "_" || /^[\p{L}\p{Nd}]$/u.test(c));
+const isAlphaNumeric = (c: string | undefined): boolean => c !== undefined && (c === "_" || /^[\p{L}\p{Nd}]$/u.test(c));
 
 function hasLeftTrimMarker(s: string, i: number): boolean {
   return s[i] === "-" && isSpace(s[i + 1]);

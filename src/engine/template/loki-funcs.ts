@@ -21,8 +21,20 @@ const isAsciiLetterOrDigit = (c: string): boolean => /^[0-9A-Za-z_]$/.test(c);
 /** unicode.IsSpace. */
 function isGoSpace(cp: number): boolean {
   switch (cp) {
-    case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0x20: case 0x85: case 0xa0:
-    case 0x1680: case 0x2028: case 0x2029: case 0x202f: case 0x205f: case 0x3000:
+    case 0x09:
+    case 0x0a:
+    case 0x0b:
+    case 0x0c:
+    case 0x0d:
+    case 0x20:
+    case 0x85:
+    case 0xa0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202f:
+    case 0x205f:
+    case 0x3000:
       return true;
   }
   return cp >= 0x2000 && cp <= 0x200a;
@@ -48,10 +60,18 @@ export const toUpper = (s: string): string => mapCase(s, true);
 
 /** Title case differs from upper case only for the Latin digraphs (ǆ → ǅ). */
 const TITLE_DIGRAPHS: Record<string, string> = {
-  "\u01c4": "\u01c5", "\u01c5": "\u01c5", "\u01c6": "\u01c5",
-  "\u01c7": "\u01c8", "\u01c8": "\u01c8", "\u01c9": "\u01c8",
-  "\u01ca": "\u01cb", "\u01cb": "\u01cb", "\u01cc": "\u01cb",
-  "\u01f1": "\u01f2", "\u01f2": "\u01f2", "\u01f3": "\u01f2",
+  "\u01c4": "\u01c5",
+  "\u01c5": "\u01c5",
+  "\u01c6": "\u01c5",
+  "\u01c7": "\u01c8",
+  "\u01c8": "\u01c8",
+  "\u01c9": "\u01c8",
+  "\u01ca": "\u01cb",
+  "\u01cb": "\u01cb",
+  "\u01cc": "\u01cb",
+  "\u01f1": "\u01f2",
+  "\u01f2": "\u01f2",
+  "\u01f3": "\u01f2",
 };
 
 function title(s: string): string {
@@ -251,7 +271,14 @@ function floatOp(op: "add" | "sub" | "mul" | "div", first: GoValue, rest: GoValu
   let acc = decimalFromFloat(toFloat64(first));
   for (const v of rest) {
     const d = decimalFromFloat(toFloat64(v));
-    acc = op === "add" ? decimalAdd(acc, d) : op === "sub" ? decimalSub(acc, d) : op === "mul" ? decimalMul(acc, d) : decimalDiv(acc, d);
+    acc =
+      op === "add"
+        ? decimalAdd(acc, d)
+        : op === "sub"
+          ? decimalSub(acc, d)
+          : op === "mul"
+            ? decimalMul(acc, d)
+            : decimalDiv(acc, d);
   }
   return decimalToFloat(acc);
 }
@@ -278,13 +305,32 @@ function round(a: GoValue, places: bigint, rest: GoValue[]): number {
 
 /** go-humanize ParseBytes: "42 MB", "1.5KiB", "1,000"; the result is truncated to whole bytes. */
 const BYTE_UNITS: Record<string, number> = {
-  b: 1, "": 1,
-  kib: 1024, ki: 1024, kb: 1e3, k: 1e3,
-  mib: 1024 ** 2, mi: 1024 ** 2, mb: 1e6, m: 1e6,
-  gib: 1024 ** 3, gi: 1024 ** 3, gb: 1e9, g: 1e9,
-  tib: 1024 ** 4, ti: 1024 ** 4, tb: 1e12, t: 1e12,
-  pib: 1024 ** 5, pi: 1024 ** 5, pb: 1e15, p: 1e15,
-  eib: 1024 ** 6, ei: 1024 ** 6, eb: 1e18, e: 1e18,
+  b: 1,
+  "": 1,
+  kib: 1024,
+  ki: 1024,
+  kb: 1e3,
+  k: 1e3,
+  mib: 1024 ** 2,
+  mi: 1024 ** 2,
+  mb: 1e6,
+  m: 1e6,
+  gib: 1024 ** 3,
+  gi: 1024 ** 3,
+  gb: 1e9,
+  g: 1e9,
+  tib: 1024 ** 4,
+  ti: 1024 ** 4,
+  tb: 1e12,
+  t: 1e12,
+  pib: 1024 ** 5,
+  pi: 1024 ** 5,
+  pb: 1e15,
+  p: 1e15,
+  eib: 1024 ** 6,
+  ei: 1024 ** 6,
+  eb: 1e18,
+  e: 1e18,
 };
 
 function parseBytes(s: string): number {
@@ -320,9 +366,12 @@ function timeArgForDate(v: GoValue): GoTime {
 
 function unixToTime(epoch: string): GoTime {
   const m = /^[+-]?[0-9]+$/.test(epoch) ? BigInt(epoch) : null;
-  if (m === null) throw new FuncError(`unable to parse time '${epoch}': strconv.ParseInt: parsing ${goQuote(epoch)}: invalid syntax`);
+  if (m === null)
+    throw new FuncError(`unable to parse time '${epoch}': strconv.ParseInt: parsing ${goQuote(epoch)}: invalid syntax`);
   if (m < -(1n << 63n) || m >= 1n << 63n) {
-    throw new FuncError(`unable to parse time '${epoch}': strconv.ParseInt: parsing ${goQuote(epoch)}: value out of range`);
+    throw new FuncError(
+      `unable to parse time '${epoch}': strconv.ParseInt: parsing ${goQuote(epoch)}: value out of range`,
+    );
   }
   switch (utf8Bytes(epoch).length) {
     case 5:
@@ -396,17 +445,42 @@ export const LOKI_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
   // Go strings functions under their Go names (Loki's original set)
   ["ToLower", { params: ["string"], fn: (a) => toLower(str(a[0])) }],
   ["ToUpper", { params: ["string"], fn: (a) => toUpper(str(a[0])) }],
-  ["Replace", { params: ["string", "string", "string", "int"], fn: (a) => replace(str(a[0]), str(a[1]), str(a[2]), Number(int(a[3]))) }],
+  [
+    "Replace",
+    {
+      params: ["string", "string", "string", "int"],
+      fn: (a) => replace(str(a[0]), str(a[1]), str(a[2]), Number(int(a[3]))),
+    },
+  ],
   ["Trim", { params: ["string", "string"], fn: (a) => trimCutset(str(a[0]), str(a[1]), true, true) }],
   ["TrimLeft", { params: ["string", "string"], fn: (a) => trimCutset(str(a[0]), str(a[1]), true, false) }],
   ["TrimRight", { params: ["string", "string"], fn: (a) => trimCutset(str(a[0]), str(a[1]), false, true) }],
-  ["TrimPrefix", { params: ["string", "string"], fn: (a) => (str(a[0]).startsWith(str(a[1])) ? str(a[0]).slice(str(a[1]).length) : str(a[0])) }],
-  ["TrimSuffix", { params: ["string", "string"], fn: (a) => (str(a[1]) !== "" && str(a[0]).endsWith(str(a[1])) ? str(a[0]).slice(0, -str(a[1]).length) : str(a[0])) }],
+  [
+    "TrimPrefix",
+    {
+      params: ["string", "string"],
+      fn: (a) => (str(a[0]).startsWith(str(a[1])) ? str(a[0]).slice(str(a[1]).length) : str(a[0])),
+    },
+  ],
+  [
+    "TrimSuffix",
+    {
+      params: ["string", "string"],
+      fn: (a) =>
+        str(a[1]) !== "" && str(a[0]).endsWith(str(a[1])) ? str(a[0]).slice(0, -str(a[1]).length) : str(a[0]),
+    },
+  ],
   ["TrimSpace", { params: ["string"], fn: (a) => trimSpace(str(a[0])) }],
 
   // regular expressions (Go RE2 syntax)
-  ["regexReplaceAll", { params: ["string", "string", "string"], fn: (a) => regexReplace(str(a[0]), str(a[1]), str(a[2]), true) }],
-  ["regexReplaceAllLiteral", { params: ["string", "string", "string"], fn: (a) => regexReplace(str(a[0]), str(a[1]), str(a[2]), false) }],
+  [
+    "regexReplaceAll",
+    { params: ["string", "string", "string"], fn: (a) => regexReplace(str(a[0]), str(a[1]), str(a[2]), true) },
+  ],
+  [
+    "regexReplaceAllLiteral",
+    { params: ["string", "string", "string"], fn: (a) => regexReplace(str(a[0]), str(a[1]), str(a[2]), false) },
+  ],
   ["count", { params: ["string", "string"], fn: (a) => goInt(countMatches(str(a[0]), str(a[1]))) }],
 
   ["urldecode", { params: ["string"], fn: (a) => queryUnescape(str(a[0])) }],
@@ -414,7 +488,10 @@ export const LOKI_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
   ["bytes", { params: ["string"], fn: (a) => parseBytes(str(a[0])) }],
   ["duration", { params: ["string"], fn: (a) => durationOf(str(a[0])) }],
   ["duration_seconds", { params: ["string"], fn: (a) => durationOf(str(a[0])) }],
-  ["unixEpochMillis", { params: ["time"], fn: (a) => BigInt.asIntN(64, floorDiv(time(a[0]).ns, 1_000_000n)).toString() }],
+  [
+    "unixEpochMillis",
+    { params: ["time"], fn: (a) => BigInt.asIntN(64, floorDiv(time(a[0]).ns, 1_000_000n)).toString() },
+  ],
   ["unixEpochNanos", { params: ["time"], fn: (a) => BigInt.asIntN(64, time(a[0]).ns).toString() }],
   [
     "toDateInZone",
@@ -444,23 +521,71 @@ export const LOKI_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
   ["repeat", { params: ["int", "string"], fn: (a) => repeat(str(a[1]), int(a[0])) }],
   ["trim", { params: ["string"], fn: (a) => trimSpace(str(a[0])) }],
   ["trimAll", { params: ["string", "string"], fn: (a) => trimCutset(str(a[1]), str(a[0]), true, true) }],
-  ["trimSuffix", { params: ["string", "string"], fn: (a) => (str(a[0]) !== "" && str(a[1]).endsWith(str(a[0])) ? str(a[1]).slice(0, -str(a[0]).length) : str(a[1])) }],
-  ["trimPrefix", { params: ["string", "string"], fn: (a) => (str(a[1]).startsWith(str(a[0])) ? str(a[1]).slice(str(a[0]).length) : str(a[1])) }],
+  [
+    "trimSuffix",
+    {
+      params: ["string", "string"],
+      fn: (a) =>
+        str(a[0]) !== "" && str(a[1]).endsWith(str(a[0])) ? str(a[1]).slice(0, -str(a[0]).length) : str(a[1]),
+    },
+  ],
+  [
+    "trimPrefix",
+    {
+      params: ["string", "string"],
+      fn: (a) => (str(a[1]).startsWith(str(a[0])) ? str(a[1]).slice(str(a[0]).length) : str(a[1])),
+    },
+  ],
   ["int", { params: ["any"], fn: (a) => new GoInt("int", toInt64(a[0])) }],
   ["float64", { params: ["any"], fn: (a) => toFloat64(a[0]) }],
   ["add", { params: [], variadic: "any", fn: (a) => goInt64(a.reduce<bigint>((s, v) => s + toInt64(v), 0n)) }],
   ["sub", { params: ["any", "any"], fn: (a) => goInt64(toInt64(a[0]) - toInt64(a[1])) }],
-  ["mul", { params: ["any"], variadic: "any", fn: (a) => goInt64(a.slice(1).reduce<bigint>((s, v) => BigInt.asIntN(64, s * toInt64(v)), toInt64(a[0]))) }],
+  [
+    "mul",
+    {
+      params: ["any"],
+      variadic: "any",
+      fn: (a) => goInt64(a.slice(1).reduce<bigint>((s, v) => BigInt.asIntN(64, s * toInt64(v)), toInt64(a[0]))),
+    },
+  ],
   ["div", { params: ["any", "any"], fn: (a) => goInt64(intDiv(toInt64(a[0]), toInt64(a[1]))) }],
   ["mod", { params: ["any", "any"], fn: (a) => goInt64(intMod(toInt64(a[0]), toInt64(a[1]))) }],
   ["addf", { params: [], variadic: "any", fn: (a) => floatOp("add", 0, a) }],
   ["subf", { params: ["any"], variadic: "any", fn: (a) => floatOp("sub", a[0], a.slice(1)) }],
   ["mulf", { params: ["any"], variadic: "any", fn: (a) => floatOp("mul", a[0], a.slice(1)) }],
   ["divf", { params: ["any"], variadic: "any", fn: (a) => floatOp("div", a[0], a.slice(1)) }],
-  ["max", { params: ["any"], variadic: "any", fn: (a) => goInt64(a.slice(1).reduce<bigint>((m, v) => (toInt64(v) > m ? toInt64(v) : m), toInt64(a[0]))) }],
-  ["min", { params: ["any"], variadic: "any", fn: (a) => goInt64(a.slice(1).reduce<bigint>((m, v) => (toInt64(v) < m ? toInt64(v) : m), toInt64(a[0]))) }],
-  ["maxf", { params: ["any"], variadic: "any", fn: (a) => a.slice(1).reduce<number>((m, v) => goMax(m, toFloat64(v)), toFloat64(a[0])) }],
-  ["minf", { params: ["any"], variadic: "any", fn: (a) => a.slice(1).reduce<number>((m, v) => goMin(m, toFloat64(v)), toFloat64(a[0])) }],
+  [
+    "max",
+    {
+      params: ["any"],
+      variadic: "any",
+      fn: (a) => goInt64(a.slice(1).reduce<bigint>((m, v) => (toInt64(v) > m ? toInt64(v) : m), toInt64(a[0]))),
+    },
+  ],
+  [
+    "min",
+    {
+      params: ["any"],
+      variadic: "any",
+      fn: (a) => goInt64(a.slice(1).reduce<bigint>((m, v) => (toInt64(v) < m ? toInt64(v) : m), toInt64(a[0]))),
+    },
+  ],
+  [
+    "maxf",
+    {
+      params: ["any"],
+      variadic: "any",
+      fn: (a) => a.slice(1).reduce<number>((m, v) => goMax(m, toFloat64(v)), toFloat64(a[0])),
+    },
+  ],
+  [
+    "minf",
+    {
+      params: ["any"],
+      variadic: "any",
+      fn: (a) => a.slice(1).reduce<number>((m, v) => goMin(m, toFloat64(v)), toFloat64(a[0])),
+    },
+  ],
   ["ceil", { params: ["any"], fn: (a) => Math.ceil(toFloat64(a[0])) }],
   ["floor", { params: ["any"], fn: (a) => Math.floor(toFloat64(a[0])) }],
   ["round", { params: ["any", "int"], variadic: "float64", fn: (a) => round(a[0], int(a[1]), a.slice(2)) }],
@@ -487,4 +612,3 @@ function goMax(a: number, b: number): number {
 function goMin(a: number, b: number): number {
   return Math.min(a, b);
 }
-

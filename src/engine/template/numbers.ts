@@ -70,4 +70,3 @@ export function parseGoFloat(text: string): number | null {
   // strconv reports overflow to infinity as an error
   return Number.isFinite(v) ? v : null;
 }
-

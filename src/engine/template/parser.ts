@@ -9,8 +9,17 @@ import { isKeyword, lex, type Token, type TokenType } from "./lexer";
 import { parseGoFloat, parseGoInt } from "./numbers";
 import { goQuote, unquoteChar, unquoteString } from "./quote";
 
-export interface TextNode { kind: "text"; pos: number; text: string }
-export interface ActionNode { kind: "action"; pos: number; line: number; pipe: PipeNode }
+export interface TextNode {
+  kind: "text";
+  pos: number;
+  text: string;
+}
+export interface ActionNode {
+  kind: "action";
+  pos: number;
+  line: number;
+  pipe: PipeNode;
+}
 export interface BranchNode {
   kind: "if" | "with" | "range";
   pos: number;
@@ -19,12 +28,31 @@ export interface BranchNode {
   list: ListNode;
   elseList: ListNode | null;
 }
-export interface LoopControlNode { kind: "break" | "continue"; pos: number; line: number }
-export interface TemplateCallNode { kind: "template"; pos: number; line: number; name: string; pipe: PipeNode | null }
-export interface ListNode { kind: "list"; pos: number; nodes: Node[] }
+export interface LoopControlNode {
+  kind: "break" | "continue";
+  pos: number;
+  line: number;
+}
+export interface TemplateCallNode {
+  kind: "template";
+  pos: number;
+  line: number;
+  name: string;
+  pipe: PipeNode | null;
+}
+export interface ListNode {
+  kind: "list";
+  pos: number;
+  nodes: Node[];
+}
 export type Node = TextNode | ActionNode | BranchNode | LoopControlNode | TemplateCallNode | ListNode;
 
-export interface VariableNode { kind: "variable"; pos: number; ident: string[]; slot: number }
+export interface VariableNode {
+  kind: "variable";
+  pos: number;
+  ident: string[];
+  slot: number;
+}
 export interface PipeNode {
   kind: "pipe";
   pos: number;
@@ -33,13 +61,40 @@ export interface PipeNode {
   decl: VariableNode[];
   cmds: CommandNode[];
 }
-export interface CommandNode { kind: "command"; pos: number; args: ArgNode[] }
-export interface FieldNode { kind: "field"; pos: number; ident: string[] }
-export interface IdentifierNode { kind: "identifier"; pos: number; name: string }
-export interface DotNode { kind: "dot"; pos: number }
-export interface NilNode { kind: "nil"; pos: number }
-export interface BoolNode { kind: "bool"; pos: number; value: boolean }
-export interface StringNode { kind: "string"; pos: number; quoted: string; text: string }
+export interface CommandNode {
+  kind: "command";
+  pos: number;
+  args: ArgNode[];
+}
+export interface FieldNode {
+  kind: "field";
+  pos: number;
+  ident: string[];
+}
+export interface IdentifierNode {
+  kind: "identifier";
+  pos: number;
+  name: string;
+}
+export interface DotNode {
+  kind: "dot";
+  pos: number;
+}
+export interface NilNode {
+  kind: "nil";
+  pos: number;
+}
+export interface BoolNode {
+  kind: "bool";
+  pos: number;
+  value: boolean;
+}
+export interface StringNode {
+  kind: "string";
+  pos: number;
+  quoted: string;
+  text: string;
+}
 export interface NumberNode {
   kind: "number";
   pos: number;
@@ -51,9 +106,23 @@ export interface NumberNode {
   int64: bigint;
   float64: number;
 }
-export interface ChainNode { kind: "chain"; pos: number; node: ArgNode; field: string[] }
+export interface ChainNode {
+  kind: "chain";
+  pos: number;
+  node: ArgNode;
+  field: string[];
+}
 export type ArgNode =
-  | FieldNode | VariableNode | IdentifierNode | DotNode | NilNode | BoolNode | StringNode | NumberNode | PipeNode | ChainNode;
+  | FieldNode
+  | VariableNode
+  | IdentifierNode
+  | DotNode
+  | NilNode
+  | BoolNode
+  | StringNode
+  | NumberNode
+  | PipeNode
+  | ChainNode;
 
 // ---------------------------------------------------------------------------------------------
 // Canonical text of nodes, used in execution error messages ("executing "line" at <.foo>").
@@ -104,7 +173,9 @@ export function nodeString(n: ArgNode | CommandNode | Node): string {
     case "continue":
       return `{{${n.kind}}}`;
     case "template":
-      return n.pipe ? `{{template ${JSON.stringify(n.name)} ${nodeString(n.pipe)}}}` : `{{template ${JSON.stringify(n.name)}}}`;
+      return n.pipe
+        ? `{{template ${JSON.stringify(n.name)} ${nodeString(n.pipe)}}}`
+        : `{{template ${JSON.stringify(n.name)}}}`;
   }
 }
 
@@ -118,8 +189,15 @@ export interface ParsedTemplate {
   slots: number;
 }
 
-interface ElseMarker { kind: "else"; pos: number; line: number }
-interface EndMarker { kind: "end"; pos: number }
+interface ElseMarker {
+  kind: "else";
+  pos: number;
+  line: number;
+}
+interface EndMarker {
+  kind: "end";
+  pos: number;
+}
 
 class Parser {
   private readonly tokens: Token[];
@@ -528,8 +606,15 @@ class Parser {
 
   private number(t: Token): NumberNode {
     const n: NumberNode = {
-      kind: "number", pos: t.pos, text: t.val, isInt: false, isUint: false, isFloat: false, isComplex: false,
-      int64: 0n, float64: 0,
+      kind: "number",
+      pos: t.pos,
+      text: t.val,
+      isInt: false,
+      isUint: false,
+      isFloat: false,
+      isComplex: false,
+      int64: 0n,
+      float64: 0,
     };
     if (t.type === "charConstant") {
       let r: number;
@@ -580,7 +665,6 @@ class Parser {
 function isEmptyList(l: ListNode): boolean {
   return l.nodes.every((n) => n.kind === "text" && n.text.trim() === "");
 }
-
 
 export function parseTemplate(name: string, text: string, hasFunction: (name: string) => boolean): ParsedTemplate {
   return new Parser(name, text, hasFunction).parse();

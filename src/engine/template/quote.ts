@@ -7,7 +7,16 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 const SIMPLE_ESCAPES: Record<string, number> = {
-  a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, "\\": 92, "'": 39, '"': 34,
+  a: 7,
+  b: 8,
+  f: 12,
+  n: 10,
+  r: 13,
+  t: 9,
+  v: 11,
+  "\\": 92,
+  "'": 39,
+  '"': 34,
 };
 
 /**
@@ -95,14 +104,22 @@ export function isPrint(cp: number): boolean {
 
 function escapeRune(cp: number, quote: string): string {
   switch (cp) {
-    case 7: return "\\a";
-    case 8: return "\\b";
-    case 12: return "\\f";
-    case 10: return "\\n";
-    case 13: return "\\r";
-    case 9: return "\\t";
-    case 11: return "\\v";
-    case 92: return "\\\\";
+    case 7:
+      return "\\a";
+    case 8:
+      return "\\b";
+    case 12:
+      return "\\f";
+    case 10:
+      return "\\n";
+    case 13:
+      return "\\r";
+    case 9:
+      return "\\t";
+    case 11:
+      return "\\v";
+    case 92:
+      return "\\\\";
   }
   if (String.fromCodePoint(cp) === quote) return "\\" + quote;
   if (isPrint(cp)) return String.fromCodePoint(cp);

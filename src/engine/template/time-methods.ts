@@ -4,7 +4,7 @@
  */
 
 import { FuncError, type CallEnv, type ParamType } from "./funcs";
-import { GoTime, UTC, floorDiv } from "./gotime";
+import { type GoTime, UTC, floorDiv } from "./gotime";
 import { goInt, goInt64, type GoValue } from "./values";
 
 export interface TimeMethod {
@@ -41,7 +41,15 @@ export const TIME_METHODS: ReadonlyMap<string, TimeMethod> = new Map<string, Tim
   ["Equal", { params: ["time"], fn: (t, a) => t.ns === (a[0] as GoTime).ns }],
   ["Before", { params: ["time"], fn: (t, a) => t.ns < (a[0] as GoTime).ns }],
   ["After", { params: ["time"], fn: (t, a) => t.ns > (a[0] as GoTime).ns }],
-  ["Round", { params: ["value"], fn: () => { throw new FuncError("time.Duration arguments are not supported"); } }],
+  [
+    "Round",
+    {
+      params: ["value"],
+      fn: () => {
+        throw new FuncError("time.Duration arguments are not supported");
+      },
+    },
+  ],
 ]);
 
 /**
@@ -49,11 +57,23 @@ export const TIME_METHODS: ReadonlyMap<string, TimeMethod> = new Map<string, Tim
  * name is returned; comparing it against a number reports a type mismatch instead of a result.
  */
 function monthNameValue(t: GoTime): GoValue {
-  const names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+  const names = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+  ];
   return names[t.fields().month - 1]!;
 }
 
 function weekdayValue(t: GoTime): GoValue {
   return ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][t.fields().weekday]!;
 }
-

@@ -8,8 +8,13 @@ const HEX = "0123456789ABCDEF";
 
 function unreserved(b: number): boolean {
   return (
-    (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) ||
-    b === 0x2d || b === 0x5f || b === 0x2e || b === 0x7e
+    (b >= 0x41 && b <= 0x5a) ||
+    (b >= 0x61 && b <= 0x7a) ||
+    (b >= 0x30 && b <= 0x39) ||
+    b === 0x2d ||
+    b === 0x5f ||
+    b === 0x2e ||
+    b === 0x7e
   );
 }
 

@@ -43,7 +43,12 @@ describe("OriginClient over an injected JsonTransport", () => {
 
   it("maps error statuses as for direct requests", async () => {
     const statusOf = async (status: number) => {
-      const client = new OriginClient(CONFIG, { accountId: 0, projectId: 0 }, undefined, recording({ status, body: "x" }).transport);
+      const client = new OriginClient(
+        CONFIG,
+        { accountId: 0, projectId: 0 },
+        undefined,
+        recording({ status, body: "x" }).transport,
+      );
       const err = await client.statsQueryRange("*", WINDOW, "60s").catch((e: unknown) => e);
       return err instanceof HttpError ? err.status : "not an HttpError";
     };

@@ -29,7 +29,12 @@ describe("canonicalForm", () => {
     ).toBe("field=a&field=z&query=a%20b%26c");
   });
   it("cannot confuse a value containing separators with two fields", () => {
-    expect(canonicalForm([["a", "1&b=2"]])).not.toBe(canonicalForm([["a", "1"], ["b", "2"]]));
+    expect(canonicalForm([["a", "1&b=2"]])).not.toBe(
+      canonicalForm([
+        ["a", "1"],
+        ["b", "2"],
+      ]),
+    );
   });
 });
 

@@ -41,7 +41,9 @@ class MemoryKv implements AnswerKv {
 }
 
 /** A fake origin that answers with the tenant in the body, so a shared entry would show. */
-function countingOrigin(answer: (r: JsonRequest) => JsonAnswer = (r) => ({ status: 200, body: `{"t":"${r.tenant.accountId}"}` })) {
+function countingOrigin(
+  answer: (r: JsonRequest) => JsonAnswer = (r) => ({ status: 200, body: `{"t":"${r.tenant.accountId}"}` }),
+) {
   const calls: JsonRequest[] = [];
   let gate: Promise<void> = Promise.resolve();
   const transport: JsonTransport = async (r) => {

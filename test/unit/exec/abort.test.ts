@@ -22,7 +22,10 @@ const seen: SeenRequest[] = [];
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let s = "";
-    req.setEncoding("utf8").on("data", (c) => (s += c)).on("end", () => resolve(s));
+    req
+      .setEncoding("utf8")
+      .on("data", (c) => (s += c))
+      .on("end", () => resolve(s));
   });
 }
 

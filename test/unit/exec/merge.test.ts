@@ -6,12 +6,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("mergeConcurrent", () => {
   it("yields every item of every source exactly once", async () => {
-    const sources = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((s) => async function* () {
-      for (let i = 0; i < 5; i++) {
-        await sleep((s * 3 + i) % 4);
-        yield `${s}:${i}`;
-      }
-    });
+    const sources = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(
+      (s) =>
+        async function* () {
+          for (let i = 0; i < 5; i++) {
+            await sleep((s * 3 + i) % 4);
+            yield `${s}:${i}`;
+          }
+        },
+    );
     const got: string[] = [];
     for await (const x of mergeConcurrent(sources, 3)) got.push(x);
     const want = sources.flatMap((_, s) => [0, 1, 2, 3, 4].map((i) => `${s}:${i}`));
@@ -19,12 +22,15 @@ describe("mergeConcurrent", () => {
   });
 
   it("keeps each source's own order", async () => {
-    const sources = [0, 1, 2].map((s) => async function* () {
-      for (let i = 0; i < 20; i++) {
-        if (i % (s + 2) === 0) await sleep(1);
-        yield { s, i };
-      }
-    });
+    const sources = [0, 1, 2].map(
+      (s) =>
+        async function* () {
+          for (let i = 0; i < 20; i++) {
+            if (i % (s + 2) === 0) await sleep(1);
+            yield { s, i };
+          }
+        },
+    );
     const last = [-1, -1, -1];
     for await (const { s, i } of mergeConcurrent(sources, 6)) {
       expect(i).toBe(last[s]! + 1);
@@ -36,18 +42,22 @@ describe("mergeConcurrent", () => {
   it("never runs more than maxConcurrency sources at once", async () => {
     let running = 0;
     let peak = 0;
-    const sources = Array.from({ length: 12 }, (_, s) => async function* () {
-      running++;
-      peak = Math.max(peak, running);
-      try {
-        for (let i = 0; i < 3; i++) {
-          await sleep((s + i) % 3);
-          yield i;
-        }
-      } finally {
-        running--;
-      }
-    });
+    const sources = Array.from(
+      { length: 12 },
+      (_, s) =>
+        async function* () {
+          running++;
+          peak = Math.max(peak, running);
+          try {
+            for (let i = 0; i < 3; i++) {
+              await sleep((s + i) % 3);
+              yield i;
+            }
+          } finally {
+            running--;
+          }
+        },
+    );
     let n = 0;
     for await (const _ of mergeConcurrent(sources, 6)) n++;
     expect(n).toBe(36);
@@ -58,18 +68,22 @@ describe("mergeConcurrent", () => {
     const signals: AbortSignal[] = [];
     const closed: number[] = [];
     let started = 0;
-    const sources = Array.from({ length: 10 }, (_, s) => async function* (signal: AbortSignal) {
-      started++;
-      signals.push(signal);
-      try {
-        for (let i = 0; ; i++) {
-          await sleep(1);
-          yield s * 1000 + i;
-        }
-      } finally {
-        closed.push(s);
-      }
-    });
+    const sources = Array.from(
+      { length: 10 },
+      (_, s) =>
+        async function* (signal: AbortSignal) {
+          started++;
+          signals.push(signal);
+          try {
+            for (let i = 0; ; i++) {
+              await sleep(1);
+              yield s * 1000 + i;
+            }
+          } finally {
+            closed.push(s);
+          }
+        },
+    );
     let n = 0;
     for await (const _ of mergeConcurrent(sources, 4)) if (++n === 10) break;
     expect(started).toBe(4); // none of the infinite sources ended, so no fifth one started
@@ -79,14 +93,17 @@ describe("mergeConcurrent", () => {
 
   it("rethrows a source's failure and aborts the others", async () => {
     const signals: AbortSignal[] = [];
-    const sources = [0, 1, 2].map((s) => async function* (signal: AbortSignal) {
-      signals.push(signal);
-      for (let i = 0; i < 100; i++) {
-        await sleep(1);
-        if (s === 1 && i === 3) throw new Error("origin 502");
-        yield i;
-      }
-    });
+    const sources = [0, 1, 2].map(
+      (s) =>
+        async function* (signal: AbortSignal) {
+          signals.push(signal);
+          for (let i = 0; i < 100; i++) {
+            await sleep(1);
+            if (s === 1 && i === 3) throw new Error("origin 502");
+            yield i;
+          }
+        },
+    );
     await expect(async () => {
       for await (const _ of mergeConcurrent(sources, 3));
     }).rejects.toThrow("origin 502");
@@ -98,7 +115,13 @@ describe("mergeConcurrent", () => {
     const none: number[] = [];
     for await (const x of mergeConcurrent<number>([], 6)) none.push(x);
     expect(none).toEqual([]);
-    const empties = [async function* () {}, async function* () { yield 7; }, async function* () {}];
+    const empties = [
+      async function* () {},
+      async function* () {
+        yield 7;
+      },
+      async function* () {},
+    ];
     const got: number[] = [];
     for await (const x of mergeConcurrent<number>(empties, 1)) got.push(x);
     expect(got).toEqual([7]);

@@ -68,7 +68,9 @@ describe("nearEdgeFirst", () => {
         fc.array(fc.integer({ min: 0, max: 6000 }), { minLength: 3, maxLength: 3 }),
         (start, length, backward, limit, counts) => {
           const r = { start, end: start + length };
-          const windows = [...nearEdgeFirst(r, H, backward, limit)].map((s, i) => (s.observe(Math.min(counts[i]!, limit - 1)), s.window));
+          const windows = [...nearEdgeFirst(r, H, backward, limit)].map(
+            (s, i) => (s.observe(Math.min(counts[i]!, limit - 1)), s.window),
+          );
           const ordered = backward ? [...windows].reverse() : windows;
           expect(ordered[0]!.start).toBe(r.start);
           expect(ordered[ordered.length - 1]!.end).toBe(r.end);

@@ -3,10 +3,15 @@
  * taken apart into entries, written back through the encoder in small chunks, and must come out as
  * the same multiset of entries with the same document shape.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { StreamsJsonWriter, groupByLabelSet, streamsResponseStream, tailFrameJson } from "../../../src/encode/stream-writer";
+import {
+  StreamsJsonWriter,
+  groupByLabelSet,
+  streamsResponseStream,
+  tailFrameJson,
+} from "../../../src/encode/stream-writer";
 import type { Labels, LogEntry } from "../../../src/engine/types";
 
 const GOLDEN_DIR = join(__dirname, "..", "..", "fixtures", "compat", "golden");
@@ -63,7 +68,15 @@ describe("StreamsJsonWriter", () => {
       status: "success",
       data: {
         resultType: "streams",
-        result: [{ stream: { app: "a", ns: "x" }, values: [["3", "c"], ["2", "b"]] }],
+        result: [
+          {
+            stream: { app: "a", ns: "x" },
+            values: [
+              ["3", "c"],
+              ["2", "b"],
+            ],
+          },
+        ],
         stats: { summary: {} },
       },
     });
@@ -73,7 +86,13 @@ describe("StreamsJsonWriter", () => {
     const a = { app: "a" };
     const b = { app: "b" };
     const { text } = write(
-      [e(5n, "1", a), e(4n, "2", b), e(3n, "3", a), e(2n, "4", a, { trace_id: "t" }), e(1n, "5", a, {}, { level: "x" })],
+      [
+        e(5n, "1", a),
+        e(4n, "2", b),
+        e(3n, "3", a),
+        e(2n, "4", a, { trace_id: "t" }),
+        e(1n, "5", a, {}, { level: "x" }),
+      ],
       false,
       1 << 20,
     );
@@ -107,7 +126,7 @@ describe("StreamsJsonWriter", () => {
   });
 
   it("escapes lines and label values as JSON", () => {
-    const { text } = write([e(1n, 'q"\\\n\u0001☕', { "we\"ird": "v\u0000" })], false, 1 << 20);
+    const { text } = write([e(1n, 'q"\\\n\u0001☕', { 'we"ird': "v\u0000" })], false, 1 << 20);
     const doc = JSON.parse(text) as StreamsDoc;
     expect(doc.data.result[0]!.stream).toEqual({ 'we"ird': "v\u0000" });
     expect(doc.data.result[0]!.values[0]![1]).toBe('q"\\\n\u0001☕');
@@ -174,7 +193,7 @@ describe("StreamsJsonWriter on real Loki answers", () => {
         }
       }
       // The order the executor produces: all streams interleaved by time in the query's direction.
-      entries.sort((a, b) => (a.ts === b.ts ? 0 : (a.ts < b.ts) === backward ? 1 : -1));
+      entries.sort((a, b) => (a.ts === b.ts ? 0 : a.ts < b.ts === backward ? 1 : -1));
       const { text } = write(entries, categorize, 256);
       const ours = JSON.parse(text) as StreamsDoc;
       expect(ours.status, c.id).toBe(doc.status);
@@ -221,15 +240,27 @@ describe("streamsResponseStream", () => {
 
   it("writes grouped entries the same way as batches", async () => {
     const entries = [e(2n, "b", { app: "x" }), e(1n, "a", { app: "x" })];
-    const text = await new Response(streamsResponseStream(groupByLabelSet(entries, false), false, () => '{"n":1}')).text();
-    expect(JSON.parse(text).data.result).toEqual([{ stream: { app: "x" }, values: [["2", "b"], ["1", "a"]] }]);
+    const text = await new Response(
+      streamsResponseStream(groupByLabelSet(entries, false), false, () => '{"n":1}'),
+    ).text();
+    expect(JSON.parse(text).data.result).toEqual([
+      {
+        stream: { app: "x" },
+        values: [
+          ["2", "b"],
+          ["1", "a"],
+        ],
+      },
+    ]);
   });
 
   it("splits grouped entries across many small chunks into one valid document", async () => {
     const x = { app: "x" };
     const y = { app: "y" };
     const entries = Array.from({ length: 50 }, (_, i) => e(BigInt(100 - i), `line ${i}`, i % 3 === 0 ? y : x));
-    const text = await new Response(streamsResponseStream(groupByLabelSet(entries, false), false, () => "{}", 64)).text();
+    const text = await new Response(
+      streamsResponseStream(groupByLabelSet(entries, false), false, () => "{}", 64),
+    ).text();
     const result = JSON.parse(text).data.result as { stream: Labels; values: [string, string][] }[];
     expect(result.map((r) => r.stream)).toEqual([y, x]);
     expect(result[0]!.values.length + result[1]!.values.length).toBe(50);
@@ -255,7 +286,19 @@ describe("streamsResponseStream", () => {
     const text = await new Response(streamsResponseStream(source(), false, () => '{"n":1}')).text();
     expect(JSON.parse(text)).toEqual({
       status: "success",
-      data: { resultType: "streams", result: [{ stream: { app: "x" }, values: [["2", "b"], ["1", "a"]] }], stats: { n: 1 } },
+      data: {
+        resultType: "streams",
+        result: [
+          {
+            stream: { app: "x" },
+            values: [
+              ["2", "b"],
+              ["1", "a"],
+            ],
+          },
+        ],
+        stats: { n: 1 },
+      },
     });
   });
 });
@@ -278,8 +321,20 @@ describe("groupByLabelSet and tail frames", () => {
     for (const g of groupByLabelSet(interleaved, false)) w.pushGroup(g);
     w.end("{}");
     expect(JSON.parse(out).data.result).toEqual([
-      { stream: { app: "a" }, values: [["5", "l5"], ["3", "l3"]] },
-      { stream: { app: "b" }, values: [["4", "l4"], ["1", "l1"]] },
+      {
+        stream: { app: "a" },
+        values: [
+          ["5", "l5"],
+          ["3", "l3"],
+        ],
+      },
+      {
+        stream: { app: "b" },
+        values: [
+          ["4", "l4"],
+          ["1", "l1"],
+        ],
+      },
       { stream: { app: "b", x: "1" }, values: [["2", "l2"]] },
     ]);
   });
@@ -287,10 +342,20 @@ describe("groupByLabelSet and tail frames", () => {
   it("groups by stream labels only with categorize-labels, and writes tail frames as Loki does", () => {
     const frame = JSON.parse(tailFrameJson([entry(2n, b, { x: "1" }), entry(1n, b)], true));
     expect(frame).toEqual({
-      streams: [{ stream: { app: "b" }, values: [["2", "l2", { parsed: { x: "1" } }], ["1", "l1", {}]] }],
+      streams: [
+        {
+          stream: { app: "b" },
+          values: [
+            ["2", "l2", { parsed: { x: "1" } }],
+            ["1", "l1", {}],
+          ],
+        },
+      ],
       encodingFlags: ["categorize-labels"],
     });
     expect(Object.keys(frame)).toEqual(["streams", "encodingFlags"]);
-    expect(JSON.parse(tailFrameJson([entry(1n, a)], false))).toEqual({ streams: [{ stream: { app: "a" }, values: [["1", "l1"]] }] });
+    expect(JSON.parse(tailFrameJson([entry(1n, a)], false))).toEqual({
+      streams: [{ stream: { app: "a" }, values: [["1", "l1"]] }],
+    });
   });
 });

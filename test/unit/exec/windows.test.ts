@@ -14,7 +14,11 @@ const w = (start: bigint, end: bigint): TimeWindow => ({ start, end });
 
 describe("splitWindows", () => {
   it("cuts an aligned range into whole intervals, oldest first", () => {
-    expect(splitWindows(w(0n, 3n * HOUR), HOUR, false)).toEqual([w(0n, HOUR), w(HOUR, 2n * HOUR), w(2n * HOUR, 3n * HOUR)]);
+    expect(splitWindows(w(0n, 3n * HOUR), HOUR, false)).toEqual([
+      w(0n, HOUR),
+      w(HOUR, 2n * HOUR),
+      w(2n * HOUR, 3n * HOUR),
+    ]);
   });
 
   it("aligns inner boundaries to epoch multiples and keeps the ragged ends", () => {
@@ -174,7 +178,7 @@ describe("runWindows", () => {
         async (win) => {
           inFlight++;
           peak = Math.max(peak, inFlight);
-          await new Promise((r) => setTimeout(r, Number(win.start * 7n % 5n)));
+          await new Promise((r) => setTimeout(r, Number((win.start * 7n) % 5n)));
           inFlight--;
           return Number(win.start);
         },
@@ -232,7 +236,13 @@ describe("runWindows", () => {
 
   it("does nothing for no windows", async () => {
     let calls = 0;
-    await runWindows([], 6, undefined, async () => calls++, () => true);
+    await runWindows(
+      [],
+      6,
+      undefined,
+      async () => calls++,
+      () => true,
+    );
     expect(calls).toBe(0);
   });
 });

@@ -27,7 +27,8 @@ interface InvalidCase {
   phase: string;
 }
 
-const load = <T,>(name: string): T[] => (haveCorpus ? (JSON.parse(readFileSync(join(corpusDir, name), "utf8")) as T[]) : []);
+const load = <T>(name: string): T[] =>
+  haveCorpus ? (JSON.parse(readFileSync(join(corpusDir, name), "utf8")) as T[]) : [];
 const valid = load<ValidCase>("valid.json");
 const invalid = load<InvalidCase>("invalid.json");
 
@@ -48,7 +49,8 @@ function semanticShape(e: unknown): unknown {
   const m = out["matching"] as { on: boolean; labels: string[] } | undefined;
   if (m && !m.on && m.labels.length === 0) delete out["matching"];
   // A bare extraction name means the expression equal to the name.
-  if ("label" in out && !("kind" in out) && !("conversion" in out) && out["expression"] === undefined) out["expression"] = out["label"];
+  if ("label" in out && !("kind" in out) && !("conversion" in out) && out["expression"] === undefined)
+    out["expression"] = out["label"];
   return out;
 }
 
@@ -65,13 +67,16 @@ describeCorpus("LogQL corpus: valid queries", () => {
     for (const c of valid) {
       try {
         const printed = printExpr(parseUncached(c.query));
-        if (printed !== c.canonical) failures.push(`${JSON.stringify(c.query)}\n  got  ${printed}\n  want ${c.canonical}`);
+        if (printed !== c.canonical)
+          failures.push(`${JSON.stringify(c.query)}\n  got  ${printed}\n  want ${c.canonical}`);
       } catch (e) {
         failures.push(`${JSON.stringify(c.query)}\n  threw ${(e as Error).message}`);
       }
     }
     const rate = (valid.length - failures.length) / valid.length;
-    console.info(`valid.json canonical pass rate: ${valid.length - failures.length}/${valid.length} (${(rate * 100).toFixed(2)}%)`);
+    console.info(
+      `valid.json canonical pass rate: ${valid.length - failures.length}/${valid.length} (${(rate * 100).toFixed(2)}%)`,
+    );
     expect(failures.slice(0, 20)).toEqual([]);
   });
 
@@ -86,7 +91,8 @@ describeCorpus("LogQL corpus: valid queries", () => {
       const ast: Expr = parseUncached(c.query);
       const printed = printExpr(ast);
       const again = parseUncached(printed);
-      if (JSON.stringify(semanticShape(again)) !== JSON.stringify(semanticShape(ast))) failures.push(`AST differs: ${c.query}`);
+      if (JSON.stringify(semanticShape(again)) !== JSON.stringify(semanticShape(ast)))
+        failures.push(`AST differs: ${c.query}`);
       if (printExpr(again) !== printed) failures.push(`print not idempotent: ${c.query}`);
     }
     expect(failures).toEqual([]);
@@ -107,10 +113,13 @@ describeCorpus("LogQL corpus: invalid queries", () => {
         accepted.push(c.query);
       } catch (e) {
         expect(e).toBeInstanceOf(LogQLParseError);
-        if ((e as Error).message !== c.error) mismatched.push(`${JSON.stringify(c.query)}\n  got  ${(e as Error).message}\n  want ${c.error}`);
+        if ((e as Error).message !== c.error)
+          mismatched.push(`${JSON.stringify(c.query)}\n  got  ${(e as Error).message}\n  want ${c.error}`);
       }
     }
-    console.info(`invalid.json: rejected ${invalid.length - accepted.length}/${invalid.length}, exact message ${invalid.length - accepted.length - mismatched.length}/${invalid.length}`);
+    console.info(
+      `invalid.json: rejected ${invalid.length - accepted.length}/${invalid.length}, exact message ${invalid.length - accepted.length - mismatched.length}/${invalid.length}`,
+    );
     expect(accepted).toEqual([]);
     expect(mismatched).toEqual([]);
   });

@@ -19,12 +19,89 @@ const SEEDS = [
 ];
 
 const TOKENS = [
-  "{", "}", "(", ")", "[5m]", "[", "]", ",", "=", "!=", "=~", "!~", "|=", "|~", "|>", "!>", "|", "==", ">", ">=", "<", "<=",
-  "+", "-", "*", "/", "%", "^", "and", "or", "unless", "bool", "on", "ignoring", "group_left", "group_right", "by",
-  "without", "offset", "unwrap", "json", "logfmt", "--strict", "regexp", "pattern", "unpack", "line_format",
-  "label_format", "decolorize", "drop", "keep", "ip", "sum", "rate", "count_over_time", "quantile_over_time", "topk",
-  "vector", "label_replace", "bytes", "duration", "app", "x", '"s"', "`r`", "'c'", "1", "0.5", "-1", "5m", "1h30m",
-  "10KB", "0x10", "#c\n", "/*", "*/", " ", "\n", "\\", '"', "`", "é", "\u0000",
+  "{",
+  "}",
+  "(",
+  ")",
+  "[5m]",
+  "[",
+  "]",
+  ",",
+  "=",
+  "!=",
+  "=~",
+  "!~",
+  "|=",
+  "|~",
+  "|>",
+  "!>",
+  "|",
+  "==",
+  ">",
+  ">=",
+  "<",
+  "<=",
+  "+",
+  "-",
+  "*",
+  "/",
+  "%",
+  "^",
+  "and",
+  "or",
+  "unless",
+  "bool",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "by",
+  "without",
+  "offset",
+  "unwrap",
+  "json",
+  "logfmt",
+  "--strict",
+  "regexp",
+  "pattern",
+  "unpack",
+  "line_format",
+  "label_format",
+  "decolorize",
+  "drop",
+  "keep",
+  "ip",
+  "sum",
+  "rate",
+  "count_over_time",
+  "quantile_over_time",
+  "topk",
+  "vector",
+  "label_replace",
+  "bytes",
+  "duration",
+  "app",
+  "x",
+  '"s"',
+  "`r`",
+  "'c'",
+  "1",
+  "0.5",
+  "-1",
+  "5m",
+  "1h30m",
+  "10KB",
+  "0x10",
+  "#c\n",
+  "/*",
+  "*/",
+  " ",
+  "\n",
+  "\\",
+  '"',
+  "`",
+  "é",
+  "\u0000",
 ];
 
 /** Runs one input; fails the property on any exception other than LogQLParseError or if slow. */
@@ -46,17 +123,26 @@ function check(q: string): void {
 
 describe("parser robustness", () => {
   it("handles arbitrary strings", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 80 }), (q) => check(q)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 80 }), (q) => check(q)),
+      { numRuns: 3000 },
+    );
   });
 
   it("handles random token soups", () => {
     const soup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 30 }).map((ts) => ts.join(" "));
-    fc.assert(fc.property(soup, (q) => check(q)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(soup, (q) => check(q)),
+      { numRuns: 5000 },
+    );
   });
 
   it("handles mutated real queries", () => {
     const mutated = fc
-      .tuple(fc.constantFrom(...SEEDS), fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.constantFrom(...TOKENS)), { minLength: 1, maxLength: 4 }))
+      .tuple(
+        fc.constantFrom(...SEEDS),
+        fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.constantFrom(...TOKENS)), { minLength: 1, maxLength: 4 }),
+      )
       .map(([seed, edits]) => {
         let s = seed;
         for (const [pos, len, tok] of edits) {
@@ -65,7 +151,10 @@ describe("parser robustness", () => {
         }
         return s;
       });
-    fc.assert(fc.property(mutated, (q) => check(q)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(mutated, (q) => check(q)),
+      { numRuns: 5000 },
+    );
   });
 
   it("parses the seeds", () => {

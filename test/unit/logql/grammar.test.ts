@@ -101,7 +101,9 @@ describe("line filters", () => {
   });
 
   it("expects a string or ip() after a filter operator", () => {
-    expect(errorOf('{a="b"} |= 5')).toBe("parse error at line 1, col 12: syntax error: unexpected NUMBER, expecting STRING or ip");
+    expect(errorOf('{a="b"} |= 5')).toBe(
+      "parse error at line 1, col 12: syntax error: unexpected NUMBER, expecting STRING or ip",
+    );
   });
 });
 
@@ -124,9 +126,9 @@ describe("parsers and formatting stages", () => {
   });
 
   it("parses regexp, pattern, unpack, decolorize, drop and keep", () => {
-    expect(canon('{a="b"} | regexp "(?P<x>\\\\d+)" | pattern "<ip> <_>" | unpack | decolorize | drop x, y="1" | keep z')).toBe(
-      '{a="b"} | regexp "(?P<x>\\\\d+)" | pattern "<ip> <_>" | unpack | decolorize | drop x,y="1" | keep z',
-    );
+    expect(
+      canon('{a="b"} | regexp "(?P<x>\\\\d+)" | pattern "<ip> <_>" | unpack | decolorize | drop x, y="1" | keep z'),
+    ).toBe('{a="b"} | regexp "(?P<x>\\\\d+)" | pattern "<ip> <_>" | unpack | decolorize | drop x,y="1" | keep z');
   });
 
   it("distinguishes label_format renames from templates", () => {
@@ -140,8 +142,12 @@ describe("parsers and formatting stages", () => {
   });
 
   it("validates regexp and pattern parsers at parse time", () => {
-    expect(errorOf('{a="b"} | regexp "no groups"')).toBe("parse error : invalid regexp parser: at least one named capture must be supplied");
-    expect(errorOf('{a="b"} | regexp "(?P<x>"')).toMatch(/^parse error : invalid regexp parser: error parsing regexp: missing closing \)/);
+    expect(errorOf('{a="b"} | regexp "no groups"')).toBe(
+      "parse error : invalid regexp parser: at least one named capture must be supplied",
+    );
+    expect(errorOf('{a="b"} | regexp "(?P<x>"')).toMatch(
+      /^parse error : invalid regexp parser: error parsing regexp: missing closing \)/,
+    );
   });
 });
 
@@ -150,9 +156,19 @@ describe("label filters", () => {
 
   it("binds `and` tighter than `or`", () => {
     const f = filterOf('{a="b"} | x="1" and y="2" or z="3"');
-    expect(f).toEqual({ type: "binary", op: "or", left: { type: "binary", op: "and", sep: "and", left: s("x", "1"), right: s("y", "2") }, right: s("z", "3") });
+    expect(f).toEqual({
+      type: "binary",
+      op: "or",
+      left: { type: "binary", op: "and", sep: "and", left: s("x", "1"), right: s("y", "2") },
+      right: s("z", "3"),
+    });
     const g = filterOf('{a="b"} | x="1" or y="2" and z="3"');
-    expect(g).toEqual({ type: "binary", op: "or", left: s("x", "1"), right: { type: "binary", op: "and", sep: "and", left: s("y", "2"), right: s("z", "3") } });
+    expect(g).toEqual({
+      type: "binary",
+      op: "or",
+      left: s("x", "1"),
+      right: { type: "binary", op: "and", sep: "and", left: s("y", "2"), right: s("z", "3") },
+    });
   });
 
   it("lets a comma or juxtaposition take everything to its right", () => {
@@ -168,14 +184,35 @@ describe("label filters", () => {
 
   it("reads numbers, durations and byte sizes, printing them the Go way", () => {
     expect(filterOf('{a="b"} | n = 4.50')).toEqual({ type: "number", name: "n", op: "==", value: 4.5, text: "4.50" });
-    expect(filterOf('{a="b"} | d > 1h30m')).toEqual({ type: "duration", name: "d", op: ">", value: 5400 * NS, text: "1h30m" });
-    expect(filterOf('{a="b"} | s <= 1.5KiB')).toEqual({ type: "bytes", name: "s", op: "<=", value: 1536, text: "1.5KiB" });
-    expect(canon('{a="b"} | n = 4.50 | d > 1h30m | s <= 20MB | m > -1')).toBe('{a="b"} | n==4.5 | d>1h30m0s | s<=20MB | m>-1');
+    expect(filterOf('{a="b"} | d > 1h30m')).toEqual({
+      type: "duration",
+      name: "d",
+      op: ">",
+      value: 5400 * NS,
+      text: "1h30m",
+    });
+    expect(filterOf('{a="b"} | s <= 1.5KiB')).toEqual({
+      type: "bytes",
+      name: "s",
+      op: "<=",
+      value: 1536,
+      text: "1.5KiB",
+    });
+    expect(canon('{a="b"} | n = 4.50 | d > 1h30m | s <= 20MB | m > -1')).toBe(
+      '{a="b"} | n==4.5 | d>1h30m0s | s<=20MB | m>-1',
+    );
   });
 
   it("accepts ip() only with = and !=", () => {
-    expect(filterOf('{a="b"} | addr != ip("10.0.0.0/8")')).toEqual({ type: "ip", name: "addr", op: "!=", cidr: "10.0.0.0/8" });
-    expect(errorOf('{a="b"} | addr > ip("1.2.3.4")')).toBe("parse error at line 1, col 18: syntax error: unexpected ip");
+    expect(filterOf('{a="b"} | addr != ip("10.0.0.0/8")')).toEqual({
+      type: "ip",
+      name: "addr",
+      op: "!=",
+      cidr: "10.0.0.0/8",
+    });
+    expect(errorOf('{a="b"} | addr > ip("1.2.3.4")')).toBe(
+      "parse error at line 1, col 18: syntax error: unexpected ip",
+    );
   });
 
   it("prints regexes Loki keeps as regexes in backticks", () => {
@@ -187,10 +224,16 @@ describe("label filters", () => {
 
 describe("range aggregations", () => {
   it("reads range, offset and unwrap with conversion and post filters", () => {
-    const e = parseUncached('sum_over_time({a="b"} | json | unwrap duration(lat) | __error__="" [5m] offset 1h)') as RangeAggregationExpr;
+    const e = parseUncached(
+      'sum_over_time({a="b"} | json | unwrap duration(lat) | __error__="" [5m] offset 1h)',
+    ) as RangeAggregationExpr;
     expect(e.range.range).toBe(300 * NS);
     expect(e.range.offset).toBe(3600 * NS);
-    expect(e.range.unwrap).toEqual({ label: "lat", conversion: "duration", postFilters: [{ type: "string", name: "__error__", op: "=", value: "" }] });
+    expect(e.range.unwrap).toEqual({
+      label: "lat",
+      conversion: "duration",
+      postFilters: [{ type: "string", name: "__error__", op: "=", value: "" }],
+    });
     expect(printExpr(e)).toBe('sum_over_time({a="b"} | json | unwrap duration(lat) | __error__=""[5m] offset 1h0m0s)');
   });
 
@@ -205,11 +248,19 @@ describe("range aggregations", () => {
   });
 
   it("enforces unwrap, grouping and parameter rules", () => {
-    expect(errorOf('sum_over_time({a="b"}[5m])')).toBe("parse error : invalid aggregation sum_over_time without unwrap");
-    expect(errorOf('count_over_time({a="b"} | unwrap x [5m])')).toBe("parse error : invalid aggregation count_over_time with unwrap");
+    expect(errorOf('sum_over_time({a="b"}[5m])')).toBe(
+      "parse error : invalid aggregation sum_over_time without unwrap",
+    );
+    expect(errorOf('count_over_time({a="b"} | unwrap x [5m])')).toBe(
+      "parse error : invalid aggregation count_over_time with unwrap",
+    );
     expect(errorOf('rate({a="b"}[5m]) by (x)')).toBe("parse error : grouping not allowed for rate aggregation");
-    expect(errorOf('quantile_over_time({a="b"} | unwrap x [5m])')).toBe("parse error : parameter required for operation quantile_over_time");
-    expect(canon('quantile_over_time(0.90, {a="b"} | unwrap x [5m]) by (pod)')).toBe('quantile_over_time(0.9,{a="b"} | unwrap x[5m]) by (pod)');
+    expect(errorOf('quantile_over_time({a="b"} | unwrap x [5m])')).toBe(
+      "parse error : parameter required for operation quantile_over_time",
+    );
+    expect(canon('quantile_over_time(0.90, {a="b"} | unwrap x [5m]) by (pod)')).toBe(
+      'quantile_over_time(0.9,{a="b"} | unwrap x[5m]) by (pod)',
+    );
   });
 
   it("reports bad ranges the way Loki's lexer does (line 0)", () => {
@@ -230,7 +281,9 @@ describe("vector aggregations", () => {
 
   it("checks topk's parameter", () => {
     expect(canon('topk(3, rate({a="b"}[1m]))')).toBe('topk(3,rate({a="b"}[1m]))');
-    expect(errorOf('topk(0, rate({a="b"}[1m]))')).toBe("parse error : invalid parameter (must be greater than 0) topk(0");
+    expect(errorOf('topk(0, rate({a="b"}[1m]))')).toBe(
+      "parse error : invalid parameter (must be greater than 0) topk(0",
+    );
     expect(errorOf('topk(1.5, rate({a="b"}[1m]))')).toBe("parse error : invalid parameter topk(1.5,");
     expect(errorOf('sum(2, rate({a="b"}[1m]))')).toBe("parse error : unsupported parameter for operation sum(2,");
   });
@@ -265,14 +318,23 @@ describe("binary operations", () => {
   it("reads bool, on/ignoring and group modifiers", () => {
     const r = 'rate({a="b"}[1m])';
     const e = parseUncached(`${r} > bool on (x) group_left (y, z) ${r}`);
-    expect(e).toMatchObject({ kind: "BinaryOp", op: ">", returnBool: true, matching: { on: true, labels: ["x"], card: "many-to-one", include: ["y", "z"] } });
+    expect(e).toMatchObject({
+      kind: "BinaryOp",
+      op: ">",
+      returnBool: true,
+      matching: { on: true, labels: ["x"], card: "many-to-one", include: ["y", "z"] },
+    });
     expect(printExpr(e)).toBe(`(${r} > bool on (x) group_left (y,z) ${r})`);
     expect(canon(`${r} * ignoring (x) ${r}`)).toBe(`(${r} * ignoring (x)  ${r})`);
   });
 
   it("rejects literals in set operations and log queries as operands", () => {
-    expect(errorOf('rate({a="b"}[1m]) or 1')).toBe("parse error : unexpected literal for right leg of logical/set binary operation (or): 1.000000");
-    expect(errorOf('{a="b"} + 1')).toBe("parse error : unexpected type for left leg of binary operation (+): *syntax.MatchersExpr");
+    expect(errorOf('rate({a="b"}[1m]) or 1')).toBe(
+      "parse error : unexpected literal for right leg of logical/set binary operation (or): 1.000000",
+    );
+    expect(errorOf('{a="b"} + 1')).toBe(
+      "parse error : unexpected type for left leg of binary operation (+): *syntax.MatchersExpr",
+    );
   });
 
   it("prints vector() with six decimals", () => {
@@ -282,7 +344,9 @@ describe("binary operations", () => {
 
 describe("label_replace", () => {
   it("parses and validates its regex", () => {
-    expect(canon('label_replace(rate({a="b"}[1m]), "dst", "$1", "src", "(.*)")')).toBe('label_replace(rate({a="b"}[1m]),"dst","$1","src","(.*)")');
+    expect(canon('label_replace(rate({a="b"}[1m]), "dst", "$1", "src", "(.*)")')).toBe(
+      'label_replace(rate({a="b"}[1m]),"dst","$1","src","(.*)")',
+    );
     expect(errorOf('label_replace(rate({a="b"}[1m]), "d", "$1", "s", "(")')).toBe(
       "parse error : invalid regex in label_replace: error parsing regexp: missing closing ): `^(?:()$`",
     );
@@ -293,7 +357,9 @@ describe("syntax error positions", () => {
   it("reports Loki's token names and expectations", () => {
     expect(errorOf('{a="b"')).toBe("parse error at line 1, col 7: syntax error: unexpected $end, expecting } or ,");
     expect(errorOf("")).toBe("parse error : syntax error: unexpected $end");
-    expect(errorOf('sum(rate({a="b"}[1m])) by (rate(')).toBe("parse error at line 1, col 28: syntax error: unexpected RATE, expecting IDENTIFIER or )");
+    expect(errorOf('sum(rate({a="b"}[1m])) by (rate(')).toBe(
+      "parse error at line 1, col 28: syntax error: unexpected RATE, expecting IDENTIFIER or )",
+    );
     expect(errorOf('{a="b"}\n| json\n| x >')).toBe("parse error at line 3, col 6: syntax error: unexpected $end");
   });
 

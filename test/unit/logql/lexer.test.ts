@@ -12,7 +12,8 @@ describe("lexer", () => {
     const grammar = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "../../../grammar/logql.peggy"), "utf8");
     const terminals = [...grammar.matchAll(/^([A-Z_]+) "\1" = "\\u([0-9A-F]{4})"/gm)];
     expect(terminals.length).toBeGreaterThan(80);
-    for (const [, kind, hex] of terminals) expect([kind, parseInt(hex!, 16)]).toEqual([kind, TOKEN_CODES[kind as TokenKind]]);
+    for (const [, kind, hex] of terminals)
+      expect([kind, parseInt(hex!, 16)]).toEqual([kind, TOKEN_CODES[kind as TokenKind]]);
   });
 
   it("makes function names keywords only before ( or by/without (", () => {
@@ -24,7 +25,17 @@ describe("lexer", () => {
 
   it("glues units to numbers as Loki does", () => {
     expect(kinds("5m 1.5h 10KB 2 5s3 -5m --strict --foo")).toEqual([
-      "DURATION", "DURATION", "BYTES", "NUMBER", "NUMBER", "IDENTIFIER", "DURATION", "PARSER_FLAG", "SUB", "SUB", "IDENTIFIER",
+      "DURATION",
+      "DURATION",
+      "BYTES",
+      "NUMBER",
+      "NUMBER",
+      "IDENTIFIER",
+      "DURATION",
+      "PARSER_FLAG",
+      "SUB",
+      "SUB",
+      "IDENTIFIER",
     ]);
     expect(lex("1h0.0m0s").tokens[0]).toMatchObject({ kind: "DURATION", value: 3600e9 });
   });

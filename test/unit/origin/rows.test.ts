@@ -86,7 +86,12 @@ describe("RowScanner", () => {
       trace_id: "abc",
     });
     expect(scanned(line)).toEqual({
-      row: { ts: 1_769_911_200_123_456_789n, line: "GET / 200", stream: { app: "nginx", pod: "p1" }, metadata: { trace_id: "abc" } },
+      row: {
+        ts: 1_769_911_200_123_456_789n,
+        line: "GET / 200",
+        stream: { app: "nginx", pod: "p1" },
+        metadata: { trace_id: "abc" },
+      },
       rawLine: '"GET / 200"',
     });
   });
@@ -95,7 +100,12 @@ describe("RowScanner", () => {
     const msg = 'say \\"hi\\" \\\\" and \\\\';
     const line = JSON.stringify({ _msg: msg, _stream: '{a="q\\"x"}', _time: "2026-02-01T00:00:00Z", b: '"', c: "\\" });
     const { row, rawLine } = scanned(line);
-    expect(row).toEqual({ ts: 1_769_904_000_000_000_000n, line: msg, stream: { a: 'q"x' }, metadata: { b: '"', c: "\\" } });
+    expect(row).toEqual({
+      ts: 1_769_904_000_000_000_000n,
+      line: msg,
+      stream: { a: 'q"x' },
+      metadata: { b: '"', c: "\\" },
+    });
     expect(JSON.parse(rawLine!)).toBe(msg);
   });
 
@@ -111,13 +121,22 @@ describe("RowScanner", () => {
   });
 
   it("treats a field named like an Object.prototype member as metadata", () => {
-    const { row } = scanned(JSON.stringify({ _msg: "m", _stream: '{app="x"}', _time: "2026-02-01T00:00:00Z", app: "x", constructor: "c" }));
+    const { row } = scanned(
+      JSON.stringify({ _msg: "m", _stream: '{app="x"}', _time: "2026-02-01T00:00:00Z", app: "x", constructor: "c" }),
+    );
     expect(row.metadata).toEqual({ constructor: "c" });
   });
 
   it("agrees with JSON.parse + RowDecoder on random rows (property)", () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.constantFrom('"', "\\", '\\"', "\n", "\u0000", "\ud800", "é☕"));
-    const name = fc.oneof(fc.constantFrom("app", "pod", "trace_id", "level", "toString", "_stream_id", "_x"), fc.string({ minLength: 1 }));
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "grapheme" }),
+      fc.constantFrom('"', "\\", '\\"', "\n", "\u0000", "\ud800", "é☕"),
+    );
+    const name = fc.oneof(
+      fc.constantFrom("app", "pod", "trace_id", "level", "toString", "_stream_id", "_x"),
+      fc.string({ minLength: 1 }),
+    );
     const time = fc
       .tuple(fc.integer({ min: 0, max: 4_000_000_000 }), fc.integer({ min: 0, max: 999_999_999 }), fc.boolean())
       .map(([sec, ns, whole]) => {

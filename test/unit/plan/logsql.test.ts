@@ -14,7 +14,7 @@ const HOSTILE = [
   "`",
   "a | delete _msg",
   '" | delete _msg | "',
-  "x\" or _msg:*",
+  'x" or _msg:*',
   "line\nbreak",
   "nul\u0000byte",
   "ünïcødé ☕ 日本語".repeat(50),
@@ -78,14 +78,22 @@ describe("planning", () => {
   });
 
   it("leaves patterns, ip() and empty literals to the Worker", () => {
-    expect(lineFilterToLogsQL({ kind: "LineFilter", op: "|>", values: [{ type: "string", value: "<_> x" }] })).toBeUndefined();
-    expect(lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [{ type: "ip", cidr: "10.0.0.0/8" }] })).toBeUndefined();
-    expect(lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [{ type: "string", value: "" }] })).toBeUndefined();
+    expect(
+      lineFilterToLogsQL({ kind: "LineFilter", op: "|>", values: [{ type: "string", value: "<_> x" }] }),
+    ).toBeUndefined();
+    expect(
+      lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [{ type: "ip", cidr: "10.0.0.0/8" }] }),
+    ).toBeUndefined();
+    expect(
+      lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [{ type: "string", value: "" }] }),
+    ).toBeUndefined();
   });
 
   it("pushes line filters before the first line_format and keeps the rest local", () => {
     const plan = planLogQuery(
-      parseExpr('{app="a", ns=~"p.*"} |= "x" | json | status >= 500 |~ "y" | line_format "{{.a}}" |= "z"') as LogSelectorExpr,
+      parseExpr(
+        '{app="a", ns=~"p.*"} |= "x" | json | status >= 500 |~ "y" | line_format "{{.a}}" |= "z"',
+      ) as LogSelectorExpr,
     );
     expect(plan.logsql).toBe('{app="a",ns=~"p.*"} _msg:~"x" _msg:~"y"');
     expect(plan.local.map((s) => s.kind)).toEqual(["JsonParser", "LabelFilter", "LineFormat", "LineFilter"]);

@@ -10,7 +10,9 @@ const plan = (q: string, g = grid) => planMetricPushdown(parseExpr(q) as SampleE
 describe("metric push-down planning", () => {
   it("sums counts per group in buckets shifted by 1ns so that they end at the evaluation times", () => {
     const p = plan('sum by (app) (count_over_time({namespace="prod"} |= "error" [10m]))')!;
-    expect(p.logsql).toBe('{namespace="prod"} _msg:~"error" | stats by (_time:600000000000ns offset 1ns, app) count() as __v');
+    expect(p.logsql).toBe(
+      '{namespace="prod"} _msg:~"error" | stats by (_time:600000000000ns offset 1ns, app) count() as __v',
+    );
     expect(p.window).toEqual({ start: grid.start - 600n * S + 1n, end: grid.end + 1n });
     expect(p).toMatchObject({ width: 600n * S, bucketsPerWindow: 1, groupBy: ["app"], value: "count", perSeconds: 0 });
   });
@@ -39,7 +41,9 @@ describe("metric push-down planning", () => {
 
   it("pushes Grafana's log-volume query: dropping labels nobody groups by changes no sum", () => {
     const p = plan('sum by (level, detected_level) (count_over_time({app="x"} |= "e" | drop __error__ [1m]))')!;
-    expect(p.logsql).toBe('{app="x"} _msg:~"e" | stats by (_time:60000000000ns offset 1ns, level, detected_level) count() as __v');
+    expect(p.logsql).toBe(
+      '{app="x"} _msg:~"e" | stats by (_time:60000000000ns offset 1ns, level, detected_level) count() as __v',
+    );
     expect(plan('sum by (pod) (count_over_time({app="x"} | drop pod [1m]))')).toBeUndefined();
     expect(plan('sum(count_over_time({app="x"} | drop pod="a" [1m]))')).toBeUndefined();
   });

@@ -19,7 +19,9 @@ function goldenFor(id: string): Answer {
 async function ask(c: CompatCase): Promise<Answer> {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(c.params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
-  const res = await (exports as unknown as { default: Fetcher }).default.fetch(new Request(`http://loki.test${c.path}?${qs}`, { headers: c.headers }));
+  const res = await (exports as unknown as { default: Fetcher }).default.fetch(
+    new Request(`http://loki.test${c.path}?${qs}`, { headers: c.headers }),
+  );
   const text = await res.text();
   try {
     return { status: res.status, json: JSON.parse(text) };

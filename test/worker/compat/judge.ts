@@ -94,7 +94,9 @@ function judgeMetric(g: any, t: any): string | undefined {
   if (rt === "scalar") {
     const [gt, gv] = g.data.result;
     const [tt, tv] = t.data.result;
-    return Number(gt) === Number(tt) && close(num(gv), num(tv)) ? undefined : `scalar ${JSON.stringify(t.data.result)} != ${JSON.stringify(g.data.result)}`;
+    return Number(gt) === Number(tt) && close(num(gv), num(tv))
+      ? undefined
+      : `scalar ${JSON.stringify(t.data.result)} != ${JSON.stringify(g.data.result)}`;
   }
   const key = rt === "matrix" ? "values" : "value";
   const a = seriesMap(g, key);
@@ -106,7 +108,8 @@ function judgeMetric(g: any, t: any): string | undefined {
     const pb = b.get(k)!;
     const ta = pa.map((p) => p[0]).join(",");
     const tb = pb.map((p) => p[0]).join(",");
-    if (ta !== tb) return `timestamps differ for ${k}: ${pb.length} vs ${pa.length} points; got ${JSON.stringify(pb.slice(0, 2))} want ${JSON.stringify(pa.slice(0, 2))}`;
+    if (ta !== tb)
+      return `timestamps differ for ${k}: ${pb.length} vs ${pa.length} points; got ${JSON.stringify(pb.slice(0, 2))} want ${JSON.stringify(pa.slice(0, 2))}`;
     for (let i = 0; i < pa.length; i++) {
       if (!close(pa[i]![1], pb[i]![1])) return `value at ${pa[i]![0]} for ${k}: ${pb[i]![1]} != ${pa[i]![1]}`;
     }
@@ -118,7 +121,10 @@ function seriesMap(j: any, key: "values" | "value"): Map<string, [number, number
   const m = new Map<string, [number, number][]>();
   for (const s of j.data.result) {
     const pts = key === "values" ? s.values : [s.value];
-    m.set(labelKey(s.metric), pts.map((p: any[]) => [num(p[0]), num(p[1])]));
+    m.set(
+      labelKey(s.metric),
+      pts.map((p: any[]) => [num(p[0]), num(p[1])]),
+    );
   }
   return m;
 }
@@ -128,8 +134,10 @@ function judgeIndexStats(g: any, t: any): string | undefined {
     if (!Number.isInteger(t[f]) || t[f] < 0) return `${f} missing or not a count: ${JSON.stringify(t[f])}`;
   }
   if (g.entries) {
-    if (!(0.5 * g.entries <= t.entries && t.entries <= 1.5 * g.entries)) return `entries ${t.entries} not within 50% of ${g.entries}`;
-    if (!(0.5 * g.bytes <= t.bytes && t.bytes <= 2 * g.bytes)) return `bytes ${t.bytes} not within -50%/+100% of ${g.bytes}`;
+    if (!(0.5 * g.entries <= t.entries && t.entries <= 1.5 * g.entries))
+      return `entries ${t.entries} not within 50% of ${g.entries}`;
+    if (!(0.5 * g.bytes <= t.bytes && t.bytes <= 2 * g.bytes))
+      return `bytes ${t.bytes} not within -50%/+100% of ${g.bytes}`;
   }
   return undefined;
 }
@@ -151,7 +159,11 @@ function labelKey(labels: Record<string, string> | undefined): string {
 }
 
 function labelKeyDeep(o: Record<string, Record<string, string>>): string {
-  return JSON.stringify(Object.keys(o).sort().map((k) => [k, labelKey(o[k])]));
+  return JSON.stringify(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, labelKey(o[k])]),
+  );
 }
 
 function num(v: unknown): number {

@@ -46,7 +46,9 @@ export async function evaluateRangeAggregation(
 ): Promise<StepVectors> {
   if (expr.op === "absent_over_time") return absentOverTime(expr, grid, samples);
   const kind = foldKindOf(expr.op, expr.range.unwrap !== undefined);
-  return kind ? foldOverTime(expr, kind, grid, samples, outerGrouping) : pointsOverTime(expr, grid, samples, outerGrouping);
+  return kind
+    ? foldOverTime(expr, kind, grid, samples, outerGrouping)
+    : pointsOverTime(expr, grid, samples, outerGrouping);
 }
 
 /** The label set a sample is aggregated under; error samples keep every label so the error surfaces. */
@@ -73,29 +75,31 @@ async function foldOverTime(
 ): Promise<StepVectors> {
   const w = windowOf(expr);
   const series = new Map<string, FoldSeries>();
-  for await (const batch of samples) for (const sample of batch) {
-    const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
-    if (!covered) continue;
-    const labels = seriesLabelsOf(sample, expr, outer);
-    const key = labelsKey(labels);
-    let s = series.get(key);
-    if (!s) {
-      s = { labels, windows: new Map() };
-      series.set(key, s);
-    }
-    for (let k = covered[0]; k <= covered[1]; k++) {
-      let acc = s.windows.get(k);
-      if (!acc) {
-        acc = new WindowAcc();
-        s.windows.set(k, acc);
+  for await (const batch of samples)
+    for (const sample of batch) {
+      const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
+      if (!covered) continue;
+      const labels = seriesLabelsOf(sample, expr, outer);
+      const key = labelsKey(labels);
+      let s = series.get(key);
+      if (!s) {
+        s = { labels, windows: new Map() };
+        series.set(key, s);
       }
-      acc.add(kind, sample.ts, sample.value);
+      for (let k = covered[0]; k <= covered[1]; k++) {
+        let acc = s.windows.get(k);
+        if (!acc) {
+          acc = new WindowAcc();
+          s.windows.set(k, acc);
+        }
+        acc.add(kind, sample.ts, sample.value);
+      }
     }
-  }
   const rangeSeconds = Number(w.range) / 1e9;
   const out = emptySteps(grid.count);
   for (const s of sortedSeries(series)) {
-    for (const [k, acc] of s.windows) out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
+    for (const [k, acc] of s.windows)
+      out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
   }
   return out;
 }
@@ -114,18 +118,19 @@ async function pointsOverTime(
 ): Promise<StepVectors> {
   const w = windowOf(expr);
   const series = new Map<string, PointSeries>();
-  for await (const batch of samples) for (const sample of batch) {
-    if (!stepsCovering(grid, sample.ts, w.range, w.offset)) continue;
-    const labels = seriesLabelsOf(sample, expr, outer);
-    const key = labelsKey(labels);
-    let s = series.get(key);
-    if (!s) {
-      s = { labels, ts: [], vs: [] };
-      series.set(key, s);
+  for await (const batch of samples)
+    for (const sample of batch) {
+      if (!stepsCovering(grid, sample.ts, w.range, w.offset)) continue;
+      const labels = seriesLabelsOf(sample, expr, outer);
+      const key = labelsKey(labels);
+      let s = series.get(key);
+      if (!s) {
+        s = { labels, ts: [], vs: [] };
+        series.set(key, s);
+      }
+      s.ts.push(sample.ts);
+      s.vs.push(sample.value);
     }
-    s.ts.push(sample.ts);
-    s.vs.push(sample.value);
-  }
   const windowValue = pointsFunction(expr);
   const out = emptySteps(grid.count);
   for (const s of sortedSeries(series)) {
@@ -176,13 +181,14 @@ function pointsFunction(expr: RangeAggregationExpr): PointsFunction {
 async function absentOverTime(expr: RangeAggregationExpr, grid: StepGrid, samples: SampleStream): Promise<StepVectors> {
   const w = windowOf(expr);
   const coverage = new Int32Array(grid.count + 1);
-  for await (const batch of samples) for (const sample of batch) {
-    const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
-    if (!covered) continue;
-    if (isErrorSeries(sample.labels)) throw new PipelineError(sample.labels);
-    coverage[covered[0]]!++;
-    coverage[covered[1] + 1]!--;
-  }
+  for await (const batch of samples)
+    for (const sample of batch) {
+      const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
+      if (!covered) continue;
+      if (isErrorSeries(sample.labels)) throw new PipelineError(sample.labels);
+      coverage[covered[0]]!++;
+      coverage[covered[1] + 1]!--;
+    }
   const labels = absentLabels(expr);
   const out = emptySteps(grid.count);
   let present = 0;

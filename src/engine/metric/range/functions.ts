@@ -11,7 +11,9 @@ export function quantile(phi: number, values: number[]): number {
   if (values.length === 0) return NaN;
   if (phi < 0) return -Infinity;
   if (phi > 1) return Infinity;
-  values.sort((a, b) => (Number.isNaN(a) ? (Number.isNaN(b) ? 0 : -1) : Number.isNaN(b) ? 1 : a < b ? -1 : a > b ? 1 : 0));
+  values.sort((a, b) =>
+    Number.isNaN(a) ? (Number.isNaN(b) ? 0 : -1) : Number.isNaN(b) ? 1 : a < b ? -1 : a > b ? 1 : 0,
+  );
   const n = values.length;
   const rank = phi * (n - 1);
   const lower = Math.max(0, Math.floor(rank));

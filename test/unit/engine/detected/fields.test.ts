@@ -18,9 +18,13 @@ const prod = { app: "shop", env: "prod" };
 const ENTRIES: LogEntry[] = [
   entry({ app: "shop", env: "test" }, "GET /index.html"),
   entry(dev, '{"level":"warn","status":404,"user":{"id":8},"latency":0.5}', { trace_id: "b2", detected_level: "warn" }),
-  entry(dev, '{"level":"info","status":200,"user":{"id":7,"name":"ann"},"user-agent":"curl","app":"x"}', { trace_id: "b1" }),
+  entry(dev, '{"level":"info","status":200,"user":{"id":7,"name":"ann"},"user-agent":"curl","app":"x"}', {
+    trace_id: "b1",
+  }),
   entry(prod, "level=error msg=failed status=500 duration=2s size=10KB ok=false ratio=1", { trace_id: "a2" }),
-  entry(prod, 'level=info msg="order placed" status=200 duration=15ms size=1.5KiB ok=true ratio=0.25', { trace_id: "a1" }),
+  entry(prod, 'level=info msg="order placed" status=200 duration=15ms size=1.5KiB ok=true ratio=0.25', {
+    trace_id: "a1",
+  }),
 ];
 
 function collect(entries: LogEntry[], limit = 1000): DetectedField[] {
@@ -61,13 +65,17 @@ describe("detected fields", () => {
   });
 
   it("reports labels the query's own parsers extracted, under the parser detection used, never error labels", () => {
-    const fields = collect([entry({ app: "a" }, "plain words", {}, { code: "E1", __error__: "JSONParserErr", __error_details__: "x" })]);
+    const fields = collect([
+      entry({ app: "a" }, "plain words", {}, { code: "E1", __error__: "JSONParserErr", __error_details__: "x" }),
+    ]);
     expect(fields).toEqual([{ label: "code", type: "string", cardinality: 1, parsers: ["logfmt"] }]);
   });
 
   it("keeps the json path first met when one label comes from differently nested keys", () => {
     const fields = collect([entry({ app: "a" }, '{"user_id":"u1"}'), entry({ app: "a" }, '{"user":{"id":2}}')]);
-    expect(fields).toEqual([{ label: "user_id", type: "int", cardinality: 2, parsers: ["json"], jsonPath: ["user_id"] }]);
+    expect(fields).toEqual([
+      { label: "user_id", type: "int", cardinality: 2, parsers: ["json"], jsonPath: ["user_id"] },
+    ]);
   });
 
   it("falls back to logfmt for lines that are not one JSON object, stream collisions included", () => {

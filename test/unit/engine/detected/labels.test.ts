@@ -24,7 +24,8 @@ describe("which stream labels /detected_labels reports", () => {
   });
 
   it("always keeps Loki's static labels, whatever their values", () => {
-    for (const name of ["cluster", "namespace", "instance", "pod"]) expect(keepDetectedLabel(name, ["1", "2", "3"])).toBe(true);
+    for (const name of ["cluster", "namespace", "instance", "pod"])
+      expect(keepDetectedLabel(name, ["1", "2", "3"])).toBe(true);
   });
 
   it("drops labels without values and internal labels", () => {

@@ -48,11 +48,17 @@ describe("vector and vector", () => {
   const lhs = [s({ app: "x", ns: "p" }, 10), s({ app: "y", ns: "p" }, 20), s({ app: "z", ns: "p" }, 30)];
   const rhs = [s({ app: "x", ns: "p" }, 2), s({ app: "y", ns: "p" }, 40)];
   it("matches one-to-one on the full label set and drops unmatched samples", () => {
-    expect(betweenVectors("/", false, undefined, lhs, rhs)).toEqual([s({ app: "x", ns: "p" }, 5), s({ app: "y", ns: "p" }, 0.5)]);
+    expect(betweenVectors("/", false, undefined, lhs, rhs)).toEqual([
+      s({ app: "x", ns: "p" }, 5),
+      s({ app: "y", ns: "p" }, 0.5),
+    ]);
   });
   it("filters with comparisons keeping the left value, or 0/1 with bool", () => {
     expect(betweenVectors(">", false, undefined, lhs, rhs)).toEqual([s({ app: "x", ns: "p" }, 10)]);
-    expect(betweenVectors(">", true, undefined, lhs, rhs)).toEqual([s({ app: "x", ns: "p" }, 1), s({ app: "y", ns: "p" }, 0)]);
+    expect(betweenVectors(">", true, undefined, lhs, rhs)).toEqual([
+      s({ app: "x", ns: "p" }, 1),
+      s({ app: "y", ns: "p" }, 0),
+    ]);
   });
   it("on (...) keeps only the listed labels; ignoring (...) drops them", () => {
     const other = [s({ app: "x", ns: "s" }, 5)];

@@ -13,7 +13,11 @@ describe("literals and vector()", () => {
     // (2 + 3) * 4 ^ 2 / 8 = 10; 2 > bool 1 = 1 (inst-scalar-arith, inst-cmp-bool-scalar).
     const e = bin("/", bin("*", bin("+", lit(2), lit(3)), bin("^", lit(4), lit(2))), lit(8));
     expect(await evaluateMetric(e, instantQ, none)).toEqual({ type: "scalar", t: 120n * SEC, v: 10 });
-    expect(await evaluateMetric(bin(">", lit(2), lit(1), { bool: true }), instantQ, none)).toEqual({ type: "scalar", t: 120n * SEC, v: 1 });
+    expect(await evaluateMetric(bin(">", lit(2), lit(1), { bool: true }), instantQ, none)).toEqual({
+      type: "scalar",
+      t: 120n * SEC,
+      v: 1,
+    });
   });
   it("a literal-only range query is one label-less series at every step", async () => {
     expect(await evaluateMetric(lit(7), rangeQ, none)).toEqual({
@@ -22,30 +26,55 @@ describe("literals and vector()", () => {
     });
   });
   it("vector(N) is a label-less vector at every step", async () => {
-    expect(await evaluateMetric(vec(42), instantQ, none)).toEqual({ type: "vector", t: 120n * SEC, samples: [{ labels: {}, v: 42 }] });
+    expect(await evaluateMetric(vec(42), instantQ, none)).toEqual({
+      type: "vector",
+      t: 120n * SEC,
+      samples: [{ labels: {}, v: 42 }],
+    });
     const r = await evaluateMetric(bin("+", vec(1), vec(1)), instantQ, none);
     expect(r).toEqual({ type: "vector", t: 120n * SEC, samples: [{ labels: {}, v: 2 }] });
   });
   it("`or vector(0)` fills steps where the left side is empty", async () => {
     const src = labelSource([sample(100, 1, { app: "a" })]);
     // count over (t − 60 s, t]: t=60 → 0 samples, t=120 → 1, t=180 → 0.
-    const r = await evaluateMetric(bin("or", agg("sum", range("count_over_time", 'app="a"', "60s")), vec(0)), rangeQ, src);
+    const r = await evaluateMetric(
+      bin("or", agg("sum", range("count_over_time", 'app="a"', "60s")), vec(0)),
+      rangeQ,
+      src,
+    );
     expect(r).toEqual({
       type: "matrix",
-      series: [{ labels: {}, points: [{ t: 60n * SEC, v: 0 }, { t: 120n * SEC, v: 1 }, { t: 180n * SEC, v: 0 }] }],
+      series: [
+        {
+          labels: {},
+          points: [
+            { t: 60n * SEC, v: 0 },
+            { t: 120n * SEC, v: 1 },
+            { t: 180n * SEC, v: 0 },
+          ],
+        },
+      ],
     });
   });
 });
 
 describe("result shape", () => {
-  const many = (n: number) => Array.from({ length: n }, (_, i) => sample(100, i, { app: "a", pod: `p${String(i).padStart(3, "0")}` }));
+  const many = (n: number) =>
+    Array.from({ length: n }, (_, i) => sample(100, i, { app: "a", pod: `p${String(i).padStart(3, "0")}` }));
   it("orders instant vectors by labels unless the query sorts by value", async () => {
-    const src = labelSource([sample(100, 1, { app: "a", pod: "z" }), sample(100, 1, { app: "a", pod: "z" }), sample(100, 1, { app: "a", pod: "b" })]);
+    const src = labelSource([
+      sample(100, 1, { app: "a", pod: "z" }),
+      sample(100, 1, { app: "a", pod: "z" }),
+      sample(100, 1, { app: "a", pod: "b" }),
+    ]);
     const counts = range("count_over_time", 'app="a"', "60s");
     const plain = await evaluateMetric(agg("sum", counts, by("pod")), instantQ, src);
     expect(plain.type === "vector" && plain.samples.map((s) => s.labels.pod)).toEqual(["b", "z"]);
     const sorted = await evaluateMetric(agg("sort_desc", agg("sum", counts, by("pod"))), instantQ, src);
-    expect(sorted.type === "vector" && sorted.samples.map((s) => [s.labels.pod, s.v])).toEqual([["z", 2], ["b", 1]]);
+    expect(sorted.type === "vector" && sorted.samples.map((s) => [s.labels.pod, s.v])).toEqual([
+      ["z", 2],
+      ["b", 1],
+    ]);
   });
   it("throws Loki's series-limit error above max_query_series", async () => {
     const e = range("count_over_time", 'app="a"', "60s");
@@ -61,9 +90,23 @@ describe("result shape", () => {
   });
   it("sorts matrix series by labels and keeps per-step topk", async () => {
     // a: 3 then 1; b: 2 then 2 → topk(1) picks a at t=120, b at t=180.
-    const s = [sample(70, 1, { app: "a" }), sample(80, 1, { app: "a" }), sample(90, 1, { app: "a" }), sample(150, 1, { app: "a" })];
-    const t = [sample(100, 1, { app: "b" }), sample(110, 1, { app: "b" }), sample(130, 1, { app: "b" }), sample(170, 1, { app: "b" })];
-    const r = await evaluateMetric(agg("topk", range("count_over_time", 'app=~"a|b"', "60s"), by(), 1), rangeQ, labelSource([...s, ...t]));
+    const s = [
+      sample(70, 1, { app: "a" }),
+      sample(80, 1, { app: "a" }),
+      sample(90, 1, { app: "a" }),
+      sample(150, 1, { app: "a" }),
+    ];
+    const t = [
+      sample(100, 1, { app: "b" }),
+      sample(110, 1, { app: "b" }),
+      sample(130, 1, { app: "b" }),
+      sample(170, 1, { app: "b" }),
+    ];
+    const r = await evaluateMetric(
+      agg("topk", range("count_over_time", 'app=~"a|b"', "60s"), by(), 1),
+      rangeQ,
+      labelSource([...s, ...t]),
+    );
     expect(r).toEqual({
       type: "matrix",
       series: [
@@ -73,9 +116,9 @@ describe("result shape", () => {
     });
   });
   it("refuses approx_topk on range queries", async () => {
-    await expect(evaluateMetric(agg("approx_topk", range("count_over_time", 'app="a"', "60s"), undefined, 1), rangeQ, none)).rejects.toBeInstanceOf(
-      MetricEvalError,
-    );
+    await expect(
+      evaluateMetric(agg("approx_topk", range("count_over_time", 'app="a"', "60s"), undefined, 1), rangeQ, none),
+    ).rejects.toBeInstanceOf(MetricEvalError);
   });
 });
 
@@ -83,16 +126,29 @@ describe("push-down", () => {
   it("uses a subtree the source computes and does not ask for its samples", async () => {
     const asked: string[] = [];
     const source: SampleSource = {
+      // biome-ignore lint/correctness/useYield: a source with no samples; the test asserts it is never asked
       async *samples(expr) {
         asked.push(expr.op);
       },
       async pushdown(expr) {
         if (expr.kind !== "VectorAggregation") return undefined;
         const labels: Labels = { app: "x" };
-        return [{ labels, points: [{ t: 120n * SEC, v: 5 }, { t: 121n * SEC, v: 99 }] }];
+        return [
+          {
+            labels,
+            points: [
+              { t: 120n * SEC, v: 5 },
+              { t: 121n * SEC, v: 99 },
+            ],
+          },
+        ];
       },
     };
-    const r = await evaluateMetric(bin("*", agg("sum", range("count_over_time", 'app="x"', "60s"), by("app")), lit(2)), rangeQ, source);
+    const r = await evaluateMetric(
+      bin("*", agg("sum", range("count_over_time", 'app="x"', "60s"), by("app")), lit(2)),
+      rangeQ,
+      source,
+    );
     // The off-grid point (121 s) is ignored; 5 · 2 = 10.
     expect(r).toEqual({ type: "matrix", series: [{ labels: { app: "x" }, points: [{ t: 120n * SEC, v: 10 }] }] });
     expect(asked).toEqual([]);

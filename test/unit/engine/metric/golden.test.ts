@@ -11,7 +11,14 @@ import { evaluateMetric, type MetricQuery, type SampleSource } from "../../../..
 import { compileGoRegex } from "../../../../src/logql/regex";
 import type { LineFilterStage, RangeAggregationExpr, SampleExpr } from "../../../../src/logql/ast";
 import type { ExtractedSample, Labels, LogRow, MetricResult } from "../../../../src/engine/types";
-import { type CompatCase, type DatasetStream, compatAvailable, loadCases, loadDataset, loadGolden } from "./support/compat";
+import {
+  type CompatCase,
+  type DatasetStream,
+  compatAvailable,
+  loadCases,
+  loadDataset,
+  loadGolden,
+} from "./support/compat";
 import { HAND_ASTS } from "./support/hand-asts";
 import { miniExtractor } from "./support/mini-pipeline";
 
@@ -34,7 +41,10 @@ async function loadExtractor(): Promise<Extractor | undefined> {
   try {
     const mod = (await import(/* @vite-ignore */ "../../../../src/engine/pipeline" + "")) as Record<string, unknown>;
     const compile = mod.compileSampleExtractor as
-      | ((range: RangeAggregationExpr["range"], op: RangeAggregationExpr["op"]) => { process(row: LogRow): ExtractedSample | null })
+      | ((
+          range: RangeAggregationExpr["range"],
+          op: RangeAggregationExpr["op"],
+        ) => { process(row: LogRow): ExtractedSample | null })
       | undefined;
     if (typeof compile !== "function") return undefined;
     return (expr) => {
@@ -172,13 +182,19 @@ function diff(ours: MetricResult, golden: { resultType: string; result: unknown 
   }
   const expected = new Map<string, Array<[number, string]>>();
   if (golden.resultType === "matrix") {
-    for (const s of golden.result as Array<{ metric: Labels; values: Array<[number, string]> }>) expected.set(key(s.metric), s.values);
+    for (const s of golden.result as Array<{ metric: Labels; values: Array<[number, string]> }>)
+      expected.set(key(s.metric), s.values);
   } else {
-    for (const s of golden.result as Array<{ metric: Labels; value: [number, string] }>) expected.set(key(s.metric), [s.value]);
+    for (const s of golden.result as Array<{ metric: Labels; value: [number, string] }>)
+      expected.set(key(s.metric), [s.value]);
   }
   const actual = new Map<string, Array<[number, number]>>();
   if (ours.type === "matrix") {
-    for (const s of ours.series) actual.set(key(s.labels), s.points.map((p) => [Number(p.t) / 1e9, p.v]));
+    for (const s of ours.series)
+      actual.set(
+        key(s.labels),
+        s.points.map((p) => [Number(p.t) / 1e9, p.v]),
+      );
   } else {
     for (const s of ours.samples) actual.set(key(s.labels), [[Number(ours.t) / 1e9, s.v]]);
   }
@@ -246,7 +262,9 @@ describe.skipIf(!compatAvailable())("metric evaluator against Loki's golden answ
     console.log(
       `metric golden: ${matched.length} matched, ${Object.keys(failures).length} failed, ${unchecked.length} unchecked of ${metricCases.length}` +
         (parse ? "" : " (hand-written ASTs: parser not available)") +
-        (extractor ? " (pipeline's compileSampleExtractor)" : " (test mini pipeline: compileSampleExtractor not available)") +
+        (extractor
+          ? " (pipeline's compileSampleExtractor)"
+          : " (test mini pipeline: compileSampleExtractor not available)") +
         (unchecked.length ? `\n  unchecked: ${unchecked.join(", ")}` : ""),
     );
     expect(failures).toEqual({});

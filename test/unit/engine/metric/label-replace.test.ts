@@ -11,14 +11,18 @@ const replace = (dst: string, replacement: string, src: string, regex: string) =
 describe("label_replace", () => {
   it("sets dst from the anchored match (range-label-replace's shape)", () => {
     const f = replace("short", "$1", "pod", "auth-([a-f0-9]+)-.*");
-    expect(f([{ labels: { pod: "auth-3f2a-1" }, v: 1 }])).toEqual([{ labels: { pod: "auth-3f2a-1", short: "3f2a" }, v: 1 }]);
+    expect(f([{ labels: { pod: "auth-3f2a-1" }, v: 1 }])).toEqual([
+      { labels: { pod: "auth-3f2a-1", short: "3f2a" }, v: 1 },
+    ]);
   });
   it("leaves the series unchanged when the regex does not match the whole value", () => {
     const f = replace("x", "y", "app", "zzz");
     expect(f([{ labels: { app: "zzz1" }, v: 2 }])).toEqual([{ labels: { app: "zzz1" }, v: 2 }]);
   });
   it("removes dst when the expansion is empty, and matches a missing src as the empty string", () => {
-    expect(replace("app", "", "app", ".*")([{ labels: { app: "a", b: "c" }, v: 1 }])).toEqual([{ labels: { b: "c" }, v: 1 }]);
+    expect(replace("app", "", "app", ".*")([{ labels: { app: "a", b: "c" }, v: 1 }])).toEqual([
+      { labels: { b: "c" }, v: 1 },
+    ]);
     expect(replace("new", "was-empty", "missing", "")([{ labels: { b: "c" }, v: 1 }])).toEqual([
       { labels: { b: "c", new: "was-empty" }, v: 1 },
     ]);

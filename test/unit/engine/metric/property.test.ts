@@ -6,7 +6,15 @@ import { range } from "./support/ast";
 import { labelSource, sample } from "./support/memory-source";
 
 /** Brute force straight from the definition: points at start + k·step, window (t − range, t]. */
-function bruteForce(times: number[], values: number[], start: number, end: number, step: number, win: number, fold: (vs: number[]) => number) {
+function bruteForce(
+  times: number[],
+  values: number[],
+  start: number,
+  end: number,
+  step: number,
+  win: number,
+  fold: (vs: number[]) => number,
+) {
   const out: Array<[number, number]> = [];
   for (let t = start; t <= end; t += step) {
     const vs = values.filter((_, i) => times[i]! > t - win && times[i]! <= t);
@@ -32,14 +40,25 @@ describe("sliding windows (property)", () => {
         const end = s0 + span * step;
         const values = times.map((t, i) => (t % 7) + i);
         const samples = times.map((t, i) => sample(t, values[i]!, { app: "a" }));
-        const q = { start: BigInt(s0) * 1_000_000_000n, end: BigInt(end) * 1_000_000_000n, step: BigInt(step) * 1_000_000_000n, instant: false };
+        const q = {
+          start: BigInt(s0) * 1_000_000_000n,
+          end: BigInt(end) * 1_000_000_000n,
+          step: BigInt(step) * 1_000_000_000n,
+          instant: false,
+        };
         const toPairs = (r: Awaited<ReturnType<typeof evaluateMetric>>) =>
           r.type === "matrix" ? (r.series[0]?.points ?? []).map((p) => [Number(p.t / 1_000_000_000n), p.v]) : [];
         const count = await evaluateMetric(range("count_over_time", 'app="a"', `${win}s`), q, labelSource(samples));
         expect(toPairs(count)).toEqual(bruteForce(times, values, s0, end, step, win, (vs) => vs.length));
         const sum = await evaluateMetric(range("sum_over_time", 'app="a"', `${win}s`), q, labelSource(samples));
-        expect(toPairs(sum)).toEqual(bruteForce(times, values, s0, end, step, win, (vs) => vs.reduce((a, b) => a + b, 0)));
-        const q90 = await evaluateMetric(range("quantile_over_time", 'app="a"', `${win}s`, { param: 0.9 }), q, labelSource(samples));
+        expect(toPairs(sum)).toEqual(
+          bruteForce(times, values, s0, end, step, win, (vs) => vs.reduce((a, b) => a + b, 0)),
+        );
+        const q90 = await evaluateMetric(
+          range("quantile_over_time", 'app="a"', `${win}s`, { param: 0.9 }),
+          q,
+          labelSource(samples),
+        );
         expect(toPairs(q90)).toEqual(bruteForce(times, values, s0, end, step, win, (vs) => quantile(0.9, [...vs])));
       }),
       { numRuns: 200 },
@@ -47,15 +66,19 @@ describe("sliding windows (property)", () => {
   });
   it("quantile lies between min and max and hits them at φ = 0 and 1", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ noNaN: true, min: -1e6, max: 1e6 }), { minLength: 1 }), fc.double({ min: 0, max: 1, noNaN: true }), (vs, phi) => {
-        const q = quantile(phi, [...vs]);
-        expect(q).toBeGreaterThanOrEqual(Math.min(...vs) - 1e-9);
-        expect(q).toBeLessThanOrEqual(Math.max(...vs) + 1e-9);
-        // `===`, not Object.is: the sign of a zero is not an order question (Go's sort keeps 0 and
-        // -0 in input order, JS's Math.min prefers -0).
-        expect(quantile(0, [...vs]) === Math.min(...vs)).toBe(true);
-        expect(quantile(1, [...vs]) === Math.max(...vs)).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.double({ noNaN: true, min: -1e6, max: 1e6 }), { minLength: 1 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (vs, phi) => {
+          const q = quantile(phi, [...vs]);
+          expect(q).toBeGreaterThanOrEqual(Math.min(...vs) - 1e-9);
+          expect(q).toBeLessThanOrEqual(Math.max(...vs) + 1e-9);
+          // `===`, not Object.is: the sign of a zero is not an order question (Go's sort keeps 0 and
+          // -0 in input order, JS's Math.min prefers -0).
+          expect(quantile(0, [...vs]) === Math.min(...vs)).toBe(true);
+          expect(quantile(1, [...vs]) === Math.max(...vs)).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { LabelFilterExpr, LogRangeExpr, PipelineStage, RangeAggregationOp, Unwrap } from "../../../../src/logql/ast";
+import type {
+  LabelFilterExpr,
+  LogRangeExpr,
+  PipelineStage,
+  RangeAggregationOp,
+  Unwrap,
+} from "../../../../src/logql/ast";
 import type { LogRow } from "../../../../src/engine/types";
 import { compileSampleExtractor, utf8ByteLength } from "../../../../src/engine/pipeline";
 
@@ -8,13 +14,25 @@ const row = (line: string): LogRow => ({ ts: 5n, line, stream, metadata: { tenan
 const logfmt: PipelineStage = { kind: "LogfmtParser", strict: false, keepEmpty: false, params: [] };
 
 function range(pipeline: PipelineStage[], unwrap?: Unwrap): LogRangeExpr {
-  return { kind: "LogRange", selector: { kind: "LogSelector", matchers: [], pipeline }, unwrap, range: 60e9, offset: 0, rangeText: "1m" };
+  return {
+    kind: "LogRange",
+    selector: { kind: "LogSelector", matchers: [], pipeline },
+    unwrap,
+    range: 60e9,
+    offset: 0,
+    rangeText: "1m",
+  };
 }
-const extract = (op: RangeAggregationOp, r: LogRangeExpr, line: string) => compileSampleExtractor(r, op).process(row(line));
+const extract = (op: RangeAggregationOp, r: LogRangeExpr, line: string) =>
+  compileSampleExtractor(r, op).process(row(line));
 
 describe("sample extraction", () => {
   it("counts 1 per entry with the full label set", () => {
-    expect(extract("count_over_time", range([logfmt]), "a=1")).toEqual({ ts: 5n, value: 1, labels: { app: "w", tenant: "t", a: "1" } });
+    expect(extract("count_over_time", range([logfmt]), "a=1")).toEqual({
+      ts: 5n,
+      value: 1,
+      labels: { app: "w", tenant: "t", a: "1" },
+    });
   });
   it("bytes are UTF-8 bytes of the final line", () => {
     expect(utf8ByteLength("a\u00e9\u65e5\u{1F600}")).toBe(1 + 2 + 3 + 4);
@@ -25,7 +43,11 @@ describe("sample extraction", () => {
     expect(s).toEqual({ ts: 5n, value: 2.5, labels: { app: "w", tenant: "t", k: "v" } });
   });
   it("converts durations to seconds and bytes to bytes", () => {
-    const d = extract("avg_over_time", range([logfmt], { label: "d", conversion: "duration", postFilters: [] }), "d=1m30s");
+    const d = extract(
+      "avg_over_time",
+      range([logfmt], { label: "d", conversion: "duration", postFilters: [] }),
+      "d=1m30s",
+    );
     expect(d!.value).toBe(90);
     const b = extract("max_over_time", range([logfmt], { label: "s", conversion: "bytes", postFilters: [] }), "s=2KiB");
     expect(b!.value).toBe(2048);
@@ -33,7 +55,13 @@ describe("sample extraction", () => {
   it("skips entries without the label or with an empty value", () => {
     const r = range([logfmt], { label: "n", conversion: "", postFilters: [] });
     expect(extract("sum_over_time", r, "k=v")).toBeNull();
-    expect(extract("sum_over_time", range([{ ...logfmt, keepEmpty: true } as PipelineStage], { label: "n", conversion: "", postFilters: [] }), "n=")).toBeNull();
+    expect(
+      extract(
+        "sum_over_time",
+        range([{ ...logfmt, keepEmpty: true } as PipelineStage], { label: "n", conversion: "", postFilters: [] }),
+        "n=",
+      ),
+    ).toBeNull();
   });
   it("marks conversion failures, keeping the label, and lets post filters drop them", () => {
     const r = range([logfmt], { label: "n", conversion: "", postFilters: [] });
@@ -49,6 +77,8 @@ describe("sample extraction", () => {
       },
     });
     const noErr: LabelFilterExpr = { type: "string", name: "__error__", op: "=", value: "" };
-    expect(extract("sum_over_time", range([logfmt], { label: "n", conversion: "", postFilters: [noErr] }), "n=12ms")).toBeNull();
+    expect(
+      extract("sum_over_time", range([logfmt], { label: "n", conversion: "", postFilters: [noErr] }), "n=12ms"),
+    ).toBeNull();
   });
 });

@@ -51,11 +51,20 @@ describe.skipIf(!templateReady)("line_format and label_format", () => {
 
 const goldenIds: Record<string, [Matcher[], PipelineStage[]]> = {
   "log-line-format": [
-    [{ name: "app", op: "=", value: "api-gateway" }, { name: "namespace", op: "=", value: "prod" }],
-    [{ kind: "JsonParser", params: [] }, { kind: "LineFormat", template: "{{.level}} {{.method}} {{.path}} took {{.latency_ms}}ms" }],
+    [
+      { name: "app", op: "=", value: "api-gateway" },
+      { name: "namespace", op: "=", value: "prod" },
+    ],
+    [
+      { kind: "JsonParser", params: [] },
+      { kind: "LineFormat", template: "{{.level}} {{.method}} {{.path}} took {{.latency_ms}}ms" },
+    ],
   ],
   "log-line-format-line": [
-    [{ name: "app", op: "=", value: "nginx" }, { name: "namespace", op: "=", value: "prod" }],
+    [
+      { name: "app", op: "=", value: "nginx" },
+      { name: "namespace", op: "=", value: "prod" },
+    ],
     [{ kind: "LineFormat", template: "{{ __line__ | trunc 20 }}" }],
   ],
   "log-line-filter-after-format": [
@@ -68,7 +77,11 @@ const goldenIds: Record<string, [Matcher[], PipelineStage[]]> = {
   ],
   "log-label-format-template": [
     [{ name: "app", op: "=", value: "worker" }],
-    [logfmt, { kind: "LabelFormat", ops: [{ dst: "summary", src: "{{.job}}/{{.ok}}", isTemplate: true }] }, { kind: "Keep", items: [{ name: "summary" }] }],
+    [
+      logfmt,
+      { kind: "LabelFormat", ops: [{ dst: "summary", src: "{{.job}}/{{.ok}}", isTemplate: true }] },
+      { kind: "Keep", items: [{ name: "summary" }] },
+    ],
   ],
 };
 

@@ -23,7 +23,9 @@ export interface CompatCase {
 }
 
 export function compatAvailable(): boolean {
-  return existsSync(path.join(COMPAT_DIR, "cases.json")) && existsSync(path.join(COMPAT_DIR, "dataset-seed7.ndjson.gz"));
+  return (
+    existsSync(path.join(COMPAT_DIR, "cases.json")) && existsSync(path.join(COMPAT_DIR, "dataset-seed7.ndjson.gz"))
+  );
 }
 
 export function loadCases(): CompatCase[] {
@@ -51,11 +53,7 @@ export function loadRows(): LogRow[] {
   return rows;
 }
 
-export function matchesSelector(
-  stream: Labels,
-  matchers: Matcher[],
-  regex: (src: string) => RegExp,
-): boolean {
+export function matchesSelector(stream: Labels, matchers: Matcher[], regex: (src: string) => RegExp): boolean {
   return matchers.every((m) => {
     const v = stream[m.name] ?? "";
     switch (m.op) {
@@ -72,12 +70,17 @@ export function matchesSelector(
 }
 
 function sortedJson(l: Labels): string {
-  return JSON.stringify(Object.keys(l).sort().map((k) => [k, l[k]]));
+  return JSON.stringify(
+    Object.keys(l)
+      .sort()
+      .map((k) => [k, l[k]]),
+  );
 }
 
 /** One comparable string per entry: ts, line, full labels, and the categorized element if asked. */
 export function renderOurs(e: LogEntry, categorize: boolean): string {
-  if (!categorize) return JSON.stringify([e.ts.toString(), e.line, sortedJson({ ...e.stream, ...e.metadata, ...e.parsed })]);
+  if (!categorize)
+    return JSON.stringify([e.ts.toString(), e.line, sortedJson({ ...e.stream, ...e.metadata, ...e.parsed })]);
   const extra: Record<string, string> = {};
   if (Object.keys(e.metadata).length > 0) extra.structuredMetadata = sortedJson(e.metadata);
   if (Object.keys(e.parsed).length > 0) extra.parsed = sortedJson(e.parsed);
@@ -94,7 +97,8 @@ export function renderGolden(golden: any, categorize: boolean): string[] {
       }
       const third = (v[2] ?? {}) as { structuredMetadata?: Labels; parsed?: Labels };
       const extra: Record<string, string> = {};
-      if (third.structuredMetadata && Object.keys(third.structuredMetadata).length > 0) extra.structuredMetadata = sortedJson(third.structuredMetadata);
+      if (third.structuredMetadata && Object.keys(third.structuredMetadata).length > 0)
+        extra.structuredMetadata = sortedJson(third.structuredMetadata);
       if (third.parsed && Object.keys(third.parsed).length > 0) extra.parsed = sortedJson(third.parsed);
       out.push(JSON.stringify([v[0], v[1], sortedJson(s.stream), extra]));
     }
@@ -123,7 +127,10 @@ export function runLogQuery(spec: RunSpec, regex: (src: string) => RegExp): stri
   }
   selected.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
   if (spec.direction === "backward") selected.reverse();
-  return selected.slice(0, spec.limit).map((e) => renderOurs(e, spec.categorize)).sort();
+  return selected
+    .slice(0, spec.limit)
+    .map((e) => renderOurs(e, spec.categorize))
+    .sort();
 }
 
 export function toNs(param: string): bigint {

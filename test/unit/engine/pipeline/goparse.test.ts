@@ -17,7 +17,10 @@ describe("parseGoFloat (strconv.ParseFloat)", () => {
     expect(parseGoFloat("")).toEqual({ ok: false, error: 'strconv.ParseFloat: parsing "": invalid syntax' });
     expect(parseGoFloat("1_000").ok).toBe(false);
     expect(parseGoFloat(" 1").ok).toBe(false);
-    expect(parseGoFloat("1e400")).toEqual({ ok: false, error: 'strconv.ParseFloat: parsing "1e400": value out of range' });
+    expect(parseGoFloat("1e400")).toEqual({
+      ok: false,
+      error: 'strconv.ParseFloat: parsing "1e400": value out of range',
+    });
   });
 });
 

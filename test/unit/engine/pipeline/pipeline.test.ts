@@ -12,7 +12,11 @@ const logfmt: PipelineStage = { kind: "LogfmtParser", strict: false, keepEmpty: 
 
 describe("line filters", () => {
   const pass = (op: "|=" | "!=" | "|~" | "!~" | "|>" | "!>", values: string[], line: string) =>
-    lineFilterPredicate({ kind: "LineFilter", op, values: values.map((value) => ({ type: "string" as const, value })) })(line);
+    lineFilterPredicate({
+      kind: "LineFilter",
+      op,
+      values: values.map((value) => ({ type: "string" as const, value })),
+    })(line);
   it("treats |= text literally, not as a regex", () => {
     expect(pass("|=", ["a.b"], "a.b")).toBe(true);
     expect(pass("|=", ["a.b"], "axb")).toBe(false);
@@ -41,7 +45,15 @@ describe("reorderLineFilters", () => {
     const dec: PipelineStage = { kind: "Decolorize" };
     const status = lf({ type: "number", name: "s", op: ">", value: 1, text: "1" });
     expect(reorderLineFilters([json, f("a"), dec, f("b"), fmt, f("c"), status, logfmt, f("d")])).toEqual([
-      f("a"), f("b"), json, dec, fmt, f("c"), status, f("d"), logfmt,
+      f("a"),
+      f("b"),
+      json,
+      dec,
+      fmt,
+      f("c"),
+      status,
+      f("d"),
+      logfmt,
     ]);
   });
   it("keeps filters after unpack there", () => {
@@ -52,7 +64,10 @@ describe("reorderLineFilters", () => {
 
 describe("json parser", () => {
   it("flattens nested objects, ignores arrays and nulls, keeps number text", () => {
-    const e = run([json], row('{"a":{"b":{"c":"d"}},"n":35.0,"t":true,"arr":[1,2],"z":null,"e":"","1x":"v","k.y":"w"}'))!;
+    const e = run(
+      [json],
+      row('{"a":{"b":{"c":"d"}},"n":35.0,"t":true,"arr":[1,2],"z":null,"e":"","1x":"v","k.y":"w"}'),
+    )!;
     expect(e.parsed).toEqual({ a_b_c: "d", n: "35.0", t: "true", e: "", _1x: "v", k_y: "w" });
     expect(e.stream).toEqual(stream);
   });
@@ -146,7 +161,10 @@ describe("label filters", () => {
   it("and/or", () => {
     const a = { type: "string", name: "a", op: "=", value: "1" } as const;
     const b = { type: "string", name: "b", op: "=", value: "2" } as const;
-    expect(parsed([logfmt, lf({ type: "binary", op: "or", left: a, right: b })], "a=0 b=2")).toEqual({ a: "0", b: "2" });
+    expect(parsed([logfmt, lf({ type: "binary", op: "or", left: a, right: b })], "a=0 b=2")).toEqual({
+      a: "0",
+      b: "2",
+    });
     expect(parsed([logfmt, lf({ type: "binary", op: "and", left: a, right: b })], "a=0 b=2")).toBeNull();
   });
 });
@@ -164,7 +182,12 @@ describe("label model and shaping stages", () => {
   it("drop removes stream, metadata and parsed labels, and error labels by name or matcher", () => {
     const drop: PipelineStage = {
       kind: "Drop",
-      items: [{ name: "namespace" }, { name: "tenant" }, { name: "a", matcher: { name: "a", op: "=", value: "1" } }, { name: "__error__" }],
+      items: [
+        { name: "namespace" },
+        { name: "tenant" },
+        { name: "a", matcher: { name: "a", op: "=", value: "1" } },
+        { name: "__error__" },
+      ],
     };
     const e = run([json, drop], row("oops", { tenant: "t" }))!;
     expect(e.stream).toEqual({ app: "api", job: "prod/api" });
@@ -208,7 +231,16 @@ describe("a pipeline with no stages", () => {
   it("gives the labels builder's answer for any metadata (property)", async () => {
     const fc = (await import("fast-check")).default;
     const { StageRunner } = await import("../../../../src/engine/pipeline/pipeline");
-    const key = fc.constantFrom("app", "job", "trace_id", "__error__", "__error_details__", "app_extracted", "toString", "level");
+    const key = fc.constantFrom(
+      "app",
+      "job",
+      "trace_id",
+      "__error__",
+      "__error_details__",
+      "app_extracted",
+      "toString",
+      "level",
+    );
     const value = fc.constantFrom("", "x", "api", "boom");
     fc.assert(
       fc.property(fc.dictionary(key, value), fc.constantFrom(undefined, '"line"'), (metadata, rawLine) => {

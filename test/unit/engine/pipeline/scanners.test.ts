@@ -77,7 +77,14 @@ describe("patterns", () => {
   const line = '10.3.61.209 - - [01/Feb/2026:02:59:42 +0000] "GET /api/v1/orders HTTP/1.1" 200 175859 "-" "curl/8.5.0"';
   it("captures up to the next literal", () => {
     expect(nginx.names).toEqual(["ip", "ts", "method", "uri", "code", "bytes"]);
-    expect(matchPattern(nginx, line)).toEqual(["10.3.61.209", "01/Feb/2026:02:59:42 +0000", "GET", "/api/v1/orders", "200", "175859"]);
+    expect(matchPattern(nginx, line)).toEqual([
+      "10.3.61.209",
+      "01/Feb/2026:02:59:42 +0000",
+      "GET",
+      "/api/v1/orders",
+      "200",
+      "175859",
+    ]);
   });
   it("returns the rest of the line for a capture whose literal is missing", () => {
     expect(matchPattern(compilePattern("<a> | <b>", true), "no bar here")).toEqual(["no bar here"]);

@@ -47,7 +47,8 @@ function datasetIndex(): Map<string, { stream: Record<string, string>; line: str
   for (const row of text.split("\n")) {
     if (!row) continue;
     const body = JSON.parse(row) as { streams: { stream: Record<string, string>; values: [string, string][] }[] };
-    for (const s of body.streams) for (const [ts, line] of s.values) dataset.set(`${ts}/${s.stream.pod}`, { stream: s.stream, line });
+    for (const s of body.streams)
+      for (const [ts, line] of s.values) dataset.set(`${ts}/${s.stream.pod}`, { stream: s.stream, line });
   }
   return dataset;
 }
@@ -78,7 +79,7 @@ describe.skipIf(!present)("compat goldens", () => {
     expect(rows[0]!.line).toBe("10.2.250.63 - - [01/");
   });
 
-  it("log-line-format-timestamp: __timestamp__ | date \"15:04:05\"", () => {
+  it('log-line-format-timestamp: __timestamp__ | date "15:04:05"', () => {
     const { query, golden } = load("log-line-format-timestamp");
     const t = compileTemplate(templateOf(query, /line_format /));
     for (const r of entries(golden)) expect(t.execute({ labels: r.labels, line: "", ts: BigInt(r.ts) })).toBe(r.line);

@@ -87,7 +87,9 @@ describe("control structures", () => {
     expect(run(t)).toBe("E");
     expect(run(t, { level: "warn" })).toBe("W");
     expect(run(t, { level: "info" })).toBe("?");
-    expect(run("{{ if .empty }}y{{ else }}n{{ end }}{{ if 0 }}y{{ else }}n{{ end }}{{ if .foo }}y{{ end }}")).toBe("nny");
+    expect(run("{{ if .empty }}y{{ else }}n{{ end }}{{ if 0 }}y{{ else }}n{{ end }}{{ if .foo }}y{{ end }}")).toBe(
+      "nny",
+    );
   });
 
   it("compat case log-line-format-if", () => {
@@ -103,7 +105,11 @@ describe("control structures", () => {
   it("range over the label map, over ints, with break and continue", () => {
     expect(run("{{ range $k, $v := . }}{{ $k }}={{ $v }};{{ end }}", { b: "2", a: "1" })).toBe("a=1;b=2;");
     expect(run("{{ range 3 }}{{ . }}{{ end }}")).toBe("012");
-    expect(run("{{ range $i := 5 }}{{ if eq $i 1 }}{{ continue }}{{ end }}{{ if eq $i 3 }}{{ break }}{{ end }}{{ $i }}{{ end }}")).toBe("02");
+    expect(
+      run(
+        "{{ range $i := 5 }}{{ if eq $i 1 }}{{ continue }}{{ end }}{{ if eq $i 3 }}{{ break }}{{ end }}{{ $i }}{{ end }}",
+      ),
+    ).toBe("02");
     expect(run("{{ range $i := 0 }}x{{ else }}empty{{ end }}")).toBe("empty");
   });
 
@@ -116,7 +122,9 @@ describe("control structures", () => {
   });
 
   it("define, template and block", () => {
-    expect(run(`{{ define "T" }}<{{ . }}>{{ end }}{{ template "T" .foo }}{{ template "T" }}`)).toBe("<blip><<no value>>");
+    expect(run(`{{ define "T" }}<{{ . }}>{{ end }}{{ template "T" .foo }}{{ template "T" }}`)).toBe(
+      "<blip><<no value>>",
+    );
     expect(run(`{{ block "B" .bar }}[{{ . }}]{{ end }}`)).toBe("[blop]");
   });
 });

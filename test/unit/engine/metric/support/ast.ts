@@ -43,7 +43,12 @@ export interface RangeOptions {
   unwrap?: Unwrap;
 }
 
-export function range(op: RangeAggregationOp, selector: string, window: string, o: RangeOptions = {}): RangeAggregationExpr {
+export function range(
+  op: RangeAggregationOp,
+  selector: string,
+  window: string,
+  o: RangeOptions = {},
+): RangeAggregationExpr {
   return {
     kind: "RangeAggregation",
     op,
@@ -64,7 +69,12 @@ export function range(op: RangeAggregationOp, selector: string, window: string, 
 export const by = (...labels: string[]): Grouping => ({ without: false, labels });
 export const without = (...labels: string[]): Grouping => ({ without: true, labels });
 
-export function agg(op: VectorAggregationOp, expr: SampleExpr, grouping?: Grouping, param?: number): VectorAggregationExpr {
+export function agg(
+  op: VectorAggregationOp,
+  expr: SampleExpr,
+  grouping?: Grouping,
+  param?: number,
+): VectorAggregationExpr {
   return { kind: "VectorAggregation", op, expr, grouping: grouping ?? by(), param };
 }
 
@@ -80,10 +90,18 @@ export function bin(
 export const lit = (value: number): SampleExpr => ({ kind: "Literal", value });
 export const vec = (value: number): SampleExpr => ({ kind: "Vector", value });
 
-export function on(labels: string[], card: VectorMatching["card"] = "one-to-one", include: string[] = []): VectorMatching {
+export function on(
+  labels: string[],
+  card: VectorMatching["card"] = "one-to-one",
+  include: string[] = [],
+): VectorMatching {
   return { on: true, labels, card, include };
 }
 
-export function ignoring(labels: string[], card: VectorMatching["card"] = "one-to-one", include: string[] = []): VectorMatching {
+export function ignoring(
+  labels: string[],
+  card: VectorMatching["card"] = "one-to-one",
+  include: string[] = [],
+): VectorMatching {
   return { on: false, labels, card, include };
 }

@@ -7,7 +7,11 @@ import { agg, bin, by, ignoring, lineFilter as f, lit, on, range as r, vec, with
 
 const json: PipelineStage = { kind: "JsonParser", params: [] };
 const logfmt: PipelineStage = { kind: "LogfmtParser", strict: false, keepEmpty: false, params: [] };
-const unwrap = (label: string, conversion: "" | "bytes" | "duration" = "", postFilters: Unwrap["postFilters"] = []): Unwrap => ({
+const unwrap = (
+  label: string,
+  conversion: "" | "bytes" | "duration" = "",
+  postFilters: Unwrap["postFilters"] = [],
+): Unwrap => ({
   label,
   conversion,
   postFilters,
@@ -44,7 +48,11 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
   // absent_over_time({app="ghost", namespace="prod"}[10m])
   "range-absent-missing": r("absent_over_time", 'app="ghost", namespace="prod"', "10m"),
   // sum without (pod, container, service_name, job) (rate({app="nginx"}[10m]))
-  "range-agg-sum-without": agg("sum", r("rate", 'app="nginx"', "10m"), without("pod", "container", "service_name", "job")),
+  "range-agg-sum-without": agg(
+    "sum",
+    r("rate", 'app="nginx"', "10m"),
+    without("pod", "container", "service_name", "job"),
+  ),
   // avg by (app) (count_over_time({namespace="staging"}[10m]))
   "range-agg-avg": agg("avg", cot('namespace="staging"', "10m"), by("app")),
   // min by (cluster) (count_over_time({app="worker"}[10m]))
@@ -81,7 +89,11 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
     agg("sum", cot('namespace="prod"', "10m"), by("app")),
   ),
   // 1 + sum(count_over_time({app="auth"}[10m])) * 2 - 3 / 3
-  "range-bin-precedence": bin("-", bin("+", lit(1), bin("*", agg("sum", cot('app="auth"', "10m")), lit(2))), bin("/", lit(3), lit(3))),
+  "range-bin-precedence": bin(
+    "-",
+    bin("+", lit(1), bin("*", agg("sum", cot('app="auth"', "10m")), lit(2))),
+    bin("/", lit(3), lit(3)),
+  ),
   // sum(count_over_time({app="auth"}[10m])) % 7 ^ 2
   "range-bin-pow-mod": bin("%", agg("sum", cot('app="auth"', "10m")), bin("^", lit(7), lit(2))),
   // sum by (app) (count_over_time({namespace="prod", app=~"api.*|checkout"} |= "timeout" [10m])) / (sum by (app) (count_over_time({namespace="prod", app=~"api.*|checkout"}[10m])) * 0)
@@ -91,7 +103,11 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
     bin("*", agg("sum", cot('namespace="prod", app=~"api.*|checkout"', "10m"), by("app")), lit(0)),
   ),
   // sum by (app) (count_over_time({namespace="prod"}[10m])) - sum by (app) (count_over_time({namespace="staging"}[10m]))
-  "range-bin-vec-vec": bin("-", agg("sum", cot('namespace="prod"', "10m"), by("app")), agg("sum", cot('namespace="staging"', "10m"), by("app"))),
+  "range-bin-vec-vec": bin(
+    "-",
+    agg("sum", cot('namespace="prod"', "10m"), by("app")),
+    agg("sum", cot('namespace="staging"', "10m"), by("app")),
+  ),
   // ... / on (app, cluster) ...
   "range-bin-on": bin(
     "/",
@@ -178,7 +194,11 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
   // topk(3, sum by (pod) (bytes_over_time({namespace="prod"}[1h])))
   "inst-topk": agg("topk", agg("sum", r("bytes_over_time", 'namespace="prod"', "1h"), by("pod")), by(), 3),
   // sum(count_over_time({app="nginx"} |= "500" [1h])) / sum(count_over_time({app="nginx"}[1h]))
-  "inst-bin": bin("/", agg("sum", cot('app="nginx"', "1h", { pipeline: [f("|=", "500")] })), agg("sum", cot('app="nginx"', "1h"))),
+  "inst-bin": bin(
+    "/",
+    agg("sum", cot('app="nginx"', "1h", { pipeline: [f("|=", "500")] })),
+    agg("sum", cot('app="nginx"', "1h")),
+  ),
   // (2 + 3) * 4 ^ 2 / 8
   "inst-scalar-arith": bin("/", bin("*", bin("+", lit(2), lit(3)), bin("^", lit(4), lit(2))), lit(8)),
   // vector(42)
@@ -197,9 +217,17 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
   // sum by (job, ok) (count_over_time({app="worker", namespace="prod"} | logfmt [30m]))
   "range-logfmt-by": agg("sum", cot('app="worker", namespace="prod"', "30m", { pipeline: [logfmt] }), by("job", "ok")),
   // sum by (app) (sum_over_time({app=~"checkout|payments"} | json | unwrap bytes [10m]))
-  "range-unwrap-sum": agg("sum", r("sum_over_time", 'app=~"checkout|payments"', "10m", { pipeline: [json], unwrap: unwrap("bytes") }), by("app")),
+  "range-unwrap-sum": agg(
+    "sum",
+    r("sum_over_time", 'app=~"checkout|payments"', "10m", { pipeline: [json], unwrap: unwrap("bytes") }),
+    by("app"),
+  ),
   // avg_over_time({app="payments"} | json | unwrap latency_ms [10m]) by (cluster)
-  "range-unwrap-avg": r("avg_over_time", 'app="payments"', "10m", { pipeline: [json], unwrap: unwrap("latency_ms"), grouping: by("cluster") }),
+  "range-unwrap-avg": r("avg_over_time", 'app="payments"', "10m", {
+    pipeline: [json],
+    unwrap: unwrap("latency_ms"),
+    grouping: by("cluster"),
+  }),
   // max_over_time({app="api-gateway", namespace="prod"} | json | unwrap latency_ms [10m]) by (method)
   "range-unwrap-max": r("max_over_time", 'app="api-gateway", namespace="prod"', "10m", {
     pipeline: [json],
@@ -207,7 +235,11 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
     grouping: by("method"),
   }),
   // min_over_time({app="checkout"} | json | unwrap latency_ms [30m]) by (namespace)
-  "range-unwrap-min": r("min_over_time", 'app="checkout"', "30m", { pipeline: [json], unwrap: unwrap("latency_ms"), grouping: by("namespace") }),
+  "range-unwrap-min": r("min_over_time", 'app="checkout"', "30m", {
+    pipeline: [json],
+    unwrap: unwrap("latency_ms"),
+    grouping: by("namespace"),
+  }),
   // quantile_over_time(0.99, {app="payments"} | json | unwrap latency_ms [10m]) by (namespace)
   "range-unwrap-quantile": r("quantile_over_time", 'app="payments"', "10m", {
     pipeline: [json],
@@ -235,9 +267,17 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
     grouping: by("method"),
   }),
   // first_over_time({app="auth", namespace="prod"} | logfmt | unwrap attempt [10m]) by (pod)
-  "range-unwrap-first": r("first_over_time", 'app="auth", namespace="prod"', "10m", { pipeline: [logfmt], unwrap: unwrap("attempt"), grouping: by("pod") }),
+  "range-unwrap-first": r("first_over_time", 'app="auth", namespace="prod"', "10m", {
+    pipeline: [logfmt],
+    unwrap: unwrap("attempt"),
+    grouping: by("pod"),
+  }),
   // last_over_time({app="auth", namespace="prod"} | logfmt | unwrap attempt [10m]) by (pod)
-  "range-unwrap-last": r("last_over_time", 'app="auth", namespace="prod"', "10m", { pipeline: [logfmt], unwrap: unwrap("attempt"), grouping: by("pod") }),
+  "range-unwrap-last": r("last_over_time", 'app="auth", namespace="prod"', "10m", {
+    pipeline: [logfmt],
+    unwrap: unwrap("attempt"),
+    grouping: by("pod"),
+  }),
   // avg_over_time({app="auth"} | logfmt | unwrap duration(duration) [10m]) by (namespace)
   "range-unwrap-duration": r("avg_over_time", 'app="auth"', "10m", {
     pipeline: [logfmt],
@@ -245,7 +285,11 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
     grouping: by("namespace"),
   }),
   // max_over_time({app="worker"} | logfmt | unwrap bytes(size) [10m]) by (namespace)
-  "range-unwrap-bytes": r("max_over_time", 'app="worker"', "10m", { pipeline: [logfmt], unwrap: unwrap("size", "bytes"), grouping: by("namespace") }),
+  "range-unwrap-bytes": r("max_over_time", 'app="worker"', "10m", {
+    pipeline: [logfmt],
+    unwrap: unwrap("size", "bytes"),
+    grouping: by("namespace"),
+  }),
   // sum by (app) (sum_over_time({app="checkout"} | json | unwrap latency_ms | __error__="" [10m]))
   "range-unwrap-filter-error": agg(
     "sum",
@@ -256,9 +300,16 @@ export const HAND_ASTS: Record<string, SampleExpr> = {
     by("app"),
   ),
   // sum by (namespace) (rate({app="payments"} | json | unwrap bytes [5m]))
-  "range-unwrap-rate": agg("sum", r("rate", 'app="payments"', "5m", { pipeline: [json], unwrap: unwrap("bytes") }), by("namespace")),
+  "range-unwrap-rate": agg(
+    "sum",
+    r("rate", 'app="payments"', "5m", { pipeline: [json], unwrap: unwrap("bytes") }),
+    by("namespace"),
+  ),
   // sum(rate_counter({app="worker", namespace="prod"} | logfmt | unwrap attempt [5m]))
-  "range-unwrap-rate-counter": agg("sum", r("rate_counter", 'app="worker", namespace="prod"', "5m", { pipeline: [logfmt], unwrap: unwrap("attempt") })),
+  "range-unwrap-rate-counter": agg(
+    "sum",
+    r("rate_counter", 'app="worker", namespace="prod"', "5m", { pipeline: [logfmt], unwrap: unwrap("attempt") }),
+  ),
   // avg_over_time({app="payments", namespace="prod"} | json | unwrap latency_ms [10m] offset 1h) by (app)
   "range-offset-unwrap": r("avg_over_time", 'app="payments", namespace="prod"', "10m", {
     pipeline: [json],

@@ -33,7 +33,15 @@ const parseLogfmt: Parse = (line) => {
   return out;
 };
 
-const UNITS: Array<[string, number]> = [["ns", 1e-9], ["us", 1e-6], ["µs", 1e-6], ["ms", 1e-3], ["s", 1], ["m", 60], ["h", 3600]];
+const UNITS: Array<[string, number]> = [
+  ["ns", 1e-9],
+  ["us", 1e-6],
+  ["µs", 1e-6],
+  ["ms", 1e-3],
+  ["s", 1],
+  ["m", 60],
+  ["h", 3600],
+];
 
 function durationSeconds(text: string): number | undefined {
   let total = 0;
@@ -48,7 +56,15 @@ function durationSeconds(text: string): number | undefined {
   return total;
 }
 
-const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+const BYTE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
 
 function bytesValue(text: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text);
@@ -63,13 +79,22 @@ export function miniExtractor(expr: RangeAggregationExpr): ((row: LogRow) => Ext
   for (const stage of expr.range.selector.pipeline) {
     if (stage.kind === "JsonParser" && stage.params.length === 0) parsers.push(parseJson);
     else if (stage.kind === "LogfmtParser" && stage.params.length === 0 && !stage.strict) parsers.push(parseLogfmt);
-    else if (stage.kind === "LineFilter" && stage.op === "|=" && parsers.length === 0 && stage.values.length === 1 && stage.values[0]!.type === "string") {
+    else if (
+      stage.kind === "LineFilter" &&
+      stage.op === "|=" &&
+      parsers.length === 0 &&
+      stage.values.length === 1 &&
+      stage.values[0]!.type === "string"
+    ) {
       const needle = stage.values[0]!.value;
       filters.push((line) => line.includes(needle));
     } else return undefined;
   }
   const unwrap = expr.range.unwrap;
-  if (unwrap?.postFilters.some((f) => !(f.type === "string" && f.name === "__error__" && f.op === "=" && f.value === ""))) return undefined;
+  if (
+    unwrap?.postFilters.some((f) => !(f.type === "string" && f.name === "__error__" && f.op === "=" && f.value === ""))
+  )
+    return undefined;
   const bytes = expr.op === "bytes_over_time" || expr.op === "bytes_rate";
   return (row) => {
     if (!filters.every((f) => f(row.line))) return undefined;
@@ -88,7 +113,9 @@ export function miniExtractor(expr: RangeAggregationExpr): ((row: LogRow) => Ext
           ? durationSeconds(text)
           : unwrap.conversion === "bytes"
             ? bytesValue(text)
-            : /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) ? Number(text) : undefined;
+            : /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text)
+              ? Number(text)
+              : undefined;
       if (v === undefined) return undefined;
       value = v;
     }
