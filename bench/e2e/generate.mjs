@@ -65,7 +65,7 @@ export function benchDataset({ lines, days, endMs, seed = 11, linesPerBody = 500
     const rand = prng(seed);
     const step = spanNs / BigInt(lines);
     let ts = startNs;
-    for (let done = 0; done < lines; ) {
+    for (let done = 0; done < lines;) {
       const n = Math.min(linesPerBody, lines - done);
       /** @type {Map<number, [string, string, Record<string, string>][]>} */
       const byStream = new Map();

@@ -148,11 +148,7 @@ export type PipelineStage =
   | KeepStage;
 
 export type ParserStage =
-  | JsonParserStage
-  | LogfmtParserStage
-  | RegexpParserStage
-  | PatternParserStage
-  | UnpackParserStage;
+  JsonParserStage | LogfmtParserStage | RegexpParserStage | PatternParserStage | UnpackParserStage;
 
 // ---------------------------------------------------------------------------------------------
 // Log queries
@@ -287,12 +283,7 @@ export interface LabelReplaceExpr {
 }
 
 export type SampleExpr =
-  | RangeAggregationExpr
-  | VectorAggregationExpr
-  | BinaryOpExpr
-  | LiteralExpr
-  | VectorExpr
-  | LabelReplaceExpr;
+  RangeAggregationExpr | VectorAggregationExpr | BinaryOpExpr | LiteralExpr | VectorExpr | LabelReplaceExpr;
 
 export type Expr = LogSelectorExpr | SampleExpr;
 

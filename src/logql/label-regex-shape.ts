@@ -207,7 +207,7 @@ function factor(legs: Node[]): Node {
   }
   // Runs of single characters or classes become one class.
   const merged: Node[] = [];
-  for (let i = 0; i < out.length; ) {
+  for (let i = 0; i < out.length;) {
     let j = i;
     while (j < out.length && isSingleCharOrClass(out[j]!)) j++;
     if (j - i >= 2) {
@@ -272,8 +272,7 @@ function simplifiable(n: Node): boolean {
           if (alternate) return false;
           alternate = true;
           if (!it.legs.every((l) => uncapture(l).k === "lit")) return false;
-        } else if (it.k === "star" && it.sub.k === "any") {
-        } else {
+        } else if (!(it.k === "star" && it.sub.k === "any")) {
           return false;
         }
       }

@@ -11,7 +11,6 @@ export const ERROR_DETAILS_LABEL = "__error_details__";
 export const DUPLICATE_SUFFIX = "_extracted";
 
 export type Category = 0 | 1 | 2;
-// eslint-disable-next-line @typescript-eslint/no-redeclare
 export const Category = { Stream: 0, Metadata: 1, Parsed: 2 } as const;
 
 export class LabelsBuilder {

@@ -359,7 +359,7 @@ export function compileLayout(layout: string): Chunk[] {
   if (cached) return cached;
   const chunks: Chunk[] = [];
   let lit = "";
-  for (let i = 0; i < layout.length; ) {
+  for (let i = 0; i < layout.length;) {
     const s = nextStd(layout, i);
     if (s === null) {
       // "_2006": the underscore is literal, the year is not

@@ -379,7 +379,9 @@ class Parser {
     try {
       const pipe = this.pipeline(kind, "rightDelim");
       if (kind === "range") this.rangeDepth++;
-      let { list, next } = this.itemList();
+      const items = this.itemList();
+      const list = items.list;
+      let next = items.next;
       if (kind === "range") this.rangeDepth--;
       let elseList: ListNode | null = null;
       if (next.kind === "else") {

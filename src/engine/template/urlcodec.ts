@@ -34,7 +34,7 @@ const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9a-fA-
 export function queryUnescape(s: string): string {
   if (!s.includes("%") && !s.includes("+")) return s;
   const bytes: number[] = [];
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s[i]!;
     if (c === "%") {
       if (i + 2 >= s.length || !isHex(s[i + 1]) || !isHex(s[i + 2])) {

@@ -126,7 +126,8 @@ describe("push-down", () => {
   it("uses a subtree the source computes and does not ask for its samples", async () => {
     const asked: string[] = [];
     const source: SampleSource = {
-      // biome-ignore lint/correctness/useYield: a source with no samples; the test asserts it is never asked
+      // A source with no samples: the test asserts it is never asked.
+      // eslint-disable-next-line require-yield
       async *samples(expr) {
         asked.push(expr.op);
       },
