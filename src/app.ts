@@ -38,14 +38,29 @@ export function createApp(): Hono<AppEnv> {
 }
 
 const lokiContext = async (
-  c: { req: { raw: Request }; env: Env; set: (k: "loki", v: LokiRequest) => void },
+  c: {
+    req: { raw: Request };
+    env: Env;
+    executionCtx: ExecutionContext;
+    set: (k: "loki", v: LokiRequest) => void;
+  },
   next: () => Promise<void>,
 ) => {
   const config = readConfig(c.env);
   checkClientAuth(config.authToken, c.req.raw.headers.get("Authorization"));
-  c.set("loki", await buildLokiRequest(c.req.raw, config));
+  c.set("loki", await buildLokiRequest(c.req.raw, config, waitUntilOf(c)));
   await next();
 };
+
+/** The execution context's waitUntil; hono throws when there is none (app.fetch called bare). */
+function waitUntilOf(c: { executionCtx: ExecutionContext }): ((work: Promise<unknown>) => void) | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
 
 export function toErrorResponse(err: unknown): Response {
   // The engine's errors extend HttpError, carrying Loki's status and message.

@@ -24,6 +24,8 @@ export interface Env {
   COALESCER?: DurableObjectNamespace;
   /** "off" disables caching and coalescing of origin answers (on by default). */
   CACHE?: string;
+  /** Answers for windows ending within this duration of now are never stored for long (default 10m). */
+  CACHE_FRESHNESS?: string;
 }
 
 export interface Config {
@@ -40,6 +42,8 @@ export interface Config {
   tenantMap: Record<string, string>;
   /** Cache and coalesce the origin's small JSON answers (on unless false). */
   cache?: boolean;
+  /** Loki's `max_cache_freshness_per_query`, in ms. */
+  cacheFreshnessMs: number;
   cacheKv?: KVNamespace;
   coalescer?: DurableObjectNamespace;
 }
@@ -76,6 +80,7 @@ export function readConfig(env: Env): Config {
     pushdown: env.PUSHDOWN !== "off",
     tenantMap,
     cache: !["off", "false", "0", "no"].includes((env.CACHE ?? "").trim().toLowerCase()),
+    cacheFreshnessMs: Number((parsePromDuration(env.CACHE_FRESHNESS ?? "10m") ?? 600_000_000_000n) / 1_000_000n),
     cacheKv: env.CACHE_KV,
     coalescer: env.COALESCER,
   };

@@ -28,7 +28,13 @@ export class RequestCoalescer extends DurableObject<Env> {
     return this.flights.run(key, async () => {
       const outcome = await attemptOrigin(fetchJsonTransport(origin), req, origin.timeoutMs);
       const kv = this.env.CACHE_KV;
-      if (kv && isCacheable(outcome) && cachePolicy(req.window, Date.now()).kv && fitsInKv(outcome.body)) {
+      if (
+        kv &&
+        !req.noStore &&
+        isCacheable(outcome) &&
+        cachePolicy(req.window, Date.now(), config.cacheFreshnessMs).kv &&
+        fitsInKv(outcome.body)
+      ) {
         // Answer the waiters now; the write finishes in the background.
         this.ctx.waitUntil(
           kvAnswers(kv)

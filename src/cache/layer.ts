@@ -39,6 +39,17 @@ export interface CachingOptions {
   /** In-isolate single-flight; defaults to one map shared by the whole isolate. */
   flights?: SingleFlight<OriginOutcome>;
   nowMs?: () => number;
+  /** Windows ending within this many ms of now are recent (default RECENT_HORIZON_MS). */
+  horizonMs?: number;
+  /** False skips cache reads (the client sent `Cache-Control: no-cache`); answers are still stored. */
+  read?: boolean;
+  /** Told of each lookup (the body found, or undefined) and each store, for `stats.cache`. */
+  observe?: CacheObserver;
+}
+
+export interface CacheObserver {
+  lookedUp(req: JsonRequest, body: string | undefined, elapsedMs: number): void;
+  stored(req: JsonRequest, body: string): void;
 }
 
 const isolateFlights = new SingleFlight<OriginOutcome>();
@@ -48,18 +59,26 @@ export function cachingTransport(options: CachingOptions): JsonTransport {
   const now = options.nowMs ?? Date.now;
   return async (req, signal) => {
     const key = await cacheKey(options.originBase, req);
-    const policy = cachePolicy(req.window, now());
+    const policy = cachePolicy(req.window, now(), options.horizonMs);
 
-    const local = await quietly(options.cache?.get(key));
-    if (local !== undefined) return { status: 200, body: local };
+    // A request whose caller keeps the answer in pieces is only coalesced, never looked up whole.
+    const reads = options.read !== false && !req.noStore;
+    const started = Date.now();
+    const local = reads ? await quietly(options.cache?.get(key)) : undefined;
+    if (local !== undefined) {
+      options.observe?.lookedUp(req, local, Date.now() - started);
+      return { status: 200, body: local };
+    }
 
-    if (policy.kv && options.kv) {
+    if (reads && policy.kv && options.kv) {
       const shared = await quietly(options.kv.get(key));
       if (typeof shared === "string") {
+        options.observe?.lookedUp(req, shared, Date.now() - started);
         await quietly(options.cache?.put(key, shared, policy.maxAgeSeconds));
         return { status: 200, body: shared };
       }
     }
+    if (reads) options.observe?.lookedUp(req, undefined, Date.now() - started);
 
     const outcome = await untilAborted(
       flights.run(key, () => fill(options, key, req, policy)),
@@ -86,7 +105,8 @@ async function fill(
     }
   }
   outcome ??= await attemptOrigin(options.direct, req, options.timeoutMs);
-  if (isCacheable(outcome)) {
+  if (isCacheable(outcome) && !req.noStore) {
+    options.observe?.stored(req, outcome.body);
     await quietly(options.cache?.put(key, outcome.body, policy.maxAgeSeconds));
     if (policy.kv && options.kv && !outcome.kvStored && fitsInKv(outcome.body)) {
       await quietly(options.kv.put(key, outcome.body, HISTORICAL_TTL_S));

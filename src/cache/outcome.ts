@@ -21,6 +21,8 @@ const COALESCIBLE_PATHS = new Set(
     "stream_field_values",
     "streams",
     "stats_query_range",
+    // Only stats queries (small answers) travel as JSON requests; log rows stream past this layer.
+    "query",
   ].map((e) => `/select/logsql/${e}`),
 );
 

@@ -5,7 +5,7 @@
  */
 import type { TimeWindow } from "../origin/client";
 
-/** Windows ending before now − this are treated as immutable. */
+/** Windows ending before now − this are treated as immutable (Loki's `max_cache_freshness_per_query`). */
 export const RECENT_HORIZON_MS = 10 * 60 * 1000;
 export const HISTORICAL_TTL_S = 24 * 60 * 60;
 export const RECENT_TTL_S = 30;
@@ -20,8 +20,8 @@ export interface CachePolicy {
   kv: boolean;
 }
 
-export function cachePolicy(window: TimeWindow, nowMs: number): CachePolicy {
-  const horizonNs = BigInt(Math.floor(nowMs) - RECENT_HORIZON_MS) * 1_000_000n;
+export function cachePolicy(window: TimeWindow, nowMs: number, horizonMs = RECENT_HORIZON_MS): CachePolicy {
+  const horizonNs = BigInt(Math.floor(nowMs) - horizonMs) * 1_000_000n;
   const historical = window.end <= horizonNs;
   return {
     historical,

@@ -1,14 +1,34 @@
-/** Chooses the small-JSON origin transport for a request from configuration and bindings. */
+/** Chooses the origin transport and the results cache for a request from configuration and bindings. */
 import type { Config } from "../config";
-import { fetchJsonTransport, type JsonTransport, type OriginConfig } from "../origin/client";
+import { fetchJsonTransport, type JsonTransport, type OriginConfig, type Tenant } from "../origin/client";
 import { cacheApiAnswers, coalescerStubs, kvAnswers } from "./bindings";
+import { tieredChunkStore } from "./chunk-store";
+import type { ResultCache } from "./extents";
+import { cacheKey } from "./keys";
 import { cachingTransport } from "./layer";
+import type { CacheSection, CacheStats } from "./stats";
 
 export function originConfigOf(config: Config): OriginConfig {
   return { baseUrl: config.originUrl, authorization: config.originAuthorization, timeoutMs: config.originTimeoutMs };
 }
 
-export function originTransport(config: Config): JsonTransport {
+/** How a request may use the caches: `read` is false for `Cache-Control: no-cache`. */
+export interface CacheUse {
+  read: boolean;
+  stats: CacheStats;
+  /** Keeps cache writes running after the response (the execution context's waitUntil). */
+  defer: (work: Promise<unknown>) => void;
+}
+
+/** The `stats.cache` section of a whole-answer origin request. */
+function sectionOf(path: string): CacheSection {
+  if (path.endsWith("/streams")) return "seriesResult";
+  if (path.endsWith("/hits")) return "volumeResult";
+  if (path.endsWith("/stats_query_range")) return "result";
+  return "labelResult";
+}
+
+export function originTransport(config: Config, use?: Omit<CacheUse, "defer">): JsonTransport {
   const origin = originConfigOf(config);
   const direct = fetchJsonTransport(origin);
   if (config.cache === false) return direct;
@@ -20,5 +40,32 @@ export function originTransport(config: Config): JsonTransport {
     cache: typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
     kv: config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
     coalescerFor: config.coalescer ? coalescerStubs(config.coalescer) : undefined,
+    horizonMs: config.cacheFreshnessMs,
+    read: use?.read,
+    observe: use && {
+      lookedUp: (req, body, elapsedMs) =>
+        use.stats.lookedUp(sectionOf(req.path), body, elapsedMs, req.window.end - req.window.start),
+      stored: (req, body) => use.stats.stored(sectionOf(req.path), body),
+    },
   });
+}
+
+/** The results cache of one request for one tenant, or undefined when caching is off. */
+export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): ResultCache | undefined {
+  if (config.cache === false) return undefined;
+  const originBase = originConfigOf(config).baseUrl;
+  return {
+    store: tieredChunkStore(
+      typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
+      config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
+    ),
+    stats: use.stats,
+    read: use.read,
+    horizonNs: BigInt(config.cacheFreshnessMs) * 1_000_000n,
+    nowNs: () => BigInt(Date.now()) * 1_000_000n,
+    defer: use.defer,
+    // Keyed like every origin answer (tenant, origin, window, form), under a path of its own.
+    keyOf: (logsql, chunk) =>
+      cacheKey(originBase, { path: "chunk:/select/logsql/query", form: [["query", logsql]], tenant, window: chunk }),
+  };
 }

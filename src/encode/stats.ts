@@ -9,6 +9,8 @@ export interface SummaryFigures {
   execTimeSeconds: number;
   subqueries: number;
   postFilterLines: number;
+  /** Loki's `cache` sections (cache/stats.ts); `{}` when not given. */
+  cache?: object;
 }
 
 export function statsJson(f: SummaryFigures): string {
@@ -27,5 +29,5 @@ export function statsJson(f: SummaryFigures): string {
     totalPostFilterLines: f.postFilterLines,
     totalStructuredMetadataBytesProcessed: 0,
   };
-  return JSON.stringify({ summary, querier: { store: {} }, ingester: { store: {} }, cache: {}, index: {} });
+  return JSON.stringify({ summary, querier: { store: {} }, ingester: { store: {} }, cache: f.cache ?? {}, index: {} });
 }

@@ -6,6 +6,7 @@
 import type { Labels, Series } from "../engine/types";
 import type { OriginClient } from "../origin/client";
 import { parseVLTime } from "../origin/timefmt";
+import { extentRows } from "../cache/extents";
 import type { BucketPlan, MetricGrid } from "../plan/metric-pushdown";
 import type { ScanStats } from "./logs";
 
@@ -23,7 +24,16 @@ export async function runBucketPlan(
 ): Promise<Series[]> {
   const groups = new Map<string, GroupBuckets>();
   stats.subqueries++;
-  for await (const row of client.query(plan.logsql, plan.window)) {
+  const rows = await extentRows(client, {
+    logsql: plan.logsql,
+    window: plan.window,
+    width: plan.width,
+    shift: plan.shift,
+    // Buckets outside the plan's window fall outside every evaluation window: whole chunks are exact.
+    clip: false,
+    section: grid.instant ? "instantMetricResult" : "result",
+  });
+  for (const row of rows) {
     const labels: Labels = {};
     // Loki drops empty labels; VictoriaLogs groups a missing field under "".
     for (const name of plan.groupBy) if (row[name]) labels[name] = row[name]!;

@@ -4,7 +4,8 @@
  */
 import type { Config } from "../config";
 import { OriginClient } from "../origin/client";
-import { originConfigOf, originTransport } from "../cache/wire";
+import { originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
+import { CacheStats } from "../cache/stats";
 import { type RawParams, rawParamsFrom } from "./params";
 import { resolveTenant } from "./tenant";
 
@@ -17,9 +18,19 @@ export interface LokiRequest {
   categorize: boolean;
   signal: AbortSignal;
   startedAt: number;
+  /** What the caches did for this request (Loki's `stats.cache`). */
+  cacheStats: CacheStats;
 }
 
-export async function buildLokiRequest(req: Request, config: Config): Promise<LokiRequest> {
+/**
+ * `waitUntil` keeps cache writes alive after the response; without an execution context (plain
+ * app.fetch in tests) they simply run unawaited.
+ */
+export async function buildLokiRequest(
+  req: Request,
+  config: Config,
+  waitUntil: (work: Promise<unknown>) => void = () => {},
+): Promise<LokiRequest> {
   const url = new URL(req.url);
   let form: URLSearchParams | undefined;
   if (req.method === "POST") {
@@ -32,14 +43,25 @@ export async function buildLokiRequest(req: Request, config: Config): Promise<Lo
   }
   const tenant = resolveTenant(config, req.headers.get("X-Scope-OrgID"));
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
+  const cacheStats = new CacheStats();
+  // Loki's query frontend skips its results cache for `Cache-Control: no-cache`; so do we.
+  const read = !/(?:^|,)\s*no-cache\s*(?:,|$)/i.test(req.headers.get("Cache-Control") ?? "");
+  const use = { read, stats: cacheStats, defer: (work: Promise<unknown>) => waitUntil(work.catch(() => {})) };
   return {
     config,
     params: rawParamsFrom(url.searchParams, form),
-    client: new OriginClient(originConfigOf(config), tenant, req.signal, originTransport(config)),
+    client: new OriginClient(
+      originConfigOf(config),
+      tenant,
+      req.signal,
+      originTransport(config, use),
+      resultCacheFor(config, tenant, use),
+    ),
     nowNs: BigInt(Date.now()) * 1_000_000n,
     categorize: flags.split(",").some((f) => f.trim() === "categorize-labels"),
     signal: req.signal,
     startedAt: Date.now(),
+    cacheStats,
   };
 }
 

@@ -8,6 +8,7 @@ import type { LogRow } from "../engine/types";
 import { readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
 import { RowScanner, type VLRow } from "./rows";
+import type { ResultCache } from "../cache/extents";
 
 export interface Tenant {
   accountId: number;
@@ -47,6 +48,8 @@ export interface JsonRequest {
   form: [string, string][];
   tenant: Tenant;
   window: TimeWindow;
+  /** The caller keeps the answer itself (in pieces): the transport must not store it whole. */
+  noStore?: boolean;
 }
 
 /** The origin's answer, whatever its status: the client alone turns statuses into errors. */
@@ -92,6 +95,8 @@ export class OriginClient {
     private readonly signal?: AbortSignal,
     /** How small-JSON requests reach the origin (directly by default; the cache layer wraps it). */
     transport?: JsonTransport,
+    /** Where time-bucketed results are kept (cache/extents.ts); absent when caching is off. */
+    readonly results?: ResultCache,
   ) {
     this.transport = transport ?? fetchJsonTransport(config);
   }
@@ -101,7 +106,7 @@ export class OriginClient {
     if (signal === this.signal) return this;
     // Both signals stay in force: the sub-window may be abandoned, and the client may go away.
     const combined = this.signal ? AbortSignal.any([this.signal, signal]) : signal;
-    return new OriginClient(this.config, this.tenant, combined, this.transport);
+    return new OriginClient(this.config, this.tenant, combined, this.transport, this.results);
   }
 
   get tenantKey(): string {
@@ -171,7 +176,36 @@ export class OriginClient {
     })) as PromMatrixResponse;
   }
 
+  /**
+   * Rows of a stats query (a small answer), through the JSON transport so that identical requests
+   * from anywhere coalesce into one origin request. The caller caches the rows itself, by chunk.
+   */
+  async statsRows(logsql: string, window: TimeWindow): Promise<VLRow[]> {
+    const text = await this.postText(
+      "/select/logsql/query",
+      window,
+      {
+        query: `${timeFilter(window)} ${logsql}`,
+        start: formatRFC3339Nano(window.start),
+        end: formatRFC3339Nano(window.end),
+      },
+      true,
+    );
+    const rows: VLRow[] = [];
+    for (const line of text.split("\n")) if (line.length > 0) rows.push(JSON.parse(line) as VLRow);
+    return rows;
+  }
+
   private async postJson(path: string, window: TimeWindow, form: Record<string, string | string[]>): Promise<unknown> {
+    return JSON.parse(await this.postText(path, window, form));
+  }
+
+  private async postText(
+    path: string,
+    window: TimeWindow,
+    form: Record<string, string | string[]>,
+    noStore = false,
+  ): Promise<string> {
     const pairs: [string, string][] = [];
     for (const [k, v] of Object.entries(form)) {
       for (const item of Array.isArray(v) ? v : [v]) pairs.push([k, item]);
@@ -180,7 +214,10 @@ export class OriginClient {
     const signal = this.signal ? AbortSignal.any([this.signal, timeout]) : timeout;
     let answer: JsonAnswer;
     try {
-      answer = await this.transport({ path, form: pairs, tenant: this.tenant, window }, signal);
+      answer = await this.transport(
+        { path, form: pairs, tenant: this.tenant, window, ...(noStore ? { noStore } : {}) },
+        signal,
+      );
     } catch (err) {
       // A layer that already knows the failure's Loki status (a coalesced timeout) says so itself.
       if (err instanceof HttpError) throw err;
@@ -188,7 +225,7 @@ export class OriginClient {
     }
     if (answer.status < 200 || answer.status > 299)
       throw originStatusError(answer.status, answer.body.slice(0, 500).trim());
-    return JSON.parse(answer.body);
+    return answer.body;
   }
 
   private async post(path: string, form: Record<string, string | string[]>): Promise<Response> {

@@ -30,6 +30,8 @@ export interface BucketPlan {
   window: { start: bigint; end: bigint };
   /** Bucket width, ns. */
   width: bigint;
+  /** Bucket starts are `shift + k·width` (the `offset` of the `_time` grouping). */
+  shift: bigint;
   /** How many consecutive buckets make one evaluation window. */
   bucketsPerWindow: number;
   /** Evaluation time t's window ends at bucket end t − offset; bucket end = bucket start + width − 1ns. */
@@ -70,6 +72,7 @@ export function planMetricPushdown(expr: SampleExpr, grid: MetricGrid): BucketPl
     logsql: `${plan.logsql}${lenPipe} | stats by (${by}) ${stats}`,
     window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
     width,
+    shift: bucketShift,
     bucketsPerWindow: Number(range / width),
     offset,
     groupBy,

@@ -13,5 +13,6 @@ export function requestStats(r: LokiRequest, s: ScanStats = NOTHING_SCANNED, ent
     execTimeSeconds: (Date.now() - r.startedAt) / 1000,
     subqueries: s.subqueries,
     postFilterLines: entries,
+    cache: r.cacheStats.toJSON(),
   });
 }

@@ -1,0 +1,177 @@
+/**
+ * Time-bucketed results in epoch-aligned chunks (extents). A stats query grouped by `_time` buckets
+ * (pushed-down metrics, volumes, index stats) is answered chunk by chunk: chunks whose window ended
+ * before the freshness horizon cannot change any more, so their rows are kept (chunk-store.ts) and a
+ * dashboard refresh asks the origin only for the chunks it has not seen — each run of contiguous
+ * missing chunks in one request — then assembles the rows of cached and fresh chunks.
+ *
+ * The chunk grid is the bucket grid (chunk boundaries are bucket boundaries), and it depends only on
+ * the bucket width, its offset and the span of the query: the same for every refresh of a panel,
+ * and shared by panels with the same selector and step.
+ *
+ * Exactness: a bucket lies wholly inside one chunk, so a chunk's rows are the same whether they come
+ * from a request for that chunk alone or for a run of chunks. When rows outside the query window
+ * must not count (`clip`), the chunks that straddle its edges are asked for only their part inside
+ * the window and never stored; otherwise (metric plans, whose evaluation ignores buckets outside its
+ * windows) whole chunks are asked for, so the edge chunks are reusable too.
+ */
+import type { OriginClient, TimeWindow } from "../origin/client";
+import type { VLRow } from "../origin/rows";
+import { parseVLTime } from "../origin/timefmt";
+import type { ChunkStore } from "./chunk-store";
+import type { CacheSection, CacheStats } from "./stats";
+
+export interface ExtentQuery {
+  /** LogsQL ending in a stats pipe whose first grouping is `_time:<width> offset <shift>` (no time filter). */
+  logsql: string;
+  /** The window whose rows are needed, [start, end). */
+  window: TimeWindow;
+  /** Bucket width, ns. */
+  width: bigint;
+  /** Bucket starts are `shift + k·width`. */
+  shift: bigint;
+  /** Rows of buckets outside `window` must not be returned (they would change the answer). */
+  clip: boolean;
+  section: CacheSection;
+}
+
+/** Per request: where chunks are kept and how the request may use them. */
+export interface ResultCache {
+  store: ChunkStore;
+  stats: CacheStats;
+  /** False for `Cache-Control: no-cache`: nothing is read from the caches, answers are still stored. */
+  read: boolean;
+  /** Chunks ending after now − horizon may still change: never stored. */
+  horizonNs: bigint;
+  nowNs: () => bigint;
+  /** Keeps a write running after the response is sent (the execution context's waitUntil). */
+  defer: (work: Promise<unknown>) => void;
+  /** The chunk's key: digest of tenant, origin, credentials context, LogsQL and chunk window. */
+  keyOf: (logsql: string, chunk: TimeWindow) => Promise<string>;
+}
+
+/** At most this many chunks per query: each one is a cache lookup. */
+const MAX_CHUNKS = 48n;
+const MINUTE_NS = 60_000_000_000n;
+/** The smallest chunk: a refresh re-reads at most the horizon plus one chunk. */
+const MIN_CHUNK_NS = 5n * MINUTE_NS;
+
+/** Chunk length for a query of `spanNs` on buckets of `width`: a multiple of the width. */
+export function chunkLength(width: bigint, spanNs: bigint): bigint {
+  const perChunk = spanNs / MAX_CHUNKS;
+  const target = perChunk > MIN_CHUNK_NS ? perChunk : MIN_CHUNK_NS;
+  const buckets = (target + width - 1n) / width;
+  return (buckets > 0n ? buckets : 1n) * width;
+}
+
+export interface PlannedChunk {
+  /** The aligned chunk. */
+  chunk: TimeWindow;
+  /** What to ask the origin for it (the chunk, or its part inside the window when clipped). */
+  request: TimeWindow;
+  /** Historical and whole: may be read from and written to the store. */
+  storable: boolean;
+}
+
+/** The aligned chunks covering `q.window`, oldest first. */
+export function planChunks(q: ExtentQuery, nowNs: bigint, horizonNs: bigint): PlannedChunk[] {
+  const { window } = q;
+  if (window.end <= window.start) return [];
+  const length = chunkLength(q.width, window.end - window.start);
+  const settled = nowNs - horizonNs;
+  const out: PlannedChunk[] = [];
+  for (let k = floorDiv(window.start - q.shift, length); ; k++) {
+    const chunk = { start: q.shift + k * length, end: q.shift + (k + 1n) * length };
+    if (chunk.start >= window.end) break;
+    const whole = chunk.start >= window.start && chunk.end <= window.end;
+    const request = q.clip && !whole ? intersect(chunk, window) : chunk;
+    out.push({ chunk, request, storable: chunk.end <= settled && (whole || !q.clip) });
+  }
+  return out;
+}
+
+/** Rows of `q` over its window, from cached chunks where possible. Without a cache: one plain request. */
+export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<VLRow[]> {
+  const cache = client.results;
+  if (!cache) return client.statsRows(q.logsql, q.window);
+  const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
+  const keys = await Promise.all(planned.map((p) => (p.storable ? cache.keyOf(q.logsql, p.chunk) : undefined)));
+  const found = await Promise.all(
+    planned.map((p, i) => (p.storable && cache.read ? lookup(cache, q.section, keys[i]!, p.chunk) : undefined)),
+  );
+
+  const rows: VLRow[] = [];
+  for (const cached of found) if (cached) rows.push(...cached);
+
+  // Runs of adjacent chunks not found: one origin request each, split back into chunks.
+  const runs: number[][] = [];
+  planned.forEach((_, i) => {
+    if (found[i]) return;
+    const last = runs[runs.length - 1];
+    if (last && last[last.length - 1] === i - 1) last.push(i);
+    else runs.push([i]);
+  });
+  const fetched = await Promise.all(
+    runs.map((run) =>
+      client.statsRows(q.logsql, {
+        start: planned[run[0]!]!.request.start,
+        end: planned[run[run.length - 1]!]!.request.end,
+      }),
+    ),
+  );
+  const length = planned.length > 0 ? planned[0]!.chunk.end - planned[0]!.chunk.start : 1n;
+  runs.forEach((run, r) => {
+    const runRows = fetched[r]!;
+    rows.push(...runRows);
+    const storable = run.filter((i) => planned[i]!.storable);
+    if (storable.length === 0) return;
+    const byChunk = new Map<number, VLRow[]>(storable.map((i) => [i, []]));
+    const first = floorDiv(planned[0]!.chunk.start - q.shift, length);
+    for (const row of runRows) {
+      const k = Number(floorDiv(parseVLTime(row._time ?? "") - q.shift, length) - first);
+      byChunk.get(k)?.push(row);
+    }
+    for (const [i, chunkRows] of byChunk) {
+      const body = JSON.stringify({ rows: chunkRows });
+      cache.stats.stored(q.section, body);
+      cache.defer(cache.store.put(keys[i]!, body));
+    }
+  });
+  return rows;
+}
+
+async function lookup(
+  cache: ResultCache,
+  section: CacheSection,
+  key: string,
+  chunk: TimeWindow,
+): Promise<VLRow[] | undefined> {
+  const started = Date.now();
+  const body = await cache.store.get(key);
+  const rows = body === undefined ? undefined : decodeChunk(body);
+  cache.stats.lookedUp(section, rows ? body : undefined, Date.now() - started, chunk.end - chunk.start);
+  return rows;
+}
+
+/** A stored chunk's rows, or undefined when the entry is not one (a corrupt entry is a miss). */
+export function decodeChunk(body: string): VLRow[] | undefined {
+  try {
+    const parsed = JSON.parse(body) as { rows?: unknown };
+    if (!Array.isArray(parsed?.rows)) return undefined;
+    for (const row of parsed.rows) {
+      if (row === null || typeof row !== "object" || typeof (row as VLRow)._time !== "string") return undefined;
+    }
+    return parsed.rows as VLRow[];
+  } catch {
+    return undefined;
+  }
+}
+
+function intersect(a: TimeWindow, b: TimeWindow): TimeWindow {
+  return { start: a.start > b.start ? a.start : b.start, end: a.end < b.end ? a.end : b.end };
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}

@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest";
+import type { ChunkStore } from "../../../src/cache/chunk-store";
+import {
+  chunkLength,
+  decodeChunk,
+  type ExtentQuery,
+  extentRows,
+  planChunks,
+  type ResultCache,
+} from "../../../src/cache/extents";
+import { CacheStats } from "../../../src/cache/stats";
+import type { OriginClient, TimeWindow } from "../../../src/origin/client";
+import type { VLRow } from "../../../src/origin/rows";
+import { formatRFC3339Nano } from "../../../src/origin/timefmt";
+
+const MIN = 60_000_000_000n;
+const HOUR = 60n * MIN;
+const T0 = 1_700_000_000n * 1_000_000_000n - ((1_700_000_000n * 1_000_000_000n) % HOUR); // an hour boundary
+
+/** One row per minute bucket with value 1 — an origin whose answer is a pure function of the window. */
+class FakeOrigin {
+  readonly asked: TimeWindow[] = [];
+  async statsRows(_logsql: string, w: TimeWindow): Promise<VLRow[]> {
+    this.asked.push(w);
+    const rows: VLRow[] = [];
+    let t = w.start - (((w.start % MIN) + MIN) % MIN);
+    if (t < w.start) t += MIN;
+    for (; t < w.end; t += MIN) rows.push({ _time: formatRFC3339Nano(t), __v: "1" });
+    return rows;
+  }
+}
+
+class MemoryStore implements ChunkStore {
+  readonly entries = new Map<string, string>();
+  async get(key: string) {
+    return this.entries.get(key);
+  }
+  async put(key: string, body: string) {
+    this.entries.set(key, body);
+  }
+}
+
+function setup(nowNs: bigint, read = true) {
+  const origin = new FakeOrigin();
+  const store = new MemoryStore();
+  const pending: Promise<unknown>[] = [];
+  const stats = new CacheStats();
+  const results: ResultCache = {
+    store,
+    stats,
+    read,
+    horizonNs: 10n * MIN,
+    nowNs: () => nowNs,
+    defer: (p) => pending.push(p),
+    keyOf: async (logsql, chunk) => `${chunk.start}#${chunk.end}#${logsql}`,
+  };
+  const client = { results, statsRows: origin.statsRows.bind(origin) } as unknown as OriginClient;
+  return { origin, store, stats, client, settle: () => Promise.all(pending) };
+}
+
+const query = (window: TimeWindow, clip: boolean): ExtentQuery => ({
+  logsql: "* | stats by (_time:1m) count() as __v",
+  window,
+  width: MIN,
+  shift: 0n,
+  clip,
+  section: "result",
+});
+
+const times = (rows: VLRow[]) => rows.map((r) => r._time ?? "").sort();
+
+describe("chunk planning", () => {
+  it("sizes chunks as a multiple of the bucket width, at least 5 minutes and at most 48 per query", () => {
+    expect(chunkLength(MIN, 3n * HOUR)).toBe(5n * MIN);
+    expect(chunkLength(7n * MIN, HOUR)).toBe(7n * MIN);
+    expect(chunkLength(MIN, 48n * HOUR)).toBe(HOUR);
+    expect(chunkLength(HOUR, 7n * 24n * HOUR)).toBe(4n * HOUR);
+  });
+
+  it("aligns chunks to the bucket grid and stores only settled chunks (whole ones when clipping)", () => {
+    const window = { start: T0 + 2n * MIN, end: T0 + 23n * MIN };
+    const now = T0 + 30n * MIN; // settled up to T0 + 20m
+    const clipped = planChunks(query(window, true), now, 10n * MIN);
+    expect(clipped.map((p) => [p.chunk.start - T0, p.chunk.end - T0].map((x) => Number(x / MIN)))).toEqual([
+      [0, 5],
+      [5, 10],
+      [10, 15],
+      [15, 20],
+      [20, 25],
+    ]);
+    expect(clipped.map((p) => p.storable)).toEqual([false, true, true, true, false]);
+    expect(clipped[0]!.request).toEqual({ start: T0 + 2n * MIN, end: T0 + 5n * MIN });
+    expect(clipped[4]!.request).toEqual({ start: T0 + 20n * MIN, end: T0 + 23n * MIN });
+
+    const whole = planChunks(query(window, false), now, 10n * MIN);
+    expect(whole.map((p) => p.storable)).toEqual([true, true, true, true, false]);
+    expect(whole[0]!.request).toEqual(whole[0]!.chunk);
+  });
+});
+
+describe("extentRows", () => {
+  it("answers a repeat from the store and a slid window with one request for the new edge", async () => {
+    const now = T0 + 3n * HOUR;
+    const { origin, client, stats, settle } = setup(now);
+    const first = { start: now - 3n * HOUR, end: now };
+    const rows1 = await extentRows(client, query(first, false));
+    await settle();
+    expect(origin.asked).toEqual([first]); // all chunks missing: one contiguous run
+    expect(rows1).toHaveLength(180);
+
+    origin.asked.length = 0;
+    const slid = { start: first.start + MIN, end: first.end + MIN };
+    const client2 = { ...client, results: { ...client.results!, nowNs: () => now + MIN } } as unknown as OriginClient;
+    const rows2 = await extentRows(client2, query(slid, false));
+    // Only the chunks after the horizon (now + 1m − 10m, rounded down to 5 minutes) are asked for.
+    expect(origin.asked).toEqual([{ start: now - 10n * MIN, end: now + 5n * MIN }]);
+    expect(times(rows2).filter((t) => t >= formatRFC3339Nano(slid.start) && t < formatRFC3339Nano(slid.end))).toEqual(
+      times(await new FakeOrigin().statsRows("", slid)),
+    );
+    expect(stats.section("result").entriesFound).toBeGreaterThan(30);
+  });
+
+  it("asks separate requests for separate runs of missing chunks, clipped at the window's edges", async () => {
+    const now = T0 + 10n * HOUR;
+    const { origin, client, store, settle } = setup(now);
+    const window = { start: T0 + 2n * MIN, end: T0 + 58n * MIN };
+    await extentRows(client, query(window, true));
+    await settle();
+    // Drop two non-adjacent stored chunks: [20m,25m) and [40m,45m).
+    for (const key of [...store.entries.keys()]) {
+      const [s] = key.split("#");
+      const m = (BigInt(s!) - T0) / MIN;
+      if (m === 20n || m === 40n) store.entries.delete(key);
+    }
+    origin.asked.length = 0;
+    const rows = await extentRows(client, query(window, true));
+    expect(origin.asked).toEqual([
+      { start: T0 + 2n * MIN, end: T0 + 5n * MIN },
+      { start: T0 + 20n * MIN, end: T0 + 25n * MIN },
+      { start: T0 + 40n * MIN, end: T0 + 45n * MIN },
+      { start: T0 + 55n * MIN, end: T0 + 58n * MIN },
+    ]);
+    expect(times(rows)).toEqual(times(await new FakeOrigin().statsRows("", window)));
+  });
+
+  it("treats a corrupt entry as a miss, and skips reads (but still stores) when told not to read", async () => {
+    const now = T0 + 10n * HOUR;
+    const { origin, client, store, settle } = setup(now);
+    const window = { start: T0, end: T0 + 10n * MIN };
+    await extentRows(client, query(window, true));
+    await settle();
+    for (const key of store.entries.keys()) store.entries.set(key, "<html>proxy error</html>");
+    origin.asked.length = 0;
+    const rows = await extentRows(client, query(window, true));
+    expect(origin.asked).toEqual([window]);
+    expect(rows).toHaveLength(10);
+    await settle();
+    for (const body of store.entries.values()) expect(decodeChunk(body)).toHaveLength(5);
+
+    const noRead = setup(now, false);
+    for (const [k, v] of store.entries) noRead.store.entries.set(k, v);
+    await extentRows(noRead.client, query(window, true));
+    expect(noRead.origin.asked).toEqual([window]);
+    expect(noRead.stats.section("result").entriesRequested).toBe(0);
+    expect(noRead.stats.section("result").entriesStored).toBe(2);
+  });
+
+  it("never stores a chunk that ends after the horizon", async () => {
+    const now = T0 + 12n * MIN;
+    const { client, store, settle } = setup(now);
+    await extentRows(client, query({ start: T0, end: now }, true));
+    await settle();
+    // Settled up to T0 + 2m: no whole chunk has ended by then.
+    expect(store.entries.size).toBe(0);
+  });
+});
