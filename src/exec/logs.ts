@@ -13,6 +13,8 @@ import { planLogQuery } from "../plan/logquery";
 import type { OriginClient, TimeWindow } from "../origin/client";
 import { EntryTopK } from "./topk";
 import { runWindows, splitWindows } from "./windows";
+import { printStage } from "../logql/printer";
+import { logWindowCache } from "../cache/log-windows";
 
 export interface LogQueryOptions {
   window: TimeWindow;
@@ -62,10 +64,10 @@ export async function executeLogQuery(
         if (entry) windowTop.push(entry);
       }
     }
-    return { entries: windowTop.sorted(), rows, bytes };
+    return { entries: windowTop.sorted(), rows, bytes, subqueries: 1 };
   };
   const consume = (result: Awaited<ReturnType<typeof fetchWindow>>): boolean => {
-    stats.subqueries++;
+    stats.subqueries += result.subqueries;
     stats.rowsScanned += result.rows;
     stats.bytesScanned += result.bytes;
     for (const e of result.entries) top.push(e);
@@ -73,9 +75,35 @@ export async function executeLogQuery(
     return !top.full;
   };
 
-  if (plan.localKeepsEveryRow) {
-    // No local stage can drop rows, so the origin sorts and cuts each request to `limit` itself.
-    const logsql = `${plan.logsql} | sort by (_time${backward ? " desc" : ""}) | limit ${opts.limit}`;
+  // No local stage can drop rows: the origin sorts and cuts each request to `limit` itself.
+  const logsql = plan.localKeepsEveryRow
+    ? `${plan.logsql} | sort by (_time${backward ? " desc" : ""}) | limit ${opts.limit}`
+    : plan.logsql;
+  const interval = cacheInterval(opts.splitInterval, opts.window);
+  const cache = logWindowCache(
+    client,
+    JSON.stringify([logsql, plan.local.map(printStage), opts.direction, opts.limit]),
+    interval,
+  );
+
+  if (cache) {
+    // Aligned windows, so that historical ones are the same from one refresh to the next: each is
+    // read from the cache when it can be, else asked for and kept.
+    await runWindows(
+      splitWindows(opts.window, interval, backward),
+      opts.maxConcurrency,
+      opts.signal,
+      async (w, signal) => {
+        const storable = cache.storable(w);
+        const cached = storable ? await cache.lookup(w) : undefined;
+        if (cached) return { entries: cached, rows: 0, bytes: 0, subqueries: 0 };
+        const result = await fetchWindow(logsql, w, signal);
+        if (storable) cache.store(w, result.entries);
+        return result;
+      },
+      consume,
+    );
+  } else if (plan.localKeepsEveryRow) {
     for (const w of nearEdgeFirst(opts.window, opts.splitInterval, backward, opts.limit)) {
       const result = await fetchWindow(logsql, w.window, opts.signal);
       if (!consume(result)) break;
@@ -91,6 +119,16 @@ export async function executeLogQuery(
     );
   }
   return { entries: top.sorted(), stats };
+}
+
+/** At most this many cacheable windows per query: long ranges get wider (still aligned) windows. */
+const MAX_CACHE_WINDOWS = 24n;
+
+/** The split interval, or a multiple of it when the range would otherwise need too many windows. */
+function cacheInterval(split: bigint, range: TimeWindow): bigint {
+  if (split <= 0n) return split;
+  const needed = (range.end - range.start) / (MAX_CACHE_WINDOWS * split);
+  return split * (needed + 1n);
 }
 
 /**

@@ -6,7 +6,9 @@
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, MetricResult } from "../engine/types";
 import { compileSampleExtractor } from "../engine/pipeline";
-import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
+import { alignToStep, evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
+import { cachedMatrix } from "../cache/metric-results";
+import { printExpr } from "../logql/printer";
 import { planLogQuery } from "../plan/logquery";
 import type { OriginClient } from "../origin/client";
 import type { ScanStats } from "./logs";
@@ -40,8 +42,30 @@ export async function executeMetricQuery(
       return plan ? runBucketPlan(client, plan, grid, stats) : undefined;
     },
   };
-  const result = await evaluateMetric(expr, q, source, { maxSeries: opts.maxSeries });
-  return { result, stats };
+  const evaluate = (sub: MetricQuery) => evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+  if (!q.instant && readsLogs(expr)) {
+    const series = await cachedMatrix(client, printExpr(expr), alignToStep(q), opts.maxSeries, async (sub) => {
+      const r = await evaluate(sub);
+      return r.type === "matrix" ? r.series : [];
+    });
+    if (series) return { result: { type: "matrix", series }, stats };
+  }
+  return { result: await evaluate(q), stats };
+}
+
+/** Whether the expression reads log lines at all (a literal or `vector()` answer costs nothing to compute). */
+function readsLogs(expr: SampleExpr): boolean {
+  switch (expr.kind) {
+    case "RangeAggregation":
+      return true;
+    case "VectorAggregation":
+    case "LabelReplace":
+      return readsLogs(expr.expr);
+    case "BinaryOp":
+      return readsLogs(expr.lhs) || readsLogs(expr.rhs);
+    default:
+      return false;
+  }
 }
 
 /** Samples with ts in (from, to]: the origin window is [from + 1ns, to + 1ns). */

@@ -1,0 +1,99 @@
+/**
+ * Immutable answers of log-query windows. A window that is aligned to the query's split interval,
+ * lies wholly inside the query's range and ended before the freshness horizon has a fixed top-`limit`
+ * in each direction: a sliding range (a refreshing log panel) reuses the windows it has read and
+ * asks the origin only for the new edge and whatever it has not seen.
+ *
+ * The key names everything the entries depend on: tenant, origin and credentials context (through
+ * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window.
+ */
+import type { LogEntry } from "../engine/types";
+import type { OriginClient, TimeWindow } from "../origin/client";
+import type { ResultCache } from "./extents";
+
+/** Entries larger than this (serialized) are not kept: the chunk store is for answers, not archives. */
+const MAX_WINDOW_BYTES = 4 * 1024 * 1024;
+
+export interface LogWindowCache {
+  /** Whether `w` may be read from and written to the cache. */
+  storable(w: TimeWindow): boolean;
+  lookup(w: TimeWindow): Promise<LogEntry[] | undefined>;
+  store(w: TimeWindow, entries: readonly LogEntry[]): void;
+}
+
+/**
+ * The window cache of one log query, or undefined when the client has no results cache.
+ * `identity` is the query's full description (LogsQL, local stages, direction, limit).
+ */
+export function logWindowCache(client: OriginClient, identity: string, interval: bigint): LogWindowCache | undefined {
+  const cache: ResultCache | undefined = client.results;
+  if (!cache || interval <= 0n) return undefined;
+  const settled = cache.nowNs() - cache.horizonNs;
+  return {
+    storable: (w) => w.end - w.start === interval && mod(w.start, interval) === 0n && w.end <= settled,
+    async lookup(w) {
+      if (!cache.read) return undefined;
+      const started = Date.now();
+      const body = await cache.store.get(await cache.keyOf(identity, w));
+      const entries = body === undefined ? undefined : decodeEntries(body);
+      cache.stats.lookedUp("logResult", entries ? body : undefined, Date.now() - started, w.end - w.start);
+      return entries;
+    },
+    store(w, entries) {
+      const body = encodeEntries(entries);
+      if (body.length > MAX_WINDOW_BYTES) return;
+      cache.stats.stored("logResult", body);
+      cache.defer(cache.keyOf(identity, w).then((key) => cache.store.put(key, body)));
+    },
+  };
+}
+
+type StoredEntry = [
+  ts: string,
+  line: string,
+  stream: LogEntry["stream"],
+  metadata: LogEntry["metadata"],
+  parsed: LogEntry["parsed"],
+  rawLine?: string,
+];
+
+export function encodeEntries(entries: readonly LogEntry[]): string {
+  const out: StoredEntry[] = entries.map((e) => {
+    const row: StoredEntry = [String(e.ts), e.line, e.stream, e.metadata, e.parsed];
+    if (e.rawLine !== undefined) row.push(e.rawLine);
+    return row;
+  });
+  return JSON.stringify({ entries: out });
+}
+
+/** The stored entries, or undefined when the body is not a window entry (a corrupt entry is a miss). */
+export function decodeEntries(body: string): LogEntry[] | undefined {
+  try {
+    const parsed = JSON.parse(body) as { entries?: unknown };
+    if (!Array.isArray(parsed?.entries)) return undefined;
+    const out: LogEntry[] = [];
+    for (const item of parsed.entries as unknown[]) {
+      if (!Array.isArray(item) || item.length < 5) return undefined;
+      const [ts, line, stream, metadata, parsedLabels, rawLine] = item as StoredEntry;
+      if (typeof ts !== "string" || !/^-?\d+$/.test(ts) || typeof line !== "string") return undefined;
+      if (!isLabels(stream) || !isLabels(metadata) || !isLabels(parsedLabels)) return undefined;
+      const entry: LogEntry = { ts: BigInt(ts), line, stream, metadata, parsed: parsedLabels };
+      if (typeof rawLine === "string") entry.rawLine = rawLine;
+      out.push(entry);
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+function isLabels(v: unknown): v is Record<string, string> {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  for (const x of Object.values(v)) if (typeof x !== "string") return false;
+  return true;
+}
+
+function mod(a: bigint, m: bigint): bigint {
+  const r = a % m;
+  return r < 0n ? r + m : r;
+}

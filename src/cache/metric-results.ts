@@ -1,0 +1,148 @@
+/**
+ * Results of range metric queries in step-aligned chunks, for every metric query the Worker
+ * evaluates (with parsers, unwrap, quantiles, binary operations...). A value at t depends only on
+ * the log lines in (t − offset − range, t − offset], so the evaluation times can be cut into chunks
+ * evaluated separately: a chunk whose times are all before the freshness horizon has a fixed answer.
+ * A refresh evaluates only the chunks it has not seen (each run of missing chunks as one evaluation,
+ * so a cold query costs what it did), then joins the series of every chunk.
+ *
+ * Chunks hold whole chunks of times, also at the query's edges (the extra times are evaluated and
+ * then left out of the answer), so the edge chunks of a sliding range are reusable too.
+ */
+import type { Labels, Point, Series } from "../engine/types";
+import { compareLabels, labelsKey } from "../engine/metric/labels";
+import { QueryLimitError } from "../engine/metric/errors";
+import type { MetricQuery } from "../engine/metric";
+import type { OriginClient, TimeWindow } from "../origin/client";
+import { chunkLength } from "./extents";
+
+/** Serialized chunks larger than this are not kept. */
+const MAX_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The matrix of a range query aligned to its step (`q.start`, `q.end` multiples of `q.step`), from
+ * cached chunks where possible; `evaluate` computes the series of a sub-range of the grid.
+ * Undefined when the client has no results cache.
+ */
+export async function cachedMatrix(
+  client: OriginClient,
+  /** The query's canonical text: with the step and the chunk, it names the chunk's answer. */
+  queryText: string,
+  q: MetricQuery,
+  maxSeries: number,
+  evaluate: (sub: MetricQuery) => Promise<Series[]>,
+): Promise<Series[] | undefined> {
+  const cache = client.results;
+  if (!cache || q.instant || q.step <= 0n || q.end < q.start) return undefined;
+  const length = chunkLength(q.step, q.end - q.start + q.step);
+  const settled = cache.nowNs() - cache.horizonNs;
+  const chunks: { times: TimeWindow; storable: boolean; key: string; series?: Series[] }[] = [];
+  for (let c = floorDiv(q.start, length); c * length <= q.end; c++) {
+    // The chunk's evaluation times: grid points in [c·length, (c+1)·length).
+    const times = { start: c * length, end: (c + 1n) * length };
+    const material = JSON.stringify(["matrix", queryText, String(q.step)]);
+    chunks.push({ times, storable: times.end <= settled, key: await cache.keyOf(material, times) });
+  }
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      if (!chunk.storable || !cache.read) return;
+      const started = Date.now();
+      const body = await cache.store.get(chunk.key);
+      chunk.series = body === undefined ? undefined : decodeSeries(body);
+      cache.stats.lookedUp("result", chunk.series ? body : undefined, Date.now() - started, length);
+    }),
+  );
+
+  // Runs of adjacent missing chunks, each evaluated once over all its times.
+  let i = 0;
+  while (i < chunks.length) {
+    if (chunks[i]!.series) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < chunks.length && !chunks[j + 1]!.series) j++;
+    const sub: MetricQuery = {
+      start: ceilTo(chunks[i]!.times.start, q.step),
+      end: chunks[j]!.times.end - q.step,
+      step: q.step,
+      instant: false,
+    };
+    const evaluated = await evaluate(sub);
+    for (let k = i; k <= j; k++) {
+      const chunk = chunks[k]!;
+      chunk.series = pointsWithin(evaluated, chunk.times);
+      if (!chunk.storable) continue;
+      const body = encodeSeries(chunk.series);
+      if (body.length > MAX_CHUNK_BYTES) continue;
+      cache.stats.stored("result", body);
+      cache.defer(cache.store.put(chunk.key, body));
+    }
+    i = j + 1;
+  }
+
+  const merged = new Map<string, Series>();
+  for (const chunk of chunks) {
+    for (const s of pointsWithin(chunk.series!, { start: q.start, end: q.end + 1n })) {
+      const key = labelsKey(s.labels);
+      const into = merged.get(key);
+      if (into) into.points.push(...s.points);
+      else merged.set(key, { labels: s.labels, points: [...s.points] });
+    }
+    if (merged.size > maxSeries) throw new QueryLimitError(maxSeries);
+  }
+  return [...merged.values()].sort((a, b) => compareLabels(a.labels, b.labels));
+}
+
+/** The series' points with t in [w.start, w.end); series left without points are dropped. */
+function pointsWithin(series: readonly Series[], w: TimeWindow): Series[] {
+  const out: Series[] = [];
+  for (const s of series) {
+    const points = s.points.filter((p) => p.t >= w.start && p.t < w.end);
+    if (points.length > 0) out.push({ labels: s.labels, points });
+  }
+  return out;
+}
+
+/** Values as text: JSON has no NaN or infinities, and Number() reads String()'s output back exactly. */
+export function encodeSeries(series: readonly Series[]): string {
+  return JSON.stringify({
+    series: series.map((s) => [s.labels, s.points.map((p) => [String(p.t), String(p.v)])]),
+  });
+}
+
+/** The stored series, or undefined when the body is not a stored chunk (a corrupt entry is a miss). */
+export function decodeSeries(body: string): Series[] | undefined {
+  try {
+    const parsed = JSON.parse(body) as { series?: unknown };
+    if (!Array.isArray(parsed?.series)) return undefined;
+    const out: Series[] = [];
+    for (const item of parsed.series as unknown[]) {
+      if (!Array.isArray(item) || item.length !== 2 || !Array.isArray(item[1])) return undefined;
+      const labels = item[0] as Labels;
+      if (labels === null || typeof labels !== "object") return undefined;
+      for (const v of Object.values(labels)) if (typeof v !== "string") return undefined;
+      const points: Point[] = [];
+      for (const p of item[1] as unknown[]) {
+        if (!Array.isArray(p) || typeof p[0] !== "string" || typeof p[1] !== "string" || !/^-?\d+$/.test(p[0])) {
+          return undefined;
+        }
+        points.push({ t: BigInt(p[0]), v: Number(p[1]) });
+      }
+      out.push({ labels, points });
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+function ceilTo(t: bigint, m: bigint): bigint {
+  const f = floorDiv(t, m) * m;
+  return f === t ? t : f + m;
+}

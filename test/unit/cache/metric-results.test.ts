@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import type { ChunkStore } from "../../../src/cache/chunk-store";
+import type { ResultCache } from "../../../src/cache/extents";
+import { decodeEntries, encodeEntries } from "../../../src/cache/log-windows";
+import { cachedMatrix, decodeSeries, encodeSeries } from "../../../src/cache/metric-results";
+import { CacheStats } from "../../../src/cache/stats";
+import type { MetricQuery } from "../../../src/engine/metric";
+import type { LogEntry, Series } from "../../../src/engine/types";
+import type { OriginClient } from "../../../src/origin/client";
+
+const S = 1_000_000_000n;
+const MIN = 60n * S;
+const T0 = 1_700_000_400n * S; // a multiple of 5 minutes
+
+/** A pure "evaluator": value at t is t in minutes, one series per parity of the minute. */
+function evaluator() {
+  const asked: MetricQuery[] = [];
+  const evaluate = async (q: MetricQuery): Promise<Series[]> => {
+    asked.push(q);
+    const even: Series = { labels: { p: "even" }, points: [] };
+    const odd: Series = { labels: { p: "odd" }, points: [] };
+    for (let t = q.start; t <= q.end; t += q.step)
+      ((t / MIN) % 2n === 0n ? even : odd).points.push({ t, v: Number(t / MIN) });
+    return [even, odd].filter((s) => s.points.length > 0);
+  };
+  return { asked, evaluate };
+}
+
+function clientAt(nowNs: bigint, store = new Map<string, string>()) {
+  const pending: Promise<unknown>[] = [];
+  const chunks: ChunkStore = {
+    get: async (k) => store.get(k),
+    put: async (k, v) => void store.set(k, v),
+  };
+  const results: ResultCache = {
+    store: chunks,
+    stats: new CacheStats(),
+    read: true,
+    horizonNs: 10n * MIN,
+    nowNs: () => nowNs,
+    defer: (p) => pending.push(p),
+    keyOf: async (material, w) => `${material}@${w.start}-${w.end}`,
+  };
+  return { client: { results } as unknown as OriginClient, store, settle: () => Promise.all(pending), results };
+}
+
+describe("cachedMatrix", () => {
+  it("equals one evaluation of the whole range, and a slid range evaluates only its new chunks", async () => {
+    const q = { start: T0, end: T0 + 60n * MIN, step: MIN, instant: false };
+    const whole = await evaluator().evaluate(q);
+    const { client, store, settle } = clientAt(T0 + 3n * 60n * MIN);
+    const ev = evaluator();
+    expect(await cachedMatrix(client, "q", q, 500, ev.evaluate)).toEqual(whole);
+    expect(ev.asked).toHaveLength(1); // one run: all chunks were missing
+    await settle();
+
+    const slid = { start: T0 + 7n * MIN, end: T0 + 67n * MIN, step: MIN, instant: false };
+    const again = clientAt(T0 + 3n * 60n * MIN, store);
+    const ev2 = evaluator();
+    expect(await cachedMatrix(again.client, "q", slid, 500, ev2.evaluate)).toEqual(await evaluator().evaluate(slid));
+    // Chunks of 5 minutes: [T0+65m, T0+70m) is the only one not evaluated before.
+    expect(ev2.asked).toEqual([{ start: T0 + 65n * MIN, end: T0 + 69n * MIN, step: MIN, instant: false }]);
+  });
+
+  it("never stores chunks after the horizon, and applies the series limit to the joined answer", async () => {
+    const q = { start: T0, end: T0 + 30n * MIN, step: MIN, instant: false };
+    const { client, store, settle } = clientAt(T0 + 20n * MIN);
+    await cachedMatrix(client, "q", q, 500, evaluator().evaluate);
+    await settle();
+    const stored = [...store.keys()].map((k) => BigInt(k.split("@")[1]!.split("-")[1]!));
+    expect(stored.every((end) => end <= T0 + 10n * MIN)).toBe(true);
+    await expect(cachedMatrix(client, "q", q, 1, evaluator().evaluate)).rejects.toThrow("maximum number of series (1)");
+  });
+
+  it("reads a corrupt entry as a miss", async () => {
+    const q = { start: T0, end: T0 + 10n * MIN, step: MIN, instant: false };
+    const { client, store, settle } = clientAt(T0 + 60n * MIN);
+    await cachedMatrix(client, "q", q, 500, evaluator().evaluate);
+    await settle();
+    for (const k of store.keys()) store.set(k, '{"series":[["x"]]}');
+    const ev = evaluator();
+    expect(await cachedMatrix(client, "q", q, 500, ev.evaluate)).toEqual(await evaluator().evaluate(q));
+    expect(ev.asked).toHaveLength(1);
+  });
+});
+
+describe("stored forms", () => {
+  it("round-trip series values JSON cannot hold", () => {
+    const series: Series[] = [
+      {
+        labels: { a: "1" },
+        points: [
+          { t: 5n, v: Number.NaN },
+          { t: 6n, v: Infinity },
+          { t: 7n, v: -Infinity },
+          { t: 8n, v: 0.1 },
+        ],
+      },
+    ];
+    expect(decodeSeries(encodeSeries(series))).toEqual(series);
+    expect(decodeSeries("<html>")).toBeUndefined();
+  });
+
+  it("round-trip log entries, the origin's line literal included", () => {
+    const entries: LogEntry[] = [
+      {
+        ts: 1769904000123456789n,
+        line: 'a "b"',
+        rawLine: '"a \\"b\\""',
+        stream: { app: "x" },
+        metadata: { u: "1" },
+        parsed: { p: "q" },
+      },
+      { ts: 2n, line: "é\u2028", stream: {}, metadata: {}, parsed: {} },
+    ];
+    expect(decodeEntries(encodeEntries(entries))).toEqual(entries);
+    expect(decodeEntries('{"entries":[["x","line",{},{},{}]]}')).toBeUndefined();
+    expect(decodeEntries('{"entries":[["1","line",{"a":2},{},{}]]}')).toBeUndefined();
+  });
+});

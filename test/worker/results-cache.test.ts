@@ -1,0 +1,308 @@
+/**
+ * The results cache inside workerd, with the real Cache API, KV and coalescer bindings, in front of
+ * the real VictoriaLogs the global setup started. Origin requests are counted where they leave the
+ * runtime (global fetch is wrapped; the Worker, the Durable Object and these tests share one isolate).
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { createApp } from "../../src/app";
+import type { Env } from "../../src/config";
+import { readConfig } from "../../src/config";
+import { kvAnswers } from "../../src/cache/bindings";
+import { tieredChunkStore } from "../../src/cache/chunk-store";
+import { extentRows } from "../../src/cache/extents";
+import { CacheStats } from "../../src/cache/stats";
+import { originConfigOf, resultCacheFor } from "../../src/cache/wire";
+import { OriginClient } from "../../src/origin/client";
+import cases from "../fixtures/compat/cases.json";
+
+const ENV = env as unknown as Env;
+const ORIGIN = readConfig(ENV).originUrl;
+
+interface OriginCall {
+  path: string;
+  accountId: string | null;
+  query: string;
+  start: string;
+  end: string;
+}
+
+let restore = () => {};
+afterEach(() => restore());
+
+/** Records every request to the origin; optionally holds each one so concurrent callers overlap. */
+function watchOrigin(delayMs = 0): OriginCall[] {
+  const calls: OriginCall[] = [];
+  const real = globalThis.fetch;
+  restore = () => (globalThis.fetch = real);
+  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.startsWith(ORIGIN)) {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      const form = new URLSearchParams(typeof init?.body === "string" ? init.body : String(init?.body ?? ""));
+      calls.push({
+        path: new URL(url).pathname,
+        accountId: headers.get("AccountID"),
+        query: form.get("query") ?? "",
+        start: form.get("start") ?? "",
+        end: form.get("end") ?? "",
+      });
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+    }
+    return real(input, init);
+  }) as typeof fetch;
+  return calls;
+}
+
+interface Answer {
+  status: number;
+  /** The answer without its `stats` (timings differ between any two requests). */
+  body: unknown;
+  cache?: Record<string, { entriesFound: number; entriesRequested: number; entriesStored: number }>;
+}
+
+async function ask(
+  path: string,
+  params: Record<string, string | string[]>,
+  over: Partial<Env> = {},
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(
+    new Request(`http://loki.test${path}?${qs}`, { headers }),
+    { ...ENV, ...over },
+    ctx,
+  );
+  const text = await res.text();
+  // Cache writes run after the response: wait for them, as the next request in production would find them.
+  await waitOnExecutionContext(ctx);
+  let body: unknown = text;
+  let cache: Answer["cache"];
+  try {
+    const json = JSON.parse(text);
+    if (json?.data?.stats) {
+      cache = json.data.stats.cache;
+      delete json.data.stats;
+    }
+    body = json;
+  } catch {
+    // text/plain errors compare as text
+  }
+  return { status: res.status, body, cache };
+}
+
+type CompatCase = {
+  id: string;
+  path: string;
+  params: Record<string, string | string[]>;
+  headers: Record<string, string>;
+};
+
+describe("cached answers equal uncached answers", () => {
+  it("on the whole compat corpus, filled and then served from the cache", async () => {
+    const all = cases as unknown as CompatCase[];
+    const calls = watchOrigin();
+    let firstPass = 0;
+    let secondPass = 0;
+    const fullyCached: string[] = [];
+    for (const c of all) {
+      const direct = await ask(c.path, c.params, { CACHE: "off" }, c.headers);
+      const before = calls.length;
+      const filled = await ask(c.path, c.params, {}, c.headers);
+      const between = calls.length;
+      const served = await ask(c.path, c.params, {}, c.headers);
+      firstPass += between - before;
+      secondPass += calls.length - between;
+      expect(filled, c.id).toEqual({ ...direct, cache: filled.cache });
+      expect(served, c.id).toEqual({ ...direct, cache: served.cache });
+      const stored = Object.values(filled.cache ?? {}).reduce((n, s) => n + s.entriesStored, 0);
+      if (stored > 0) {
+        // Whatever the second pass looks up it finds (a log query stops looking once it has `limit`).
+        const sections = Object.values(served.cache ?? {});
+        const found = sections.reduce((n, s) => n + s.entriesFound, 0);
+        expect(found, c.id).toBeGreaterThan(0);
+        expect(found, c.id).toBe(sections.reduce((n, s) => n + s.entriesRequested, 0));
+        if (calls.length === between) fullyCached.push(c.id);
+      }
+    }
+    console.log(
+      `results cache on the compat corpus: ${firstPass} origin requests filling, ${secondPass} serving again; ${fullyCached.length} cases answered without the origin`,
+    );
+    expect(secondPass).toBeLessThan(firstPass / 2);
+    // Pushed-down metric queries, volumes and index stats are among those answered from the cache alone.
+    for (const id of ["meta-volume", "meta-volume-by"]) expect(fullyCached).toContain(id);
+    expect(fullyCached.filter((id) => id.startsWith("range-")).length).toBeGreaterThan(5);
+  });
+});
+
+describe("a sliding dashboard range", () => {
+  const QUERY = 'sum by (app) (count_over_time({namespace="prod"}[1m]))';
+  const START = 1769904000; // the dataset's first hour
+
+  it("reuses the chunks it has read and asks the origin only for the new edge", async () => {
+    const range = (shift: number) => ({
+      query: QUERY,
+      start: String(START + shift),
+      end: String(START + shift + 3 * 3600),
+      step: "60",
+    });
+    const expected = await ask("/loki/api/v1/query_range", range(600), { CACHE: "off" });
+    const calls = watchOrigin();
+    const first = await ask("/loki/api/v1/query_range", range(0));
+    expect(first.status).toBe(200);
+    expect(calls).toHaveLength(1);
+
+    // A minute later: every chunk of times was evaluated whole the first time, the edge one included.
+    calls.length = 0;
+    const minute = await ask("/loki/api/v1/query_range", range(60));
+    expect(calls).toHaveLength(0);
+    expect(minute.cache?.result?.entriesFound).toBe(minute.cache?.result?.entriesRequested);
+
+    // Ten minutes later: one request, for the ten minutes of lines the cached chunks do not hold.
+    const slid = await ask("/loki/api/v1/query_range", range(600));
+    expect(slid).toEqual({ ...expected, cache: slid.cache });
+    expect(calls).toHaveLength(1);
+    expect(Date.parse(calls[0]!.end) - Date.parse(calls[0]!.start)).toBe(10 * 60_000);
+    expect(Date.parse(calls[0]!.start)).toBe((START + 3 * 3600 + 300) * 1000);
+  });
+
+  it("skips cache reads for Cache-Control: no-cache, as Loki's frontend does", async () => {
+    const params = { query: QUERY, start: String(START), end: String(START + 3600), step: "30" };
+    await ask("/loki/api/v1/query_range", params);
+    const calls = watchOrigin();
+    const again = await ask("/loki/api/v1/query_range", params);
+    expect(calls).toHaveLength(0);
+    const fresh = await ask("/loki/api/v1/query_range", params, {}, { "Cache-Control": "no-cache" });
+    expect(calls).toHaveLength(1);
+    expect(fresh).toEqual({ ...again, cache: fresh.cache });
+    expect(fresh.cache?.result?.entriesRequested).toBe(0);
+  });
+});
+
+describe("recent windows", () => {
+  it("are never served stale: lines pushed after a cached answer appear in the next one", async () => {
+    const tenant = { "X-Scope-OrgID": "9:9" };
+    const now = Date.now();
+    const seconds = (ms: number) => (ms / 1000).toFixed(3);
+    const push = async (offsets: number[]) => {
+      const values = offsets.map((o) => [String(BigInt(now - o) * 1_000_000n), `fresh line ${o}`]);
+      const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", AccountID: "9", ProjectID: "9" },
+        body: JSON.stringify({ streams: [{ stream: { app: "fresh" }, values }] }),
+      });
+      expect(res.status).toBe(204);
+    };
+    const count = async () => {
+      const a = await ask(
+        "/loki/api/v1/query",
+        { query: 'sum(count_over_time({app="fresh"}[10m]))', time: seconds(now + 1000) },
+        {},
+        tenant,
+      );
+      const result = (a.body as { data: { result: { value: [number, string] }[] } }).data.result;
+      return result.length === 0 ? 0 : Number(result[0]!.value[1]);
+    };
+    const until = async (want: number) => {
+      for (let i = 0; i < 120; i++) {
+        if ((await count()) === want) return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      throw new Error(`the count never reached ${want}`);
+    };
+    await push([30_000, 29_000, 28_000]);
+    await until(3);
+    await push([20_000, 19_000]);
+    await until(5);
+    const lines = await ask(
+      "/loki/api/v1/query_range",
+      { query: '{app="fresh"}', start: seconds(now - 600_000), end: seconds(now + 1000) },
+      {},
+      tenant,
+    );
+    const values = (lines.body as { data: { result: { values: unknown[] }[] } }).data.result.flatMap((s) => s.values);
+    expect(values).toHaveLength(5);
+  });
+});
+
+describe("concurrency and isolation", () => {
+  it("coalesces concurrent identical cold requests into one origin request", async () => {
+    const calls = watchOrigin(300);
+    const params = {
+      query: 'sum by (pod) (rate({app="auth"}[2m]))',
+      start: "1769910000",
+      end: "1769913600",
+      step: "120",
+    };
+    const answers = await Promise.all(Array.from({ length: 16 }, () => ask("/loki/api/v1/query_range", params)));
+    expect(calls).toHaveLength(1);
+    for (const a of answers) expect(a.body).toEqual(answers[0]!.body);
+    expect((answers[0]!.body as { data: { result: unknown[] } }).data.result.length).toBeGreaterThan(0);
+  });
+
+  it("never shares an entry between tenants", async () => {
+    const params = {
+      query: 'sum(count_over_time({app="auth"}[5m]))',
+      start: "1769904000",
+      end: "1769907600",
+      step: "300",
+    };
+    const calls = watchOrigin();
+    const owner = await ask("/loki/api/v1/query_range", params, {}, { "X-Scope-OrgID": "0" });
+    const other = await ask("/loki/api/v1/query_range", params, {}, { "X-Scope-OrgID": "42" });
+    const ownerAgain = await ask("/loki/api/v1/query_range", params, {}, { "X-Scope-OrgID": "0" });
+    const otherAgain = await ask("/loki/api/v1/query_range", params, {}, { "X-Scope-OrgID": "42" });
+    expect((owner.body as { data: { result: unknown[] } }).data.result).toHaveLength(1);
+    expect((other.body as { data: { result: unknown[] } }).data.result).toEqual([]);
+    expect(ownerAgain.body).toEqual(owner.body);
+    expect(otherAgain.body).toEqual(other.body);
+    expect(calls.map((c) => c.accountId)).toEqual(["0", "42"]);
+  });
+
+  it("answers the historical part from KV alone, as a restarted Worker in another location would", async () => {
+    const params = {
+      query: 'sum by (level) (bytes_over_time({namespace="prod"}[5m]))',
+      start: "1769911200",
+      end: "1769914800",
+      step: "300",
+    };
+    const filled = await ask("/loki/api/v1/query_range", params);
+    expect(filled.cache?.result?.entriesStored).toBeGreaterThan(0);
+
+    // No Cache API (a fresh location), the same KV: every chunk comes from KV.
+    const calls = watchOrigin();
+    const config = readConfig(ENV);
+    const stats = new CacheStats();
+    const pending: Promise<unknown>[] = [];
+    const tenant = { accountId: 0, projectId: 0 };
+    const results = resultCacheFor(config, tenant, { read: true, stats, defer: (p) => pending.push(p) })!;
+    const client = new OriginClient(originConfigOf(config), tenant, undefined, undefined, {
+      ...results,
+      store: tieredChunkStore(undefined, kvAnswers(ENV.CACHE_KV!)),
+    });
+    const { planMetricPushdown } = await import("../../src/plan/metric-pushdown");
+    const { parseExpr } = await import("../../src/logql/parser");
+    const { alignToStep } = await import("../../src/engine/metric");
+    const grid = alignToStep({
+      start: 1769911200n * 10n ** 9n,
+      end: 1769914800n * 10n ** 9n,
+      step: 300n * 10n ** 9n,
+      instant: false,
+    });
+    const plan = planMetricPushdown(parseExpr(params.query) as never, grid)!;
+    const rows = await extentRows(client, {
+      logsql: plan.logsql,
+      window: plan.window,
+      width: plan.width,
+      shift: plan.shift,
+      clip: false,
+      section: "result",
+    });
+    expect(calls).toEqual([]);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(stats.section("result").entriesFound).toBe(stats.section("result").entriesRequested);
+  });
+});
