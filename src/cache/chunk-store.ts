@@ -1,31 +1,52 @@
 /**
- * Where immutable pieces of answers (time chunks of stats results) are kept: the data centre's
- * Cache API first, then KV, which every data centre shares and which survives isolates and restarts.
- * A piece found only in KV is copied into the Cache API so the next read stays local.
+ * Where immutable pieces of answers (time chunks of stats results, log windows, metric chunks) are
+ * kept: the isolate's memory (bounded, memory.ts), the data centre's Cache API, then KV, which every
+ * data centre shares and which survives isolates and restarts. A piece found in a farther tier is
+ * copied into the nearer ones so the next read stays local.
  *
  * Only historical pieces come here (their window ended before the freshness horizon): they can no
  * longer change, so they live a day. Storage failures and unreadable entries are misses, never errors.
  */
 import type { AnswerCache, AnswerKv } from "./layer";
+import { BoundedLru } from "./memory";
 import { fitsInKv, HISTORICAL_TTL_S } from "./policy";
+
+/** The isolate's share of its 128 MB for immutable pieces of answers. */
+const ISOLATE_TIER_BYTES = 16 * 1024 * 1024;
+const isolateTier = new BoundedLru(ISOLATE_TIER_BYTES);
 
 export interface ChunkStore {
   get(key: string): Promise<string | undefined>;
   put(key: string, body: string): Promise<void>;
 }
 
-/** Both tiers; either may be absent (outside the Workers runtime, or KV not bound). */
-export function tieredChunkStore(cache: AnswerCache | undefined, kv: AnswerKv | undefined): ChunkStore {
+/**
+ * The isolate's memory, the Cache API and KV, in that order; the Cache API and KV may be absent
+ * (outside the Workers runtime, or KV not bound). `memory` defaults to the isolate-wide tier; null
+ * leaves it out.
+ */
+export function tieredChunkStore(
+  cache: AnswerCache | undefined,
+  kv: AnswerKv | undefined,
+  memory: BoundedLru | null = isolateTier,
+): ChunkStore {
   return {
     async get(key) {
+      const remembered = memory?.get(key);
+      if (remembered !== undefined) return remembered;
       const local = await quietly(cache?.get(key));
-      if (local !== undefined) return local;
+      if (local !== undefined) {
+        memory?.set(key, local);
+        return local;
+      }
       const shared = await quietly(kv?.get(key));
       if (typeof shared !== "string") return undefined;
+      memory?.set(key, shared);
       await quietly(cache?.put(key, shared, HISTORICAL_TTL_S));
       return shared;
     },
     async put(key, body) {
+      memory?.set(key, body);
       await Promise.all([
         quietly(cache?.put(key, body, HISTORICAL_TTL_S)),
         fitsInKv(body) ? quietly(kv?.put(key, body, HISTORICAL_TTL_S)) : undefined,

@@ -1,8 +1,9 @@
 /**
- * Immutable answers of log-query windows. A window that is aligned to the query's split interval,
- * lies wholly inside the query's range and ended before the freshness horizon has a fixed top-`limit`
- * in each direction: a sliding range (a refreshing log panel) reuses the windows it has read and
- * asks the origin only for the new edge and whatever it has not seen.
+ * Immutable answers of log-query windows. A window that is aligned to the query's split interval (or
+ * to a twelfth of it, for the pieces of edge windows), lies wholly inside the query's range and
+ * ended before the freshness horizon has a fixed top-`limit` in each direction: a sliding range (a
+ * refreshing log panel) reuses the windows it has read and asks the origin only for the new edge and
+ * whatever it has not seen.
  *
  * The key names everything the entries depend on: tenant, origin and credentials context (through
  * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window.
@@ -30,7 +31,16 @@ export function logWindowCache(client: OriginClient, identity: string, interval:
   if (!cache || interval <= 0n) return undefined;
   const settled = cache.nowNs() - cache.horizonNs;
   return {
-    storable: (w) => w.end - w.start === interval && mod(w.start, interval) === 0n && w.end <= settled,
+    // Whole aligned windows of the interval, or of a twelfth of it (the pieces of edge windows).
+    storable: (w) => {
+      const length = w.end - w.start;
+      return (
+        (length === interval || length === interval / 12n) &&
+        length > 0n &&
+        mod(w.start, length) === 0n &&
+        w.end <= settled
+      );
+    },
     async lookup(w) {
       if (!cache.read) return undefined;
       const started = Date.now();

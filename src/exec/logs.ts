@@ -14,7 +14,7 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { EntryTopK } from "./topk";
 import { runWindows, splitWindows } from "./windows";
 import { printStage } from "../logql/printer";
-import { logWindowCache } from "../cache/log-windows";
+import { type LogWindowCache, logWindowCache } from "../cache/log-windows";
 
 export interface LogQueryOptions {
   window: TimeWindow;
@@ -90,7 +90,7 @@ export async function executeLogQuery(
     // Aligned windows, so that historical ones are the same from one refresh to the next: each is
     // read from the cache when it can be, else asked for and kept.
     await runWindows(
-      splitWindows(opts.window, interval, backward),
+      cacheWindows(opts.window, interval, backward, cache),
       opts.maxConcurrency,
       opts.signal,
       async (w, signal) => {
@@ -120,6 +120,39 @@ export async function executeLogQuery(
   }
   return { entries: top.sorted(), stats };
 }
+
+/**
+ * The windows of a cached log query, in direction order: aligned windows of `interval`; the ones
+ * that cannot be kept whole (the partial ones at the range's ends, the one still growing) are cut
+ * into aligned windows of a twelfth of it, so that a sliding range also reuses the settled parts
+ * of its edge windows and asks again only for the last few minutes.
+ */
+function cacheWindows(range: TimeWindow, interval: bigint, backward: boolean, cache: LogWindowCache): TimeWindow[] {
+  const fine = interval / 12n;
+  const out: TimeWindow[] = [];
+  for (const w of splitWindows(range, interval, backward)) {
+    if (fine <= 0n || cache.storable(w)) {
+      out.push(w);
+      continue;
+    }
+    // Adjacent pieces that cannot be kept either are asked for together.
+    let run: TimeWindow | undefined;
+    for (const piece of splitWindows(w, fine, backward)) {
+      if (cache.storable(piece)) {
+        if (run) out.push(run);
+        run = undefined;
+        out.push(piece);
+      } else {
+        run = run ? { start: min(run.start, piece.start), end: max(run.end, piece.end) } : piece;
+      }
+    }
+    if (run) out.push(run);
+  }
+  return out;
+}
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /** At most this many cacheable windows per query: long ranges get wider (still aligned) windows. */
 const MAX_CACHE_WINDOWS = 24n;

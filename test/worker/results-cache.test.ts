@@ -182,6 +182,28 @@ describe("a sliding dashboard range", () => {
   });
 });
 
+describe("a sliding log range", () => {
+  it("reads again only the partial windows at its ends", async () => {
+    // Sparse enough that the answer needs the whole range: every window is read.
+    const range = (shift: number) => ({
+      query: '{namespace="prod"} |= "timeout"',
+      start: String(1769904000 + shift),
+      end: String(1769904000 + shift + 3 * 3600),
+      limit: "1000",
+    });
+    // A refresh 30 s earlier (its first window partial, so kept in twelfths of an hour).
+    await ask("/loki/api/v1/query_range", range(30));
+    const expected = await ask("/loki/api/v1/query_range", range(60), { CACHE: "off" });
+    const calls = watchOrigin();
+    const slid = await ask("/loki/api/v1/query_range", range(60));
+    expect(slid).toEqual({ ...expected, cache: slid.cache });
+    // The minute added at the end, and the first window's last four minutes, each in one request.
+    const spans = calls.map((c) => (Date.parse(c.end) - Date.parse(c.start)) / 60_000).sort();
+    expect(spans).toEqual([1, 4]);
+    expect(slid.cache?.logResult?.entriesFound).toBeGreaterThan(3);
+  });
+});
+
 describe("recent windows", () => {
   it("are never served stale: lines pushed after a cached answer appear in the next one", async () => {
     const tenant = { "X-Scope-OrgID": "9:9" };
@@ -272,7 +294,7 @@ describe("concurrency and isolation", () => {
     const filled = await ask("/loki/api/v1/query_range", params);
     expect(filled.cache?.result?.entriesStored).toBeGreaterThan(0);
 
-    // No Cache API (a fresh location), the same KV: every chunk comes from KV.
+    // No isolate memory and no Cache API (a fresh location), the same KV: every chunk comes from KV.
     const calls = watchOrigin();
     const config = readConfig(ENV);
     const stats = new CacheStats();
@@ -281,7 +303,7 @@ describe("concurrency and isolation", () => {
     const results = resultCacheFor(config, tenant, { read: true, stats, defer: (p) => pending.push(p) })!;
     const client = new OriginClient(originConfigOf(config), tenant, undefined, undefined, {
       ...results,
-      store: tieredChunkStore(undefined, kvAnswers(ENV.CACHE_KV!)),
+      store: tieredChunkStore(undefined, kvAnswers(ENV.CACHE_KV!), null),
     });
     const { planMetricPushdown } = await import("../../src/plan/metric-pushdown");
     const { parseExpr } = await import("../../src/logql/parser");
