@@ -8,6 +8,8 @@ import { errorResponse, HttpError } from "./http/errors";
 import { checkClientAuth } from "./http/auth";
 import { LogQLParseError } from "./logql/errors";
 import { buildLokiRequest, type LokiRequest } from "./http/context";
+import { observe } from "./http/observe";
+import type { RequestTelemetry } from "./http/telemetry";
 import { statusRoutes } from "./routes/status";
 import { queryRoutes } from "./routes/query";
 import { metaRoutes } from "./routes/meta";
@@ -16,15 +18,15 @@ import { indexRoutes } from "./routes/index-stats";
 import { tailRoutes } from "./routes/tail";
 import { drilldownRoutes } from "./routes/drilldown";
 
-type AppEnv = { Bindings: Env; Variables: { loki: LokiRequest } };
+type AppEnv = { Bindings: Env; Variables: { loki: LokiRequest; telemetry: RequestTelemetry } };
 
 export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.route("/", statusRoutes);
 
-  app.use("/loki/api/*", lokiContext);
-  app.use("/api/prom/*", lokiContext);
+  app.use("/loki/api/*", observe, lokiContext);
+  app.use("/api/prom/*", observe, lokiContext);
   app.route("/", queryRoutes);
   app.route("/", metaRoutes);
   app.route("/", formatRoutes);
@@ -43,12 +45,13 @@ const lokiContext = async (
     env: Env;
     executionCtx: ExecutionContext;
     set: (k: "loki", v: LokiRequest) => void;
+    get: (k: "telemetry") => RequestTelemetry;
   },
   next: () => Promise<void>,
 ) => {
   const config = readConfig(c.env);
   checkClientAuth(config.authToken, c.req.raw.headers.get("Authorization"));
-  c.set("loki", await buildLokiRequest(c.req.raw, config, waitUntilOf(c)));
+  c.set("loki", await buildLokiRequest(c.req.raw, config, waitUntilOf(c), c.get("telemetry")));
   await next();
 };
 

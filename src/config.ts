@@ -26,6 +26,8 @@ export interface Env {
   CACHE?: string;
   /** Answers for windows ending within this duration of now are never stored for long (default 10m). */
   CACHE_FRESHNESS?: string;
+  /** Optional Workers Analytics Engine dataset: one data point per request. */
+  METRICS?: AnalyticsEngineDataset;
 }
 
 export interface Config {

@@ -5,7 +5,7 @@ import { cacheApiAnswers, coalescerStubs, kvAnswers } from "./bindings";
 import { tieredChunkStore } from "./chunk-store";
 import type { ResultCache } from "./extents";
 import { cacheKey } from "./keys";
-import { cachingTransport } from "./layer";
+import { type Coalescer, cachingTransport } from "./layer";
 import type { CacheSection, CacheStats } from "./stats";
 
 export function originConfigOf(config: Config): OriginConfig {
@@ -28,8 +28,12 @@ function sectionOf(path: string): CacheSection {
   return "labelResult";
 }
 
-export function originTransport(config: Config, use?: Omit<CacheUse, "defer">): JsonTransport {
-  const origin = originConfigOf(config);
+export function originTransport(
+  config: Config,
+  use?: Omit<CacheUse, "defer">,
+  meter?: (elapsedMs: number) => void,
+): JsonTransport {
+  const origin = { ...originConfigOf(config), meter };
   const direct = fetchJsonTransport(origin);
   if (config.cache === false) return direct;
   return cachingTransport({
@@ -39,7 +43,7 @@ export function originTransport(config: Config, use?: Omit<CacheUse, "defer">): 
     // Absent outside the Workers runtime; the layer then coalesces without a local cache.
     cache: typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
     kv: config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
-    coalescerFor: config.coalescer ? coalescerStubs(config.coalescer) : undefined,
+    coalescerFor: config.coalescer ? metered(coalescerStubs(config.coalescer), meter) : undefined,
     horizonMs: config.cacheFreshnessMs,
     read: use?.read,
     observe: use && {
@@ -48,6 +52,27 @@ export function originTransport(config: Config, use?: Omit<CacheUse, "defer">): 
       stored: (req, body) => use.stats.stored(sectionOf(req.path), body),
     },
   });
+}
+
+/** Origin requests made by the coalescer on a request's behalf count as that request's. */
+function metered(
+  stubs: (key: string) => Coalescer,
+  meter: ((elapsedMs: number) => void) | undefined,
+): (key: string) => Coalescer {
+  if (!meter) return stubs;
+  return (key) => {
+    const stub = stubs(key);
+    return {
+      async fetchJson(req) {
+        const started = performance.now();
+        try {
+          return await stub.fetchJson(req);
+        } finally {
+          meter(performance.now() - started);
+        }
+      },
+    };
+  };
 }
 
 /** The results cache of one request for one tenant, or undefined when caching is off. */

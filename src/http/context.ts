@@ -6,6 +6,7 @@ import type { Config } from "../config";
 import { OriginClient } from "../origin/client";
 import { originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
 import { CacheStats } from "../cache/stats";
+import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
 import { resolveTenant } from "./tenant";
 
@@ -20,6 +21,7 @@ export interface LokiRequest {
   startedAt: number;
   /** What the caches did for this request (Loki's `stats.cache`). */
   cacheStats: CacheStats;
+  telemetry: RequestTelemetry;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function buildLokiRequest(
   req: Request,
   config: Config,
   waitUntil: (work: Promise<unknown>) => void = () => {},
+  telemetry: RequestTelemetry = new RequestTelemetry(),
 ): Promise<LokiRequest> {
   const url = new URL(req.url);
   let form: URLSearchParams | undefined;
@@ -51,10 +54,10 @@ export async function buildLokiRequest(
     config,
     params: rawParamsFrom(url.searchParams, form),
     client: new OriginClient(
-      originConfigOf(config),
+      { ...originConfigOf(config), meter: telemetry.meter },
       tenant,
       req.signal,
-      originTransport(config, use),
+      originTransport(config, use, telemetry.meter),
       resultCacheFor(config, tenant, use),
     ),
     nowNs: BigInt(Date.now()) * 1_000_000n,
@@ -62,6 +65,7 @@ export async function buildLokiRequest(
     signal: req.signal,
     startedAt: Date.now(),
     cacheStats,
+    telemetry,
   };
 }
 

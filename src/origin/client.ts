@@ -21,6 +21,8 @@ export interface OriginConfig {
   /** Full Authorization header value, from a secret. */
   authorization?: string;
   timeoutMs: number;
+  /** Told of every origin request this client makes and how long its answer took (telemetry). */
+  meter?: (elapsedMs: number) => void;
 }
 
 export interface TimeWindow {
@@ -65,13 +67,18 @@ export type JsonTransport = (req: JsonRequest, signal: AbortSignal) => Promise<J
 export function fetchJsonTransport(config: OriginConfig): JsonTransport {
   return async (req, signal) => {
     const body = new URLSearchParams(req.form);
-    const res = await fetch(config.baseUrl + req.path, {
-      method: "POST",
-      body,
-      headers: originHeaders(config, req.tenant),
-      signal,
-    });
-    return { status: res.status, body: await res.text() };
+    const started = performance.now();
+    try {
+      const res = await fetch(config.baseUrl + req.path, {
+        method: "POST",
+        body,
+        headers: originHeaders(config, req.tenant),
+        signal,
+      });
+      return { status: res.status, body: await res.text() };
+    } finally {
+      config.meter?.(performance.now() - started);
+    }
   };
 }
 
@@ -238,10 +245,13 @@ export class OriginClient {
     const timeout = AbortSignal.timeout(this.config.timeoutMs);
     const signal = this.signal ? AbortSignal.any([this.signal, timeout]) : timeout;
     let res: Response;
+    const started = performance.now();
     try {
       res = await fetch(this.config.baseUrl + path, { method: "POST", body, headers, signal });
     } catch (err) {
       throw this.transportError(err, timeout);
+    } finally {
+      this.config.meter?.(performance.now() - started);
     }
     if (res.ok) return res;
     throw originStatusError(res.status, (await res.text().catch(() => "")).slice(0, 500).trim());

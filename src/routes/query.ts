@@ -49,6 +49,9 @@ async function queryRange(r: LokiRequest): Promise<Response> {
       signal: r.signal,
       prefilter: config.pushdown,
     });
+    r.telemetry.mark("exec");
+    // The stats object is written at the end of the stream; the log line is written before that.
+    r.telemetry.scanned(stats.rowsScanned, stats.bytesScanned);
     const body = streamsResponseStream(groupByLabelSet(entries, r.categorize), r.categorize, () =>
       requestStats(r, stats, entries.length),
     );
@@ -65,7 +68,10 @@ async function queryRange(r: LokiRequest): Promise<Response> {
       pushdown: config.pushdown,
     },
   );
-  return jsonResponse(metricResponseBody(result, requestStats(r, stats, 0)));
+  r.telemetry.mark("exec");
+  const body = metricResponseBody(result, requestStats(r, stats, 0));
+  r.telemetry.mark("encode");
+  return jsonResponse(body);
 }
 
 async function instantQuery(r: LokiRequest): Promise<Response> {
@@ -91,5 +97,8 @@ async function instantQuery(r: LokiRequest): Promise<Response> {
       pushdown: config.pushdown,
     },
   );
-  return jsonResponse(metricResponseBody(result, requestStats(r, stats, 0)));
+  r.telemetry.mark("exec");
+  const body = metricResponseBody(result, requestStats(r, stats, 0));
+  r.telemetry.mark("encode");
+  return jsonResponse(body);
 }

@@ -6,6 +6,7 @@ import type { ScanStats } from "../exec/logs";
 const NOTHING_SCANNED: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 1 };
 
 export function requestStats(r: LokiRequest, s: ScanStats = NOTHING_SCANNED, entries = 0): string {
+  r.telemetry.scanned(s.rowsScanned, s.bytesScanned);
   return statsJson({
     bytesProcessed: s.bytesScanned,
     linesProcessed: s.rowsScanned,

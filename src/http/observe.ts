@@ -1,0 +1,56 @@
+/**
+ * Middleware: telemetry for every Loki API request (src/http/telemetry.ts). Runs outermost, so the
+ * line is written whatever happened inside — errors included — once the response is known.
+ */
+import type { Context, Next } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { Env } from "../config";
+import type { LokiRequest } from "./context";
+import { digest, RequestTelemetry } from "./telemetry";
+
+type ObservedEnv = { Bindings: Env; Variables: { loki: LokiRequest; telemetry: RequestTelemetry } };
+
+export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void> {
+  const telemetry = new RequestTelemetry();
+  c.set("telemetry", telemetry);
+  await next();
+  const r = c.get("loki") as LokiRequest | undefined;
+  try {
+    c.res.headers.set("Server-Timing", telemetry.serverTiming(r?.cacheStats));
+  } catch {
+    // A WebSocket upgrade's headers are immutable; its log line is still written.
+  }
+  const query = r
+    ? (r.params.get("query") ?? r.params.getAll("match[]").concat(r.params.getAll("match")).join("\n"))
+    : "";
+  const tenant = r?.client.tenantKey;
+  const line = telemetry.record({
+    route: routeOf(c),
+    method: c.req.method,
+    status: c.res.status,
+    tenant: tenant === undefined ? undefined : await digest(tenant),
+    // Scoped by tenant: equal queries of two tenants are not linkable through the logs.
+    query: tenant === undefined || query === "" ? undefined : await digest(`${tenant}\n${query}`),
+    cache: r?.cacheStats,
+  });
+  console.log(JSON.stringify(line));
+  c.env?.METRICS?.writeDataPoint({
+    blobs: [line.route, String(line.status), line.tenant ?? ""],
+    doubles: [
+      line.durationMs,
+      line.origin.ms,
+      line.origin.requests,
+      line.cache.hits,
+      line.cache.misses,
+      line.scanned.rows,
+      line.scanned.bytes,
+    ],
+    indexes: [line.tenant ?? ""],
+  });
+}
+
+/** The route's pattern (`/loki/api/v1/label/:name/values`), never the path a client sent. */
+function routeOf(c: Context): string {
+  const handlers = matchedRoutes(c).filter((route) => route.method !== "ALL");
+  return handlers[handlers.length - 1]?.path ?? "unmatched";
+}
