@@ -71,7 +71,10 @@ async function countingProxy(target) {
   };
 }
 
-/** Live traffic: a few new lines every second on streams like the demo's, stamped now. */
+/**
+ * Live traffic at the demo's own density (about one line a second in all), on streams like the
+ * demo's, stamped now: so the last minutes of the range hold what the earlier hours hold per minute.
+ */
 function startFeeder(vlUrl) {
   let stop = false;
   let n = 0;
@@ -79,18 +82,22 @@ function startFeeder(vlUrl) {
   const loop = (async () => {
     while (!stop) {
       const now = Date.now();
-      const streams = apps.map((app, i) => ({
-        stream: { cluster: "live-1", namespace: i < 3 ? "shop" : "platform", app, pod: `${app}-live-0` },
-        values: Array.from({ length: 5 }, (_, k) => {
-          n++;
-          const level = n % 17 === 0 ? "error" : "info";
-          return [
-            String(BigInt(now - k * 150) * 1_000_000n),
-            `level=${level} msg="live request ${n}" status=${level === "error" ? 500 : 200}`,
-            { level },
-          ];
-        }),
-      }));
+      n++;
+      const i = n % apps.length;
+      const app = apps[i];
+      const level = n % 17 === 0 ? "error" : "info";
+      const streams = [
+        {
+          stream: { cluster: "live-1", namespace: i < 3 ? "shop" : "platform", app, pod: `${app}-live-0` },
+          values: [
+            [
+              String(BigInt(now) * 1_000_000n),
+              `level=${level} msg="live request ${n}" status=${level === "error" ? 500 : 200}`,
+              { level },
+            ],
+          ],
+        },
+      ];
       await pushLokiBatches(vlUrl, [JSON.stringify({ streams })]).catch(() => {});
       await new Promise((r) => setTimeout(r, 1000));
     }

@@ -36,18 +36,19 @@ export async function cachedMatrix(
   if (!cache || q.instant || q.step <= 0n || q.end < q.start) return undefined;
   const length = chunkLength(q.step, q.end - q.start + q.step);
   const settled = cache.nowNs() - cache.horizonNs;
-  const chunks: { times: TimeWindow; storable: boolean; key: string; series?: Series[] }[] = [];
+  const material = JSON.stringify(["matrix", queryText, String(q.step)]);
+  const chunks: { times: TimeWindow; storable: boolean; series?: Series[] }[] = [];
   for (let c = floorDiv(q.start, length); c * length <= q.end; c++) {
     // The chunk's evaluation times: grid points in [c·length, (c+1)·length).
     const times = { start: c * length, end: (c + 1n) * length };
-    const material = JSON.stringify(["matrix", queryText, String(q.step)]);
-    chunks.push({ times, storable: times.end <= settled, key: await cache.keyOf(material, times) });
+    chunks.push({ times, storable: times.end <= settled });
   }
+  const keys = await Promise.all(chunks.map((chunk) => (chunk.storable ? cache.keyOf(material, chunk.times) : "")));
   await Promise.all(
-    chunks.map(async (chunk) => {
+    chunks.map(async (chunk, i) => {
       if (!chunk.storable || !cache.read) return;
       const started = Date.now();
-      const body = await cache.store.get(chunk.key);
+      const body = await cache.store.get(keys[i]!);
       chunk.series = body === undefined ? undefined : decodeSeries(body);
       cache.stats.lookedUp("result", chunk.series ? body : undefined, Date.now() - started, length);
     }),
@@ -76,7 +77,7 @@ export async function cachedMatrix(
       const body = encodeSeries(chunk.series);
       if (body.length > MAX_CHUNK_BYTES) continue;
       cache.stats.stored("result", body);
-      cache.defer(cache.store.put(chunk.key, body));
+      cache.defer(cache.store.put(keys[k]!, body));
     }
     i = j + 1;
   }

@@ -43,8 +43,12 @@ export async function executeMetricQuery(
     },
   };
   const evaluate = (sub: MetricQuery) => evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
-  if (!q.instant && readsLogs(expr)) {
-    const series = await cachedMatrix(client, printExpr(expr), alignToStep(q), opts.maxSeries, async (sub) => {
+  const aligned = alignToStep(q);
+  // A query the origin computes whole is cached as its buckets (cache/extents.ts), which panels with
+  // other functions of the same selector share; its final series need no second layer.
+  const wholePushed = opts.pushdown && planMetricPushdown(expr, aligned) !== undefined;
+  if (!q.instant && readsLogs(expr) && !wholePushed) {
+    const series = await cachedMatrix(client, printExpr(expr), aligned, opts.maxSeries, async (sub) => {
       const r = await evaluate(sub);
       return r.type === "matrix" ? r.series : [];
     });

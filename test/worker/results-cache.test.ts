@@ -155,18 +155,40 @@ describe("a sliding dashboard range", () => {
     expect(first.status).toBe(200);
     expect(calls).toHaveLength(1);
 
-    // A minute later: every chunk of times was evaluated whole the first time, the edge one included.
+    // A minute later: one request, for the one five-minute chunk of buckets the first did not cover.
     calls.length = 0;
     const minute = await ask("/loki/api/v1/query_range", range(60));
-    expect(calls).toHaveLength(0);
-    expect(minute.cache?.result?.entriesFound).toBe(minute.cache?.result?.entriesRequested);
+    expect(calls).toHaveLength(1);
+    expect(Date.parse(calls[0]!.end) - Date.parse(calls[0]!.start)).toBe(5 * 60_000);
+    expect(Date.parse(calls[0]!.start)).toBe((START + 3 * 3600) * 1000);
+    expect(minute.cache?.result?.entriesFound).toBe(36);
 
-    // Ten minutes later: one request, for the ten minutes of lines the cached chunks do not hold.
+    // Ten minutes later: again only the chunk it has not seen.
+    calls.length = 0;
     const slid = await ask("/loki/api/v1/query_range", range(600));
     expect(slid).toEqual({ ...expected, cache: slid.cache });
     expect(calls).toHaveLength(1);
-    expect(Date.parse(calls[0]!.end) - Date.parse(calls[0]!.start)).toBe(10 * 60_000);
+    expect(Date.parse(calls[0]!.end) - Date.parse(calls[0]!.start)).toBe(5 * 60_000);
     expect(Date.parse(calls[0]!.start)).toBe((START + 3 * 3600 + 300) * 1000);
+  });
+
+  it("reuses the evaluated chunks of a query the Worker evaluates itself", async () => {
+    const range = (shift: number) => ({
+      query: 'sum by (level) (count_over_time({namespace="prod"} | logfmt | level=~"error|warn" [1m]))',
+      start: String(START + shift),
+      end: String(START + shift + 3 * 3600),
+      step: "60",
+    });
+    const expected = await ask("/loki/api/v1/query_range", range(60), { CACHE: "off" });
+    const calls = watchOrigin();
+    await ask("/loki/api/v1/query_range", range(0));
+    const cold = calls.length;
+    expect(cold).toBeGreaterThan(0);
+    // A minute later: its times all lie in chunks evaluated whole the first time.
+    const slid = await ask("/loki/api/v1/query_range", range(60));
+    expect(calls.length).toBe(cold);
+    expect(slid).toEqual({ ...expected, cache: slid.cache });
+    expect(slid.cache?.result?.entriesFound).toBe(slid.cache?.result?.entriesRequested);
   });
 
   it("skips cache reads for Cache-Control: no-cache, as Loki's frontend does", async () => {
