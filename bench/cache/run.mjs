@@ -349,7 +349,15 @@ ${rows}
 
 What a steady refresh still asks for: the chunks after the freshness horizon (the last 10 minutes,
 rounded out to chunk boundaries) of each metric panel, the log panel's newest window, and the label
-values of the recent bucket. Everything older comes from the Cache API (or KV after a restart).
+values of the recent bucket. Everything older comes from the isolate's memory, the Cache API, or KV
+after a restart.
+
+Latencies are Miniflare's, on a shared 2-core machine: one workerd process runs the Worker, the
+coalescing Durable Object and the local Cache API and KV (SQLite and files), so every cache lookup
+and write is local I/O in the process that also serves the requests, and panels asked at once
+queue behind each other's storage work. A warm refresh still makes one Durable Object round trip per
+metric panel (the recent chunks are coalesced across isolates). The origin figures (requests and
+bytes) do not depend on the runtime; the latencies do.
 `;
 }
 
