@@ -15,6 +15,10 @@ import { extentRows } from "../../src/cache/extents";
 import { CacheStats } from "../../src/cache/stats";
 import { originConfigOf, resultCacheFor } from "../../src/cache/wire";
 import { OriginClient } from "../../src/origin/client";
+import { cachingTransport } from "../../src/cache/layer";
+import { coalescerStubs } from "../../src/cache/bindings";
+import { SingleFlight } from "../../src/cache/singleflight";
+import type { OriginOutcome } from "../../src/cache/outcome";
 import cases from "../fixtures/compat/cases.json";
 
 const ENV = env as unknown as Env;
@@ -285,6 +289,30 @@ describe("concurrency and isolation", () => {
     expect(calls).toHaveLength(1);
     for (const a of answers) expect(a.body).toEqual(answers[0]!.body);
     expect((answers[0]!.body as { data: { result: unknown[] } }).data.result.length).toBeGreaterThan(0);
+  });
+
+  it("coalesces a run of missing chunks across isolates through the Durable Object", async () => {
+    const calls = watchOrigin(300);
+    const config = readConfig(ENV);
+    // Eight "isolates": their own single-flight maps and no shared local cache; only the coalescer.
+    const clients = Array.from({ length: 8 }, () => {
+      const transport = cachingTransport({
+        originBase: config.originUrl,
+        timeoutMs: config.originTimeoutMs,
+        direct: async () => {
+          throw new Error("callers must not reach the origin directly while the coalescer is bound");
+        },
+        flights: new SingleFlight<OriginOutcome>(),
+        coalescerFor: coalescerStubs(ENV.COALESCER!),
+      });
+      return new OriginClient(originConfigOf(config), { accountId: 0, projectId: 0 }, undefined, transport);
+    });
+    const logsql = '{app="nginx"} | stats by (_time:1m, level) count() as __v';
+    const window = { start: 1769914800n * 10n ** 9n, end: 1769918400n * 10n ** 9n };
+    const answers = await Promise.all(clients.map((c) => c.statsRows(logsql, window)));
+    expect(calls).toHaveLength(1);
+    expect(answers[0]!.length).toBeGreaterThan(0);
+    for (const a of answers) expect(a).toEqual(answers[0]);
   });
 
   it("never shares an entry between tenants", async () => {
