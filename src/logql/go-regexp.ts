@@ -116,3 +116,29 @@ export function namedGroup(re: GoRegexp, m: GoMatch, name: string): string {
   const n = re.groupNumbers.get(name);
   return n === undefined ? "" : (m.groups[n] ?? "");
 }
+
+/** UTF-16 units of the character at `i` (2 for a surrogate pair). */
+export function charWidth(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  return c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
+}
+
+/**
+ * Go's `ReplaceAll…` iteration: every match replaced by `replacement(match)`, except an empty
+ * match directly after the previous match; the search always advances by at least one character.
+ */
+export function replaceAll(re: GoRegexp, s: string, replacement: (m: GoMatch) => string): string {
+  let out = "";
+  let lastEnd = 0;
+  let searchPos = 0;
+  while (searchPos <= s.length) {
+    const m = re.exec(s, searchPos);
+    if (!m) break;
+    out += s.slice(lastEnd, m.index);
+    if (m.end > lastEnd || m.index === 0) out += replacement(m);
+    lastEnd = m.end;
+    const width = searchPos < s.length ? charWidth(s, searchPos) : 1;
+    searchPos = searchPos + width > m.end ? searchPos + width : m.end;
+  }
+  return out + s.slice(lastEnd);
+}

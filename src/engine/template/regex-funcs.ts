@@ -4,7 +4,7 @@
  * differ from String.prototype.replace.
  */
 
-import { compileGoRegexp, type GoMatch, type GoRegexp, namedGroup } from "../../logql/go-regexp";
+import { charWidth, compileGoRegexp, type GoMatch, type GoRegexp, namedGroup, replaceAll } from "../../logql/go-regexp";
 import { GoRegexError } from "../../logql/regex";
 import { FuncError } from "./funcs";
 
@@ -25,11 +25,6 @@ function compile(pattern: string): GoRegexp {
   }
 }
 
-function runeWidth(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  return c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
-}
-
 export function countMatches(pattern: string, s: string): number {
   const re = compile(pattern);
   let n = 0;
@@ -44,7 +39,7 @@ export function countMatches(pattern: string, s: string): number {
     if (end === pos) {
       // an empty match directly after the previous match does not count
       if (start === prevEnd) accept = false;
-      pos += pos < s.length ? runeWidth(s, pos) : 1;
+      pos += pos < s.length ? charWidth(s, pos) : 1;
     } else pos = end;
     prevEnd = end;
     if (accept) n++;
@@ -97,22 +92,5 @@ function expand(template: string, re: GoRegexp, m: GoMatch): string {
 
 export function regexReplace(pattern: string, s: string, repl: string, expandRepl: boolean): string {
   const re = compile(pattern);
-  let out = "";
-  let lastEnd = 0;
-  let searchPos = 0;
-  while (searchPos <= s.length) {
-    const m = re.exec(s, searchPos);
-    if (!m) break;
-    const start = m.index;
-    const end = m.end;
-    out += s.slice(lastEnd, start);
-    // no replacement for an empty match directly after another match
-    if (end > lastEnd || start === 0) out += expandRepl ? expand(repl, re, m) : repl;
-    lastEnd = end;
-    const width = searchPos < s.length ? runeWidth(s, searchPos) : 1;
-    if (searchPos + width > end) searchPos += width;
-    else if (searchPos + 1 > end) searchPos++;
-    else searchPos = end;
-  }
-  return out + s.slice(lastEnd);
+  return replaceAll(re, s, expandRepl ? (m) => expand(repl, re, m) : () => repl);
 }

@@ -105,6 +105,34 @@ describe("matches that succeed late stay linear too", () => {
   });
 });
 
+describe("decolorize", () => {
+  // The pattern as a JS literal, as it ran before on V8: the reference for ordinary lines.
+  const V8_ANSI =
+    /[\u001b\u009b][[\]()#;?]*(?:(?:(?:[a-zA-Z\d]*(?:;[a-zA-Z\d]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PRZcf-ntqry=><~]))/g;
+  const decolorize = (line: string) => pipeline(`{app="redos"} | decolorize`).process(row(line))?.line;
+
+  it.each([
+    "\u001b[31mERROR\u001b[0m level=error msg=x",
+    "\u001b[1;32;40mok\u001b[m tail",
+    "\u001b]0;title\u0007text",
+    "\u009b2Jclear",
+    "plain \u001b",
+    "\u001b[38;5;196m😀\u001b[0m",
+  ])("strips %j as before", (line) => {
+    expect(decolorize(line)).toBe(line.replace(V8_ANSI, ""));
+  });
+
+  it("stays linear after an escape followed by 100 KB of `;`", () => {
+    const unterminated = `\u001b${";".repeat(100 * KB)}`;
+    const r = timed(() => decolorize(unterminated));
+    expect(r.value).toBe(unterminated);
+    expect(r.ms).toBeLessThan(BOUND_MS);
+    const terminated = timed(() => decolorize(`x\u001b${";".repeat(100 * KB)}my`));
+    expect(terminated.value).toBe("xy");
+    expect(terminated.ms).toBeLessThan(BOUND_MS);
+  });
+});
+
 describe("patterns left on V8 stay fast on adversarial input", () => {
   // Bounded patterns and tail repetitions: the classifier's promise, measured.
   const line = `${"a".repeat(100 * KB)}\n${"1.".repeat(50 * KB)}`;
