@@ -133,6 +133,25 @@ describe("decolorize", () => {
   });
 });
 
+describe("number parsing of long digit runs (label filters, unwrap, template bytes)", () => {
+  const digits = "1".repeat(100 * KB);
+  it.each([
+    [`${digits}x`, "n > 1", "LabelFilterErr"],
+    [`0x${"a".repeat(100 * KB)}x`, "n > 1", "LabelFilterErr"],
+    [`${"0".repeat(100 * KB)}.5`, "n < 1", undefined],
+  ])("numeric label filter on 100 KB value %#", (value, filter, err) => {
+    const r = timed(() => pipeline(`{app="redos"} | regexp "n=(?P<n>(?s:.+))" | ${filter}`).process(row(`n=${value}`)));
+    expect(r.value?.parsed.__error__).toBe(err);
+    expect(r.ms).toBeLessThan(BOUND_MS);
+  });
+  it("the bytes template function", () => {
+    const line = `${"1".repeat(100 * KB)}..KB`;
+    const t = timed(() => pipeline(`{app="redos"} | label_format x="{{ __line__ | bytes }}"`).process(row(line)));
+    expect(t.value?.parsed.__error__).toBe("TemplateFormatErr");
+    expect(t.ms).toBeLessThan(BOUND_MS);
+  });
+});
+
 describe("patterns left on V8 stay fast on adversarial input", () => {
   // Bounded patterns and tail repetitions: the classifier's promise, measured.
   const line = `${"a".repeat(100 * KB)}\n${"1.".repeat(50 * KB)}`;
