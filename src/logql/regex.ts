@@ -65,6 +65,13 @@ export function goRegexGroupNames(src: string): string[] {
   return t.names;
 }
 
+/** The group number of each named capture group (groups count by opening parenthesis, from 1). */
+export function goRegexGroupNumbers(src: string): Map<string, number> {
+  const t = new Translator(src);
+  t.run();
+  return t.numbers;
+}
+
 export function translateGoRegex(src: string): string {
   const t = new Translator(src);
   return t.run();
@@ -148,6 +155,16 @@ function unicodeClass(name: string): string | undefined {
   }
 }
 
+/*
+ * Anchors. The JS pattern never has the `m` flag, so `^` and `$` are text anchors (Go's `\A`, `\z`).
+ * Line anchors are positive lookarounds: V8 also tries empty matches between the two halves of a
+ * surrogate pair, where a negative lookaround such as `(?![^\n])` would succeed inside a character.
+ */
+const LINE_START = "(?:^|(?<=\\n))";
+const LINE_END = "(?:$|(?=\\n))";
+/** `\B` spelled with positive lookarounds, for the same reason. */
+const NOT_WORD_BOUNDARY = "(?:(?<=\\w)(?=\\w)|(?:^|(?<=\\W))(?:$|(?=\\W)))";
+
 const SYNTAX_CHARS = new Set([..."^$\\.*+?()[]{}|/"]);
 
 function escapeChar(c: string): string {
@@ -168,6 +185,8 @@ function caseVariants(c: string): string[] {
 class Translator {
   private i = 0;
   readonly names: string[] = [];
+  readonly numbers = new Map<string, number>();
+  private captures = 0;
   private depth = 0;
 
   constructor(private readonly src: string) {}
@@ -235,6 +254,22 @@ class Translator {
         };
         continue;
       }
+      if (this.src.startsWith("\\Q", this.i)) {
+        // `\Q...\E` is a run of literal characters: a repetition after it applies to the last one.
+        const chars = this.quoted();
+        if (chars.length === 0) continue;
+        const last = chars.pop()!;
+        cur += chars.map((ch) => this.literal(ch, f)).join("");
+        lastAtom = {
+          start: cur.length,
+          out: this.literal(last, f),
+          repeated: false,
+          srcStart: opStart,
+          opStart: this.i,
+        };
+        cur += lastAtom.out;
+        continue;
+      }
       const atomSrcStart = this.i;
       const atom = this.atom(f);
       if (atom === undefined) {
@@ -278,14 +313,22 @@ class Translator {
       case ".":
         return f.s ? "[\\s\\S]" : "[^\\n]";
       case "^":
-        return f.m ? "(?<![^\\n])" : "(?<![\\s\\S])";
+        return f.m ? LINE_START : "^";
       case "$":
-        return f.m ? "(?![^\\n])" : "(?![\\s\\S])";
+        return f.m ? LINE_END : "$";
       case "\\":
         return this.escape(f, start, false).out;
       default:
         return this.literal(c, f);
     }
+  }
+
+  /** The characters of `\Q...\E` (cursor at the backslash); an unterminated one runs to the end. */
+  private quoted(): string[] {
+    const from = this.i + 2;
+    const end = this.src.indexOf("\\E", from);
+    this.i = end < 0 ? this.src.length : end + 2;
+    return [...this.src.slice(from, end < 0 ? this.src.length : end)];
   }
 
   private literal(c: string, f: Flags): string {
@@ -328,10 +371,13 @@ class Translator {
         inner = nf;
       }
     }
+    const capturing = name !== undefined || !rest.startsWith("?");
+    const number = capturing ? ++this.captures : 0;
     const body = this.alternation(inner, false);
     this.take(); // ")"
     if (name !== undefined) {
       this.names.push(name);
+      this.numbers.set(name, number);
       const jsName = /^[A-Za-z_]/.test(name) ? name : `_${name}`;
       return `(?<${jsName}>${body})`;
     }
@@ -381,24 +427,17 @@ class Translator {
         return { out: `[${piece}]`, cls: piece };
       }
       case "A":
-        if (!inClass) return { out: "(?<![\\s\\S])" };
+        if (!inClass) return { out: "^" };
         break;
       case "z":
-        if (!inClass) return { out: "(?![\\s\\S])" };
+        if (!inClass) return { out: "$" };
         break;
       case "b":
         if (!inClass) return { out: "\\b" };
         break;
       case "B":
-        if (!inClass) return { out: "\\B" };
+        if (!inClass) return { out: NOT_WORD_BOUNDARY };
         break;
-      case "Q": {
-        if (inClass) break;
-        const end = this.src.indexOf("\\E", this.i);
-        const lit = end < 0 ? this.src.slice(this.i) : this.src.slice(this.i, end);
-        this.i = end < 0 ? this.src.length : end + 2;
-        return { out: [...lit].map((ch) => this.literal(ch, f)).join("") };
-      }
       case "a":
         return this.charEscape("\x07", f);
       case "f":

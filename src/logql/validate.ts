@@ -6,7 +6,7 @@
 
 import type { Expr, Matcher, SampleExpr } from "./ast";
 import { semanticError } from "./errors";
-import { compileGoRegex } from "./regex";
+import { compileGoRegexp } from "./go-regexp";
 
 export const ERR_EMPTY_COMPATIBLE_MATCHERS =
   'queries require at least one regexp or equality matcher that does not have an empty-compatible value. For instance, app=~".*" does not meet this requirement, but app=~".+" will';
@@ -73,8 +73,8 @@ export function matcherMatchesEmpty(m: Matcher): boolean {
     case "!=":
       return m.value !== "";
     case "=~":
-      return compileGoRegex(`(?s:${m.value})`, { anchored: true }).test("");
+      return compileGoRegexp(`(?s:${m.value})`, { anchored: true }).test("");
     case "!~":
-      return !compileGoRegex(`(?s:${m.value})`, { anchored: true }).test("");
+      return !compileGoRegexp(`(?s:${m.value})`, { anchored: true }).test("");
   }
 }

@@ -1,14 +1,15 @@
 /**
  * Go's `Regexp.Expand` for label_replace: `$1` / `${name}` expansion with Go's rules for malformed
- * references. Compiling Go regexes is src/logql/regex.ts's job.
+ * references. Compiling Go regexes is src/logql/go-regexp.ts's job.
  */
+import { type GoMatch, type GoRegexp, namedGroup } from "../../logql/go-regexp";
 
 /**
  * Go's `Regexp.ExpandString`: `$name` takes the longest run of word characters (so `$1x` names
  * group "1x", which does not exist and expands to ""), `${name}` is explicit, `$$` is a dollar, and
  * a `$` not followed by a valid reference is kept as is.
  */
-export function expandTemplate(template: string, match: RegExpExecArray): string {
+export function expandTemplate(template: string, re: GoRegexp, match: GoMatch): string {
   let out = "";
   let i = 0;
   while (i < template.length) {
@@ -30,16 +31,16 @@ export function expandTemplate(template: string, match: RegExpExecArray): string
       i = dollar + 1;
       continue;
     }
-    out += groupValue(ref[1]!, match);
+    out += groupValue(ref[1]!, re, match);
     i = dollar + 1 + ref[0].length;
   }
   return out;
 }
 
-function groupValue(name: string, match: RegExpExecArray): string {
+function groupValue(name: string, re: GoRegexp, match: GoMatch): string {
   if (/^\d+$/.test(name)) {
     const index = Number(name);
-    return index < match.length ? (match[index] ?? "") : "";
+    return index < match.groups.length ? (match.groups[index] ?? "") : "";
   }
-  return match.groups?.[name] ?? "";
+  return namedGroup(re, match, name);
 }

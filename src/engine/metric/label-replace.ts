@@ -6,16 +6,16 @@
 import type { LabelReplaceExpr } from "../../logql/ast";
 import type { Labels, VectorSample } from "../types";
 import { MetricEvalError } from "./errors";
-import { compileGoRegex } from "../../logql/regex";
+import { compileGoRegexp, type GoRegexp } from "../../logql/go-regexp";
 import { expandTemplate } from "./go-regex";
 import { labelsKey } from "./labels";
 
 export type VectorTransform = (vec: readonly VectorSample[]) => VectorSample[];
 
 export function labelReplacer(expr: LabelReplaceExpr): VectorTransform {
-  let re: RegExp;
+  let re: GoRegexp;
   try {
-    re = compileGoRegex(expr.regex, { anchored: true });
+    re = compileGoRegexp(expr.regex, { anchored: true });
   } catch (e) {
     throw new MetricEvalError(`parse error : invalid regex in label_replace: ${(e as Error).message}`, 400);
   }
@@ -28,7 +28,7 @@ export function labelReplacer(expr: LabelReplaceExpr): VectorTransform {
     const match = re.exec(labels[expr.src] ?? "");
     let out = labels;
     if (match) {
-      const value = expandTemplate(expr.replacement, match);
+      const value = expandTemplate(expr.replacement, re, match);
       out = { ...labels };
       delete out[expr.dst];
       if (value !== "") out[expr.dst] = value;

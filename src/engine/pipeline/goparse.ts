@@ -26,8 +26,10 @@ export function goQuote(s: string): string {
   return out + '"';
 }
 
-const DECIMAL_FLOAT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-const HEX_FLOAT = /^([+-]?)0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)[pP]([+-]?\d+)$/;
+// Each digit run has one place to end (the fraction starts at its dot), so V8 never backtracks
+// through a split of the same digits: a long run of digits that fails to parse stays linear.
+const DECIMAL_FLOAT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const HEX_FLOAT = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?\d+)$/;
 
 function floatSyntaxError(s: string): ParseResult {
   return { ok: false, error: `strconv.ParseFloat: parsing ${goQuote(s)}: invalid syntax` };
@@ -50,9 +52,9 @@ export function parseGoFloat(s: string): ParseResult {
   }
   if (lower === "nan") return { ok: true, value: NaN };
   const hex = HEX_FLOAT.exec(s);
-  if (hex && (hex[2]!.length > 0 || hex[3]!.length > 0)) {
+  if (hex && (hex[2]!.length > 0 || (hex[3] ?? "").length > 0)) {
     const intPart = hex[2]!;
-    const frac = hex[3]!;
+    const frac = hex[3] ?? "";
     let mant = 0;
     for (const d of intPart + frac) mant = mant * 16 + parseInt(d, 16);
     const v = mant * Math.pow(2, Number(hex[4]) - 4 * frac.length);

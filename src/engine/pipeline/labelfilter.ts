@@ -6,7 +6,7 @@
  */
 import type { LabelFilterExpr, NumericFilterOp } from "../../logql/ast";
 import { compare } from "../../logql/arith";
-import { compileGoRegex } from "../../logql/regex";
+import { compileGoRegexp } from "../../logql/go-regexp";
 import { parseGoDuration, parseGoFloat, parseHumanBytes, type ParseResult } from "./goparse";
 import { compileIpMatcher, containsMatchingIp } from "./ip";
 import { ERROR_LABEL, type LabelsBuilder } from "./labels";
@@ -45,11 +45,11 @@ export function stringMatcher(op: "=" | "!=" | "=~" | "!~", value: string): (v: 
     case "!=":
       return (v) => v !== value;
     case "=~": {
-      const re = compileGoRegex(value, { anchored: true });
+      const re = compileGoRegexp(value, { anchored: true });
       return (v) => re.test(v);
     }
     case "!~": {
-      const re = compileGoRegex(value, { anchored: true });
+      const re = compileGoRegexp(value, { anchored: true });
       return (v) => !re.test(v);
     }
   }

@@ -1,6 +1,6 @@
 /** Line filters: `|=`/`!=` substring, `|~`/`!~` RE2 search, `|>`/`!>` pattern, `ip(...)`. */
 import type { LineFilterStage, LineFilterValue } from "../../logql/ast";
-import { compileGoRegex } from "../../logql/regex";
+import { compileGoRegexp } from "../../logql/go-regexp";
 import { compileIpMatcher, containsMatchingIp } from "./ip";
 import { compilePattern, testPattern } from "./pattern";
 
@@ -19,7 +19,7 @@ function compileValue(op: LineFilterStage["op"], value: LineFilterValue): Test {
       return (line) => line.includes(text);
     case "|~":
     case "!~": {
-      const re = compileGoRegex(text);
+      const re = compileGoRegexp(text);
       return (line) => re.test(line);
     }
     case "|>":

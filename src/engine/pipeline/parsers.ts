@@ -1,5 +1,6 @@
 /** `| regexp`, `| pattern` and `| unpack`: the parsers that are not json or logfmt. */
-import { compileGoRegex, goRegexGroupNames } from "../../logql/regex";
+import { compileGoRegexp, namedGroup } from "../../logql/go-regexp";
+import { goRegexGroupNames } from "../../logql/regex";
 import { Category, DUPLICATE_SUFFIX } from "./labels";
 import { JSON_PARSER_ERR, jsonStringValue } from "./json";
 import { objectEach, unescapeJson } from "./jsonscan";
@@ -11,7 +12,7 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Named groups become labels; a group that did not take part in the match gives "". */
 export function regexpParserStage(source: string): Stage {
-  const re = compileGoRegex(source);
+  const re = compileGoRegexp(source);
   const names = goRegexGroupNames(source);
   if (names.length === 0) throw new Error("at least one named capture must be supplied");
   const seen = new Set<string>();
@@ -22,10 +23,10 @@ export function regexpParserStage(source: string): Stage {
   }
   return (_ts, line, b) => {
     const m = re.exec(line);
-    if (m === null || m.groups === undefined) return line;
+    if (m === null) return line;
     for (const name of names) {
       const key = b.baseHas(name) ? name + DUPLICATE_SUFFIX : name;
-      b.set(Category.Parsed, key, m.groups[name] ?? "");
+      b.set(Category.Parsed, key, namedGroup(re, m, name));
     }
     return line;
   };

@@ -1,15 +1,21 @@
 /** Stages that reshape an entry without parsing it: decolorize, drop and keep. */
 import type { LabelSelectorItem } from "../../logql/ast";
+import { compileGoRegexp, replaceAll } from "../../logql/go-regexp";
 import { stringMatcher } from "./labelfilter";
 import { ERROR_DETAILS_LABEL, ERROR_LABEL, type LabelsBuilder } from "./labels";
 import type { Stage } from "./stage";
 
-// ANSI escape sequences: CSI colour/cursor codes and OSC strings ending in BEL.
+/**
+ * ANSI escape sequences (CSI colour/cursor codes, OSC strings ending in BEL), as Loki's decolorize
+ * strips them, in Go syntax: on V8's backtracking engine this pattern is quadratic in a run of `;`
+ * after an escape character, so it runs on the linear engine like user patterns.
+ */
 const ANSI =
-  /[\u001b\u009b][[\]()#;?]*(?:(?:(?:[a-zA-Z\d]*(?:;[a-zA-Z\d]*)*)?\u0007)|(?:(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PRZcf-ntqry=><~]))/g;
+  "[\\x{1b}\\x{9b}][[\\]()#;?]*(?:(?:(?:[a-zA-Z\\d]*(?:;[a-zA-Z\\d]*)*)?\\x{07})|(?:(?:\\d{1,4}(?:;\\d{0,4})*)?[\\dA-PRZcf-ntqry=><~]))";
 
 export function decolorizeStage(): Stage {
-  return (_ts, line) => (line.includes("\u001b") || line.includes("\u009b") ? line.replace(ANSI, "") : line);
+  const re = compileGoRegexp(ANSI);
+  return (_ts, line) => (line.includes("\u001b") || line.includes("\u009b") ? replaceAll(re, line, () => "") : line);
 }
 
 interface CompiledSelector {

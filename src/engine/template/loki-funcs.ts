@@ -343,7 +343,8 @@ function parseBytes(s: string): number {
   }
   let num = s.slice(0, last);
   if (hasComma) num = num.replace(/,/g, "");
-  const f = /^[0-9]*\.?[0-9]*$/.test(num) && /[0-9]/.test(num) ? Number(num) : NaN;
+  // One optional dot splits the digits in one way only: no backtracking over a long run of digits.
+  const f = /^[0-9]*(?:\.[0-9]*)?$/.test(num) && /[0-9]/.test(num) ? Number(num) : NaN;
   if (Number.isNaN(f)) throw new FuncError(`strconv.ParseFloat: parsing ${goQuote(num)}: invalid syntax`);
   const extra = toLower(trimSpace(s.slice(last)));
   const unit = BYTE_UNITS[extra];

@@ -4,55 +4,42 @@
  * differ from String.prototype.replace.
  */
 
-import { compileGoRegex, GoRegexError } from "../../logql/regex";
+import { charWidth, compileGoRegexp, type GoMatch, type GoRegexp, namedGroup, replaceAll } from "../../logql/go-regexp";
+import { GoRegexError } from "../../logql/regex";
 import { FuncError } from "./funcs";
 
-const globalCache = new Map<string, RegExp | string>();
+const errorCache = new Map<string, string>();
 const CACHE_LIMIT = 256;
 
-/** A global-flagged copy of the compiled pattern, cached by source; a string is a compile error. */
-function compileGlobal(pattern: string): RegExp {
-  let hit = globalCache.get(pattern);
-  if (hit === undefined) {
-    try {
-      const re = compileGoRegex(pattern);
-      hit = new RegExp(re.source, re.flags.includes("g") ? re.flags : re.flags + "g");
-    } catch (e) {
-      if (e instanceof GoRegexError) hit = e.message;
-      else throw e;
-    }
-    if (globalCache.size >= CACHE_LIMIT) globalCache.delete(globalCache.keys().next().value as string);
-    globalCache.set(pattern, hit);
+/** The compiled pattern; an invalid one is a template error (its message remembered, not re-parsed). */
+function compile(pattern: string): GoRegexp {
+  const known = errorCache.get(pattern);
+  if (known !== undefined) throw new FuncError(known);
+  try {
+    return compileGoRegexp(pattern);
+  } catch (e) {
+    if (!(e instanceof GoRegexError)) throw e;
+    if (errorCache.size >= CACHE_LIMIT) errorCache.delete(errorCache.keys().next().value as string);
+    errorCache.set(pattern, e.message);
+    throw new FuncError(e.message);
   }
-  if (typeof hit === "string") throw new FuncError(hit);
-  return hit;
-}
-
-function runeWidth(s: string, i: number): number {
-  const c = s.charCodeAt(i);
-  return c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
-}
-
-function execAt(re: RegExp, s: string, pos: number): RegExpExecArray | null {
-  re.lastIndex = pos;
-  return re.exec(s);
 }
 
 export function countMatches(pattern: string, s: string): number {
-  const re = compileGlobal(pattern);
+  const re = compile(pattern);
   let n = 0;
   let pos = 0;
   let prevEnd = -1;
   while (pos <= s.length) {
-    const m = execAt(re, s, pos);
+    const m = re.exec(s, pos);
     if (!m) break;
     const start = m.index;
-    const end = start + m[0].length;
+    const end = m.end;
     let accept = true;
     if (end === pos) {
       // an empty match directly after the previous match does not count
       if (start === prevEnd) accept = false;
-      pos += pos < s.length ? runeWidth(s, pos) : 1;
+      pos += pos < s.length ? charWidth(s, pos) : 1;
     } else pos = end;
     prevEnd = end;
     if (accept) n++;
@@ -61,7 +48,7 @@ export function countMatches(pattern: string, s: string): number {
 }
 
 /** Go's Regexp.Expand of a replacement template against one match. */
-function expand(template: string, m: RegExpExecArray): string {
+function expand(template: string, re: GoRegexp, m: GoMatch): string {
   let out = "";
   let rest = template;
   for (;;) {
@@ -95,33 +82,15 @@ function expand(template: string, m: RegExpExecArray): string {
     }
     if (/^[0-9]+$/.test(name)) {
       const idx = name.length > 8 ? -1 : Number(name);
-      if (idx >= 0 && idx < m.length) out += m[idx] ?? "";
+      if (idx >= 0 && idx < m.groups.length) out += m.groups[idx] ?? "";
     } else {
-      const groups = m.groups;
-      if (groups) out += groups[name] ?? groups[`_${name}`] ?? "";
+      out += namedGroup(re, m, name);
     }
   }
   return out + rest;
 }
 
 export function regexReplace(pattern: string, s: string, repl: string, expandRepl: boolean): string {
-  const re = compileGlobal(pattern);
-  let out = "";
-  let lastEnd = 0;
-  let searchPos = 0;
-  while (searchPos <= s.length) {
-    const m = execAt(re, s, searchPos);
-    if (!m) break;
-    const start = m.index;
-    const end = start + m[0].length;
-    out += s.slice(lastEnd, start);
-    // no replacement for an empty match directly after another match
-    if (end > lastEnd || start === 0) out += expandRepl ? expand(repl, m) : repl;
-    lastEnd = end;
-    const width = searchPos < s.length ? runeWidth(s, searchPos) : 1;
-    if (searchPos + width > end) searchPos += width;
-    else if (searchPos + 1 > end) searchPos++;
-    else searchPos = end;
-  }
-  return out + s.slice(lastEnd);
+  const re = compile(pattern);
+  return replaceAll(re, s, expandRepl ? (m) => expand(repl, re, m) : () => repl);
 }

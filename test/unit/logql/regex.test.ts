@@ -62,4 +62,21 @@ describe("compileGoRegex", () => {
     expect(goRegexError("a{,5}")).toBeUndefined(); // not a repeat in Go: literal text
     expect(m("a{,5}", "a{,5}")).toBe(true);
   });
+
+  it("repeats only the last character of \\Q...\\E, as Go's parser does", () => {
+    expect(m("\\Qa.b\\E+", "a.bbb", true)).toBe(true);
+    expect(m("\\Qa.b\\E+", "a.ba.b", true)).toBe(false);
+    expect(goRegexError("\\Qab\\E**")).toBe("error parsing regexp: invalid nested repetition operator: `**`");
+  });
+
+  it("never matches an anchor or \\B between the halves of a surrogate pair", () => {
+    expect(m("^$", "😀")).toBe(false);
+    expect(m("\\z", "😀")).toBe(true);
+    expect(compileGoRegex("\\A\\z").exec("😀")).toBeNull();
+    expect(compileGoRegex("(?m)$").exec("😀")?.index).toBe(2);
+    expect(compileGoRegex("(?m)^").exec("x😀")?.index).toBe(0);
+    expect(m("(?m)^$", "😀")).toBe(false);
+    expect(m("\\B", "x😀y")).toBe(false);
+    expect(compileGoRegex("\\B").exec("a😀")?.index).toBe(3);
+  });
 });

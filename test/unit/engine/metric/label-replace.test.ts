@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileGoRegex } from "../../../../src/logql/regex";
+import { compileGoRegexp } from "../../../../src/logql/go-regexp";
 import { expandTemplate } from "../../../../src/engine/metric/go-regex";
 import { labelReplacer } from "../../../../src/engine/metric/label-replace";
 import type { LabelReplaceExpr } from "../../../../src/logql/ast";
@@ -33,20 +33,25 @@ describe("label_replace", () => {
   });
 });
 
-describe("Go template expansion", () => {
-  const m = compileGoRegex("(a)(b)?(?P<tail>c)", { anchored: true }).exec("ac")!;
+describe.each(["backtracking", "linear"] as const)("Go template expansion (%s engine)", (engine) => {
+  const re = compileGoRegexp("(a)(b)?(?P<tail>c)", { anchored: true, engine });
+  const m = re.exec("ac")!;
   it("expands $n, ${n}, $$ and unmatched groups", () => {
-    expect(expandTemplate("$1|${3}|$2|$$|$tail", m)).toBe("a|c||$|c");
+    expect(expandTemplate("$1|${3}|$2|$$|$tail", re, m)).toBe("a|c||$|c");
   });
   it("takes the longest word after $ as the name, as Go does", () => {
     // `$1x` refers to a group named "1x", which does not exist → "".
-    expect(expandTemplate("$1x", m)).toBe("");
-    expect(expandTemplate("${1}x", m)).toBe("ax");
-    expect(expandTemplate("$9", m)).toBe("");
-    expect(expandTemplate("cost: $ 5 and $-", m)).toBe("cost: $ 5 and $-");
+    expect(expandTemplate("$1x", re, m)).toBe("");
+    expect(expandTemplate("${1}x", re, m)).toBe("ax");
+    expect(expandTemplate("$9", re, m)).toBe("");
+    expect(expandTemplate("cost: $ 5 and $-", re, m)).toBe("cost: $ 5 and $-");
+  });
+  it("expands a group whose name starts with a digit", () => {
+    const digits = compileGoRegexp("(?P<1x>a)b", { anchored: true, engine });
+    expect(expandTemplate("[$1x]", digits, digits.exec("ab")!)).toBe("[a]");
   });
   it("honours leading flags and anchors", () => {
-    expect(compileGoRegex("(?i)abc", { anchored: true }).test("ABC")).toBe(true);
-    expect(compileGoRegex("b", { anchored: true }).test("abc")).toBe(false);
+    expect(compileGoRegexp("(?i)abc", { anchored: true, engine }).test("ABC")).toBe(true);
+    expect(compileGoRegexp("b", { anchored: true, engine }).test("abc")).toBe(false);
   });
 });
