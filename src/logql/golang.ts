@@ -111,11 +111,28 @@ export function parseGoDuration(orig: string): number | { error: string } {
     const unit = GO_UNITS[unitText];
     if (unit === undefined) return { error: `time: unknown unit ${goQuote(unitText)} in duration ${goQuote(orig)}` };
     let v = Number(intPart || "0") * unit;
-    if (frac !== "") v += Math.trunc(Number("0." + frac) * unit);
+    if (frac !== "") v += fractionOf(frac, unit);
     total += v;
     if (total > MAX_INT64) return bad;
   }
   return neg ? -total : total;
+}
+
+/**
+ * Go's arithmetic for a duration's fraction digits: the digits as an integer (those past int64's
+ * range ignored) times unit/10^digits, truncated. `0.5005` of a second is then exactly 500500000 ns,
+ * where 0.5005 × 1e9 in floating point is 500499999.99…
+ */
+function fractionOf(digits: string, unit: number): number {
+  let x = 0n;
+  let scale = 1;
+  for (const c of digits) {
+    const y = x * 10n + BigInt(c.charCodeAt(0) - 48);
+    if (y > 1n << 63n) break;
+    x = y;
+    scale *= 10;
+  }
+  return Math.trunc(Number(x) * (unit / scale));
 }
 
 /** Loki's duration reading: Prometheus syntax first, then Go's. */

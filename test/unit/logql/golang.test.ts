@@ -29,6 +29,10 @@ describe("durations", () => {
     expect(parseGoDuration("1h0.5m")).toBe(3630 * S);
     expect(parseGoDuration("3µs")).toBe(3000);
     expect(parseGoDuration("-2s")).toBe(-2 * S);
+    // Go scales the fraction's digits as an integer: exact where 0.5005 × 1e9 in floating point is not.
+    expect(parseGoDuration("2.5005s")).toBe(2_500_500_000);
+    expect(parseGoDuration("2500.5ms")).toBe(2_500_500_000);
+    expect(parseGoDuration("0.000000001s")).toBe(1);
     expect(parseGoDuration("2d")).toEqual({ error: 'time: unknown unit "d" in duration "2d"' });
   });
 
