@@ -13,7 +13,7 @@ export function originTransport(config: Config): JsonTransport {
   const direct = fetchJsonTransport(origin);
   if (config.cache === false) return direct;
   return cachingTransport({
-    originBase: origin.baseUrl,
+    origin,
     timeoutMs: origin.timeoutMs,
     direct,
     // Absent outside the Workers runtime; the layer then coalesces without a local cache.

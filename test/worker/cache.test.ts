@@ -129,17 +129,20 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
     await clientFor(EMPTY, transport).values("stream_field_values", "*", window, { field: "app" });
 
     const keyOf = (tenant: Tenant) =>
-      cacheKey(ORIGIN, {
-        path: "/select/logsql/stream_field_values",
-        tenant,
-        window,
-        form: [
-          ["query", `_time:[2026-02-01T00:00:00.000000000Z, 2026-02-01T05:58:00.000000000Z) *`],
-          ["start", "2026-02-01T00:00:00.000000000Z"],
-          ["end", "2026-02-01T05:58:00.000000000Z"],
-          ["field", "app"],
-        ],
-      });
+      cacheKey(
+        { baseUrl: ORIGIN },
+        {
+          path: "/select/logsql/stream_field_values",
+          tenant,
+          window,
+          form: [
+            ["query", `_time:[2026-02-01T00:00:00.000000000Z, 2026-02-01T05:58:00.000000000Z) *`],
+            ["start", "2026-02-01T00:00:00.000000000Z"],
+            ["end", "2026-02-01T05:58:00.000000000Z"],
+            ["field", "app"],
+          ],
+        },
+      );
     const kv = ENV.CACHE_KV!;
     const read = async (tenant: Tenant) => {
       // The Durable Object finishes the write after answering.
@@ -161,7 +164,7 @@ describe("a window touching the last 10 minutes", () => {
     const config = readConfig(ENV);
     const window: TimeWindow = { start: DATA_WINDOW.start, end: DATA_WINDOW.end - 300_000_000_000n };
     const transport = cachingTransport({
-      originBase: config.originUrl,
+      origin: originConfigOf(config),
       timeoutMs: config.originTimeoutMs,
       direct: fetchJsonTransport(originConfigOf(config)),
       cache: cacheApiAnswers(caches.default),
@@ -175,7 +178,7 @@ describe("a window touching the last 10 minutes", () => {
     expect(await ask()).toEqual(first);
     expect(calls).toHaveLength(1);
     const keys = await ENV.CACHE_KV!.list({ prefix: "answer:v1:" });
-    const key = await cacheKey(config.originUrl, {
+    const key = await cacheKey(originConfigOf(config), {
       path: "/select/logsql/stream_field_names",
       tenant: WITH_DATA,
       window,
@@ -201,7 +204,7 @@ describe("coalescing across isolates", () => {
     // Separate single-flight maps and no local cache: each caller behaves like its own isolate.
     const isolates = Array.from({ length: 8 }, () =>
       cachingTransport({
-        originBase: config.originUrl,
+        origin: originConfigOf(config),
         timeoutMs: config.originTimeoutMs,
         direct,
         flights: new SingleFlight<OriginOutcome>(),
@@ -222,7 +225,7 @@ describe("coalescing across isolates", () => {
     const config = readConfig(ENV);
     const make = () =>
       cachingTransport({
-        originBase: config.originUrl,
+        origin: originConfigOf(config),
         timeoutMs: config.originTimeoutMs,
         direct: async () => {
           throw new Error("unexpected direct request");
