@@ -17,6 +17,7 @@ import { originConfigOf, originTransport } from "../../src/cache/wire";
 import {
   fetchJsonTransport,
   OriginClient,
+  type JsonRequest,
   type JsonTransport,
   type Tenant,
   type TimeWindow,
@@ -119,6 +120,38 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
     expect(names(await ask(EMPTY))).toEqual([]);
     expect(names(await ask(WITH_DATA))).toContain("app");
     expect(calls).toHaveLength(2);
+  });
+
+  it("treats a corrupt Cache API or KV entry as a miss and replaces it with the origin's answer", async () => {
+    const calls = watchOrigin();
+    const config = readConfig(ENV);
+    const seen: JsonRequest[] = [];
+    const direct = fetchJsonTransport(originConfigOf(config));
+    const window: TimeWindow = { start: DATA_WINDOW.start, end: DATA_WINDOW.end - 240_000_000_000n };
+    const transport = cachingTransport({
+      origin: originConfigOf(config),
+      timeoutMs: config.originTimeoutMs,
+      direct: (req, signal) => {
+        seen.push(req);
+        return direct(req, signal);
+      },
+      cache: cacheApiAnswers(caches.default),
+      kv: kvAnswers(ENV.CACHE_KV!),
+      flights: new SingleFlight<OriginOutcome>(),
+      nowMs: () => Number(window.end / 1_000_000n) + 86_400_000,
+    });
+    const ask = () => clientFor(WITH_DATA, transport).values("stream_field_names", "*", window);
+    const first = await ask();
+    expect(names(first)).toContain("app");
+    const key = await cacheKey(originConfigOf(config), seen[0]!);
+    const cacheUrl = `https://origin-answers.loki-vl.internal/v1/${key}`;
+
+    await caches.default.put(cacheUrl, new Response("<html>502 Bad Gateway</html>"));
+    await ENV.CACHE_KV!.put(`answer:v1:${key}`, '{"values":[{"value":"app"');
+    expect(await ask()).toEqual(first);
+    expect(calls).toHaveLength(2);
+    expect(JSON.parse(await (await caches.default.match(cacheUrl))!.text())).toEqual(first);
+    expect(JSON.parse((await ENV.CACHE_KV!.get(`answer:v1:${key}`))!)).toEqual(first);
   });
 
   it("has the coalescer write a historical answer to KV under a tenant-specific key", async () => {
