@@ -24,14 +24,14 @@ export class RequestCoalescer extends DurableObject<Env> {
     const config = readConfig(this.env);
     const origin = originConfigOf(config);
     // Recomputed here rather than trusted: a flight only ever serves requests that are identical.
-    const key = await cacheKey(origin.baseUrl, req);
+    const key = await cacheKey(origin, req);
     return this.flights.run(key, async () => {
       const outcome = await attemptOrigin(fetchJsonTransport(origin), req, origin.timeoutMs);
       const kv = this.env.CACHE_KV;
       if (
         kv &&
         !req.noStore &&
-        isCacheable(outcome) &&
+        isCacheable(outcome, req.path) &&
         cachePolicy(req.window, Date.now(), config.cacheFreshnessMs).kv &&
         fitsInKv(outcome.body)
       ) {

@@ -5,7 +5,8 @@
  * Storage failures never fail a request: they only cost a cache miss.
  */
 import type { JsonRequest, JsonTransport } from "../origin/client";
-import { cacheKey } from "./keys";
+import { isValidAnswer } from "../origin/answers";
+import { cacheKey, type OriginIdentity } from "./keys";
 import { type CachePolicy, cachePolicy, fitsInKv, HISTORICAL_TTL_S } from "./policy";
 import { answerOf, attemptOrigin, isCacheable, type OriginOutcome } from "./outcome";
 import { SingleFlight } from "./singleflight";
@@ -28,8 +29,8 @@ export interface Coalescer {
 }
 
 export interface CachingOptions {
-  /** Part of every key: answers from different origins never mix. */
-  originBase: string;
+  /** Part of every key: answers from different origins, or asked with different credentials, never mix. */
+  origin: OriginIdentity;
   timeoutMs: number;
   /** The direct origin transport, used when no coalescer is bound or it fails. */
   direct: JsonTransport;
@@ -58,21 +59,23 @@ export function cachingTransport(options: CachingOptions): JsonTransport {
   const flights = options.flights ?? isolateFlights;
   const now = options.nowMs ?? Date.now;
   return async (req, signal) => {
-    const key = await cacheKey(options.originBase, req);
+    const key = await cacheKey(options.origin, req);
     const policy = cachePolicy(req.window, now(), options.horizonMs);
 
     // A request whose caller keeps the answer in pieces is only coalesced, never looked up whole.
+    // An entry that does not read back as a valid answer (corrupt, or from a defective writer) is a
+    // miss: the fill below replaces it.
     const reads = options.read !== false && !req.noStore;
     const started = Date.now();
     const local = reads ? await quietly(options.cache?.get(key)) : undefined;
-    if (local !== undefined) {
+    if (local !== undefined && isValidAnswer(req.path, local)) {
       options.observe?.lookedUp(req, local, Date.now() - started);
       return { status: 200, body: local };
     }
 
     if (reads && policy.kv && options.kv) {
       const shared = await quietly(options.kv.get(key));
-      if (typeof shared === "string") {
+      if (typeof shared === "string" && isValidAnswer(req.path, shared)) {
         options.observe?.lookedUp(req, shared, Date.now() - started);
         await quietly(options.cache?.put(key, shared, policy.maxAgeSeconds));
         return { status: 200, body: shared };
@@ -105,7 +108,7 @@ async function fill(
     }
   }
   outcome ??= await attemptOrigin(options.direct, req, options.timeoutMs);
-  if (isCacheable(outcome) && !req.noStore) {
+  if (isCacheable(outcome, req.path) && !req.noStore) {
     options.observe?.stored(req, outcome.body);
     await quietly(options.cache?.put(key, outcome.body, policy.maxAgeSeconds));
     if (policy.kv && options.kv && !outcome.kvStored && fitsInKv(outcome.body)) {

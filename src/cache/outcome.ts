@@ -3,13 +3,16 @@
  * boundary (where error classes do not survive) and is shared by every coalesced caller.
  */
 import { OriginError } from "../http/errors";
+import { isValidAnswer } from "../origin/answers";
 import type { JsonAnswer, JsonRequest, JsonTransport } from "../origin/client";
 
 export type OriginOutcome =
   /** `kvStored`: the coalescer already wrote the answer to KV, so the caller need not. */
   | { kind: "answer"; status: number; body: string; kvStored?: boolean }
   | { kind: "timeout"; timeoutMs: number }
-  | { kind: "unreachable"; message: string };
+  | { kind: "unreachable"; message: string }
+  /** The transport already named the failure in Loki's terms (a body cut off after the headers). */
+  | { kind: "failed"; status: 502 | 504; message: string };
 
 /** The only endpoints whose answers are small JSON documents worth caching and coalescing. */
 const COALESCIBLE_PATHS = new Set(
@@ -44,6 +47,7 @@ export async function attemptOrigin(
     return { kind: "answer", ...(await transport(req, timeout)) };
   } catch (err) {
     if (timeout.aborted) return { kind: "timeout", timeoutMs };
+    if (err instanceof OriginError) return { kind: "failed", status: err.status as 502 | 504, message: err.message };
     return { kind: "unreachable", message: err instanceof Error ? err.message : String(err) };
   }
 }
@@ -57,9 +61,18 @@ export function answerOf(outcome: OriginOutcome): JsonAnswer {
       throw new OriginError(504, `origin did not answer within ${outcome.timeoutMs} ms`);
     case "unreachable":
       throw new OriginError(502, `origin unreachable: ${outcome.message}`);
+    case "failed":
+      throw new OriginError(outcome.status, outcome.message);
   }
 }
 
-export function isCacheable(outcome: OriginOutcome): outcome is Extract<OriginOutcome, { kind: "answer" }> {
-  return outcome.kind === "answer" && outcome.status === 200;
+/**
+ * Only a 200 whose body is what `path` promises may be stored: an entry lives up to a day, so one
+ * proxy error page cached as an answer would break every later request for it.
+ */
+export function isCacheable(
+  outcome: OriginOutcome,
+  path: string,
+): outcome is Extract<OriginOutcome, { kind: "answer" }> {
+  return outcome.kind === "answer" && outcome.status === 200 && isValidAnswer(path, outcome.body);
 }

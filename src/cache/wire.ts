@@ -37,7 +37,7 @@ export function originTransport(
   const direct = fetchJsonTransport(origin);
   if (config.cache === false) return direct;
   return cachingTransport({
-    originBase: origin.baseUrl,
+    origin,
     timeoutMs: origin.timeoutMs,
     direct,
     // Absent outside the Workers runtime; the layer then coalesces without a local cache.
@@ -78,7 +78,7 @@ function metered(
 /** The results cache of one request for one tenant, or undefined when caching is off. */
 export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): ResultCache | undefined {
   if (config.cache === false) return undefined;
-  const originBase = originConfigOf(config).baseUrl;
+  const origin = originConfigOf(config);
   return {
     store: tieredChunkStore(
       typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
@@ -89,8 +89,8 @@ export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): R
     horizonNs: BigInt(config.cacheFreshnessMs) * 1_000_000n,
     nowNs: () => BigInt(Date.now()) * 1_000_000n,
     defer: use.defer,
-    // Keyed like every origin answer (tenant, origin, window, form), under a path of its own.
+    // Keyed like every origin answer (origin and credential, tenant, window, form), under a path of its own.
     keyOf: (logsql, chunk) =>
-      cacheKey(originBase, { path: "chunk:/select/logsql/query", form: [["query", logsql]], tenant, window: chunk }),
+      cacheKey(origin, { path: "chunk:/select/logsql/query", form: [["query", logsql]], tenant, window: chunk }),
   };
 }

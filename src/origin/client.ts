@@ -1,10 +1,13 @@
 /**
  * The VictoriaLogs HTTP client: one place that knows the origin's endpoints, authenticates, scopes
- * every request to the caller's tenant, bounds it in time, and turns transport failures into
- * Loki-shaped 502/504 errors that never reveal credentials.
+ * every request to the caller's tenant, bounds it in time, and turns every origin failure (no
+ * answer, an error status, a body that is not what the endpoint promises) into a Loki-shaped
+ * 502/504 error that reveals neither credentials nor the origin's own error text.
  */
 import { HttpError, OriginError } from "../http/errors";
 import type { LogRow } from "../engine/types";
+import { checkAnswer } from "./answers";
+import { invalidAnswer, OriginDeadline } from "./deadline";
 import { readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
 import { RowScanner, type VLRow } from "./rows";
@@ -63,7 +66,10 @@ export interface JsonAnswer {
 /** Performs a JsonRequest; throws only when no HTTP answer arrived (network failure, abort). */
 export type JsonTransport = (req: JsonRequest, signal: AbortSignal) => Promise<JsonAnswer>;
 
-/** The direct transport: one fetch to the origin per request. */
+/**
+ * The direct transport: one fetch to the origin per request. A body that breaks off after the
+ * headers is an invalid answer (502), unless `signal` ended it (the caller reports that itself).
+ */
 export function fetchJsonTransport(config: OriginConfig): JsonTransport {
   return async (req, signal) => {
     const body = new URLSearchParams(req.form);
@@ -75,7 +81,12 @@ export function fetchJsonTransport(config: OriginConfig): JsonTransport {
         headers: originHeaders(config, req.tenant),
         signal,
       });
-      return { status: res.status, body: await res.text() };
+      try {
+        return { status: res.status, body: await res.text() };
+      } catch (err) {
+        if (signal.aborted) throw err;
+        throw invalidAnswer("the connection broke in the middle of the answer");
+      }
     } finally {
       config.meter?.(performance.now() - started);
     }
@@ -123,7 +134,16 @@ export class OriginClient {
   /** Rows of a LogsQL query as parsed objects, streamed. `window` bounds the query exactly (start ≤ t < end). */
   async *query(logsql: string, window: TimeWindow): AsyncGenerator<VLRow> {
     const body = await this.queryBody(logsql, window);
-    if (body) yield* readNdjson<VLRow>(body);
+    if (!body) return;
+    // Only reading and parsing throw in here: a consumer's own error ends the loop with return().
+    try {
+      for await (const row of readNdjson<VLRow>(body)) {
+        if (typeof row !== "object" || row === null || Array.isArray(row)) throw new Error("a row is not an object");
+        yield row;
+      }
+    } catch (err) {
+      throw streamError(err);
+    }
   }
 
   /**
@@ -134,20 +154,23 @@ export class OriginClient {
     const body = await this.queryBody(logsql, window);
     if (!body) return;
     const scanner = new RowScanner();
-    for await (const lines of readLineBatches(body)) {
-      const rows = new Array<LogRow>(lines.length);
-      for (let i = 0; i < lines.length; i++) rows[i] = scanner.scan(lines[i]!);
-      yield rows;
+    try {
+      for await (const lines of readLineBatches(body)) {
+        const rows = new Array<LogRow>(lines.length);
+        for (let i = 0; i < lines.length; i++) rows[i] = scanner.scan(lines[i]!);
+        yield rows;
+      }
+    } catch (err) {
+      throw streamError(err);
     }
   }
 
   private async queryBody(logsql: string, window: TimeWindow): Promise<ReadableStream<Uint8Array> | null> {
-    const res = await this.post("/select/logsql/query", {
+    return await this.post("/select/logsql/query", {
       query: `${timeFilter(window)} ${logsql}`,
       start: formatRFC3339Nano(window.start),
       end: formatRFC3339Nano(window.end),
     });
-    return res.body;
   }
 
   async hits(logsql: string, window: TimeWindow, params: Record<string, string | string[]>): Promise<HitsResponse> {
@@ -188,97 +211,97 @@ export class OriginClient {
    * from anywhere coalesce into one origin request. The caller caches the rows itself, by chunk.
    */
   async statsRows(logsql: string, window: TimeWindow): Promise<VLRow[]> {
-    const text = await this.postText(
-      "/select/logsql/query",
-      window,
-      {
-        query: `${timeFilter(window)} ${logsql}`,
-        start: formatRFC3339Nano(window.start),
-        end: formatRFC3339Nano(window.end),
-      },
-      true,
-    );
-    const rows: VLRow[] = [];
-    for (const line of text.split("\n")) if (line.length > 0) rows.push(JSON.parse(line) as VLRow);
-    return rows;
+    const form = {
+      query: `${timeFilter(window)} ${logsql}`,
+      start: formatRFC3339Nano(window.start),
+      end: formatRFC3339Nano(window.end),
+    };
+    return (await this.postJson("/select/logsql/query", window, form, true)) as VLRow[];
   }
 
-  private async postJson(path: string, window: TimeWindow, form: Record<string, string | string[]>): Promise<unknown> {
-    return JSON.parse(await this.postText(path, window, form));
-  }
-
-  private async postText(
+  /** A small answer, checked to be what `path` promises (origin/answers.ts) and parsed. */
+  private async postJson(
     path: string,
     window: TimeWindow,
     form: Record<string, string | string[]>,
     noStore = false,
-  ): Promise<string> {
+  ): Promise<unknown> {
     const pairs: [string, string][] = [];
     for (const [k, v] of Object.entries(form)) {
       for (const item of Array.isArray(v) ? v : [v]) pairs.push([k, item]);
     }
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    const signal = this.signal ? AbortSignal.any([this.signal, timeout]) : timeout;
+    const deadline = new OriginDeadline(this.config.timeoutMs, this.signal);
     let answer: JsonAnswer;
     try {
       answer = await this.transport(
         { path, form: pairs, tenant: this.tenant, window, ...(noStore ? { noStore } : {}) },
-        signal,
+        deadline.signal,
       );
     } catch (err) {
       // A layer that already knows the failure's Loki status (a coalesced timeout) says so itself.
       if (err instanceof HttpError) throw err;
-      throw this.transportError(err, timeout);
+      throw deadline.connectError(err);
+    } finally {
+      deadline.clear();
     }
-    if (answer.status < 200 || answer.status > 299)
-      throw originStatusError(answer.status, answer.body.slice(0, 500).trim());
-    return answer.body;
+    if (answer.status < 200 || answer.status > 299) throw originStatusError(answer.status);
+    const checked = checkAnswer(path, answer.body);
+    if (!checked.ok) throw invalidAnswer(`${checked.problem} from ${path}`);
+    return checked.value;
   }
 
-  private async post(path: string, form: Record<string, string | string[]>): Promise<Response> {
+  /** The 2xx body of a streamed endpoint, guarded by the idle limit and mapped to Loki's errors. */
+  private async post(
+    path: string,
+    form: Record<string, string | string[]>,
+  ): Promise<ReadableStream<Uint8Array> | null> {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(form)) {
       for (const item of Array.isArray(v) ? v : [v]) body.append(k, item);
     }
     const headers = originHeaders(this.config, this.tenant);
 
-    const timeout = AbortSignal.timeout(this.config.timeoutMs);
-    const signal = this.signal ? AbortSignal.any([this.signal, timeout]) : timeout;
+    const deadline = new OriginDeadline(this.config.timeoutMs, this.signal);
     let res: Response;
     const started = performance.now();
     try {
-      res = await fetch(this.config.baseUrl + path, { method: "POST", body, headers, signal });
+      res = await fetch(this.config.baseUrl + path, { method: "POST", body, headers, signal: deadline.signal });
     } catch (err) {
-      throw this.transportError(err, timeout);
+      deadline.clear();
+      throw deadline.connectError(err);
     } finally {
       this.config.meter?.(performance.now() - started);
     }
-    if (res.ok) return res;
-    throw originStatusError(res.status, (await res.text().catch(() => "")).slice(0, 500).trim());
-  }
-
-  private transportError(err: unknown, timeout: AbortSignal): HttpError {
-    if (timeout.aborted) {
-      return new OriginError(504, `origin did not answer within ${this.config.timeoutMs} ms`);
-    }
-    if (this.signal?.aborted) return new HttpError(499, "client canceled the request");
-    const reason = err instanceof Error ? err.message : String(err);
-    return new OriginError(502, `origin unreachable: ${reason}`);
+    deadline.clear();
+    if (res.ok) return res.body ? deadline.guard(res.body) : null;
+    // The origin's error text is not ours to show: it may quote the query, internal addresses or a
+    // proxy's page. Only the status goes to the client.
+    await res.body?.cancel().catch(() => {});
+    throw originStatusError(res.status);
   }
 }
 
-function originStatusError(status: number, text: string): HttpError {
+/** A streamed body that could not be read or parsed to the end, as the Loki-facing error. */
+function streamError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  // Everything else thrown while reading is a parse failure: a line that is not JSON (a cut line,
+  // a proxy's page) or a row of the wrong shape.
+  return invalidAnswer("a row of the streamed answer is not valid JSON");
+}
+
+function originStatusError(status: number): HttpError {
   if (status === 401 || status === 403) {
     return new OriginError(502, `origin rejected the request's credentials (HTTP ${status})`);
   }
   if (status === 400 || status === 422) {
-    // The origin could not run the LogsQL we planned: a translation defect, never the user's fault.
-    return new HttpError(500, `origin rejected the planned query (HTTP ${status}): ${text}`);
+    // The origin could not run the LogsQL we planned: a translation defect, never the user's fault,
+    // and never a reason to show the origin's message (it may quote other parts of the plan).
+    return new OriginError(502, `origin rejected the planned query (HTTP ${status})`);
   }
   if (status === 504 || status === 408) {
     return new OriginError(504, `origin timed out (HTTP ${status})`);
   }
-  return new OriginError(502, `origin failed (HTTP ${status}): ${text}`);
+  return new OriginError(502, `origin failed (HTTP ${status})`);
 }
 
 export interface PromMatrixResponse {

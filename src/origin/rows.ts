@@ -110,8 +110,13 @@ export class RowScanner {
   private lastSecond = "";
   private lastSecondNs = 0n;
 
+  /** Throws on a line that is not a JSON object (a cut line, a proxy's page): never a made-up row. */
   scan(text: string): LogRow {
-    return this.tryScan(text) ?? this.fallback.decode(JSON.parse(text) as VLRow);
+    const fast = this.tryScan(text);
+    if (fast) return fast;
+    const row: unknown = JSON.parse(text);
+    if (typeof row !== "object" || row === null || Array.isArray(row)) throw new Error("a row is not a JSON object");
+    return this.fallback.decode(row as VLRow);
   }
 
   private tryScan(text: string): LogRow | undefined {

@@ -5,5 +5,9 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** Base URL of the real VictoriaLogs started for this run. */
     originUrl: string;
+    /** The fault-injecting proxy in front of that VictoriaLogs (see fault-proxy.mjs). */
+    faultProxyUrl: string;
+    /** Where tests choose the proxy's fault. */
+    faultControlUrl: string;
   }
 }

@@ -17,6 +17,7 @@ import { originConfigOf, originTransport } from "../../src/cache/wire";
 import {
   fetchJsonTransport,
   OriginClient,
+  type JsonRequest,
   type JsonTransport,
   type Tenant,
   type TimeWindow,
@@ -121,6 +122,38 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
     expect(calls).toHaveLength(2);
   });
 
+  it("treats a corrupt Cache API or KV entry as a miss and replaces it with the origin's answer", async () => {
+    const calls = watchOrigin();
+    const config = readConfig(ENV);
+    const seen: JsonRequest[] = [];
+    const direct = fetchJsonTransport(originConfigOf(config));
+    const window: TimeWindow = { start: DATA_WINDOW.start, end: DATA_WINDOW.end - 240_000_000_000n };
+    const transport = cachingTransport({
+      origin: originConfigOf(config),
+      timeoutMs: config.originTimeoutMs,
+      direct: (req, signal) => {
+        seen.push(req);
+        return direct(req, signal);
+      },
+      cache: cacheApiAnswers(caches.default),
+      kv: kvAnswers(ENV.CACHE_KV!),
+      flights: new SingleFlight<OriginOutcome>(),
+      nowMs: () => Number(window.end / 1_000_000n) + 86_400_000,
+    });
+    const ask = () => clientFor(WITH_DATA, transport).values("stream_field_names", "*", window);
+    const first = await ask();
+    expect(names(first)).toContain("app");
+    const key = await cacheKey(originConfigOf(config), seen[0]!);
+    const cacheUrl = `https://origin-answers.loki-vl.internal/v1/${key}`;
+
+    await caches.default.put(cacheUrl, new Response("<html>502 Bad Gateway</html>"));
+    await ENV.CACHE_KV!.put(`answer:v1:${key}`, '{"values":[{"value":"app"');
+    expect(await ask()).toEqual(first);
+    expect(calls).toHaveLength(2);
+    expect(JSON.parse(await (await caches.default.match(cacheUrl))!.text())).toEqual(first);
+    expect(JSON.parse((await ENV.CACHE_KV!.get(`answer:v1:${key}`))!)).toEqual(first);
+  });
+
   it("has the coalescer write a historical answer to KV under a tenant-specific key", async () => {
     watchOrigin();
     const transport = originTransport(readConfig(ENV));
@@ -129,17 +162,20 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
     await clientFor(EMPTY, transport).values("stream_field_values", "*", window, { field: "app" });
 
     const keyOf = (tenant: Tenant) =>
-      cacheKey(ORIGIN, {
-        path: "/select/logsql/stream_field_values",
-        tenant,
-        window,
-        form: [
-          ["query", `_time:[2026-02-01T00:00:00.000000000Z, 2026-02-01T05:58:00.000000000Z) *`],
-          ["start", "2026-02-01T00:00:00.000000000Z"],
-          ["end", "2026-02-01T05:58:00.000000000Z"],
-          ["field", "app"],
-        ],
-      });
+      cacheKey(
+        { baseUrl: ORIGIN },
+        {
+          path: "/select/logsql/stream_field_values",
+          tenant,
+          window,
+          form: [
+            ["query", `_time:[2026-02-01T00:00:00.000000000Z, 2026-02-01T05:58:00.000000000Z) *`],
+            ["start", "2026-02-01T00:00:00.000000000Z"],
+            ["end", "2026-02-01T05:58:00.000000000Z"],
+            ["field", "app"],
+          ],
+        },
+      );
     const kv = ENV.CACHE_KV!;
     const read = async (tenant: Tenant) => {
       // The Durable Object finishes the write after answering.
@@ -161,7 +197,7 @@ describe("a window touching the last 10 minutes", () => {
     const config = readConfig(ENV);
     const window: TimeWindow = { start: DATA_WINDOW.start, end: DATA_WINDOW.end - 300_000_000_000n };
     const transport = cachingTransport({
-      originBase: config.originUrl,
+      origin: originConfigOf(config),
       timeoutMs: config.originTimeoutMs,
       direct: fetchJsonTransport(originConfigOf(config)),
       cache: cacheApiAnswers(caches.default),
@@ -175,7 +211,7 @@ describe("a window touching the last 10 minutes", () => {
     expect(await ask()).toEqual(first);
     expect(calls).toHaveLength(1);
     const keys = await ENV.CACHE_KV!.list({ prefix: "answer:v1:" });
-    const key = await cacheKey(config.originUrl, {
+    const key = await cacheKey(originConfigOf(config), {
       path: "/select/logsql/stream_field_names",
       tenant: WITH_DATA,
       window,
@@ -201,7 +237,7 @@ describe("coalescing across isolates", () => {
     // Separate single-flight maps and no local cache: each caller behaves like its own isolate.
     const isolates = Array.from({ length: 8 }, () =>
       cachingTransport({
-        originBase: config.originUrl,
+        origin: originConfigOf(config),
         timeoutMs: config.originTimeoutMs,
         direct,
         flights: new SingleFlight<OriginOutcome>(),
@@ -222,7 +258,7 @@ describe("coalescing across isolates", () => {
     const config = readConfig(ENV);
     const make = () =>
       cachingTransport({
-        originBase: config.originUrl,
+        origin: originConfigOf(config),
         timeoutMs: config.originTimeoutMs,
         direct: async () => {
           throw new Error("unexpected direct request");

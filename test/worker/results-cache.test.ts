@@ -297,7 +297,7 @@ describe("concurrency and isolation", () => {
     // Eight "isolates": their own single-flight maps and no shared local cache; only the coalescer.
     const clients = Array.from({ length: 8 }, () => {
       const transport = cachingTransport({
-        originBase: config.originUrl,
+        origin: originConfigOf(config),
         timeoutMs: config.originTimeoutMs,
         direct: async () => {
           throw new Error("callers must not reach the origin directly while the coalescer is bound");

@@ -52,10 +52,52 @@ describe("OriginClient over an injected JsonTransport", () => {
       const err = await client.statsQueryRange("*", WINDOW, "60s").catch((e: unknown) => e);
       return err instanceof HttpError ? err.status : "not an HttpError";
     };
-    expect(await statusOf(400)).toBe(500);
+    expect(await statusOf(400)).toBe(502);
+    expect(await statusOf(422)).toBe(502);
     expect(await statusOf(401)).toBe(502);
     expect(await statusOf(408)).toBe(504);
     expect(await statusOf(503)).toBe(502);
+  });
+
+  it("names the origin's status but never echoes its body", async () => {
+    const body = "query parse error near secret-internal-host:9428 <html>";
+    const messageOf = async (status: number) => {
+      const client = new OriginClient(
+        CONFIG,
+        { accountId: 0, projectId: 0 },
+        undefined,
+        recording({ status, body }).transport,
+      );
+      return ((await client.values("field_names", "*", WINDOW).catch((e: unknown) => e)) as HttpError).message;
+    };
+    expect(await messageOf(400)).toBe("origin rejected the planned query (HTTP 400)");
+    expect(await messageOf(503)).toBe("origin failed (HTTP 503)");
+    expect(await messageOf(401)).toBe("origin rejected the request's credentials (HTTP 401)");
+  });
+
+  it("rejects a 200 that is not the endpoint's JSON as 502, without quoting it", async () => {
+    const errorOf = async (body: string) => {
+      const client = new OriginClient(
+        CONFIG,
+        { accountId: 0, projectId: 0 },
+        undefined,
+        recording({ status: 200, body }).transport,
+      );
+      return (await client.values("stream_field_names", "*", WINDOW).catch((e: unknown) => e)) as HttpError;
+    };
+    const html = await errorOf("<html><body>proxy-page</body></html>");
+    expect(html.status).toBe(502);
+    expect(html.message).toBe("origin sent an invalid answer: not JSON from /select/logsql/stream_field_names");
+    const cut = await errorOf('{"values":[{"value":"app","hi');
+    expect([cut.status, cut.message]).toEqual([
+      502,
+      "origin sent an invalid answer: not JSON from /select/logsql/stream_field_names",
+    ]);
+    const wrong = await errorOf('{"values":[{"value":1}]}');
+    expect([wrong.status, wrong.message]).toEqual([
+      502,
+      "origin sent an invalid answer: not the expected JSON shape from /select/logsql/stream_field_names",
+    ]);
   });
 
   it("reports a transport that never answers as a 504 after the timeout", async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { cacheKey, canonicalForm } from "../../../src/cache/keys";
+import { cacheKey, canonicalForm, keyMaterial } from "../../../src/cache/keys";
 import type { JsonRequest } from "../../../src/origin/client";
 
-const ORIGIN = "http://vl.example:9428";
+const ORIGIN = { baseUrl: "http://vl.example:9428" };
 
 function req(over: Partial<JsonRequest> = {}): JsonRequest {
   return {
@@ -67,10 +67,25 @@ describe("cacheKey", () => {
       cacheKey(ORIGIN, req({ path: "/select/logsql/stream_field_values" })),
       cacheKey(ORIGIN, req({ window: { start: 1714557600000000000n, end: 1714561200000000001n } })),
       cacheKey(ORIGIN, req({ form: [...req().form, ["field", "app"]] })),
-      cacheKey("http://other-vl:9428", req()),
+      cacheKey({ baseUrl: "http://other-vl:9428" }, req()),
     ]);
     for (const v of variants) expect(v).not.toBe(base);
     expect(new Set(variants).size).toBe(variants.length);
+  });
+
+  it("differs by the origin credential, without the credential itself in the key or its material", async () => {
+    const secret = "Basic c2VjcmV0LXBhc3M=";
+    const keys = await Promise.all([
+      cacheKey(ORIGIN, req()),
+      cacheKey({ ...ORIGIN, authorization: secret }, req()),
+      cacheKey({ ...ORIGIN, authorization: "Basic b3RoZXI=" }, req()),
+      cacheKey({ ...ORIGIN, authorization: "" }, req()),
+    ]);
+    expect(new Set(keys).size).toBe(4);
+    expect(await cacheKey({ ...ORIGIN, authorization: secret }, req())).toBe(keys[1]);
+    const material = await keyMaterial({ ...ORIGIN, authorization: secret }, req());
+    expect(material).not.toContain("c2VjcmV0");
+    expect(material).toMatch(/"[0-9a-f]{64}"/);
   });
 
   it("contains nothing readable from the request", async () => {

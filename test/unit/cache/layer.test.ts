@@ -3,7 +3,7 @@ import { type AnswerCache, type AnswerKv, type CachingOptions, cachingTransport 
 import type { OriginOutcome } from "../../../src/cache/outcome";
 import { SingleFlight } from "../../../src/cache/singleflight";
 import type { JsonAnswer, JsonRequest, JsonTransport } from "../../../src/origin/client";
-import { HttpError } from "../../../src/http/errors";
+import { HttpError, OriginError } from "../../../src/http/errors";
 
 const NOW = Date.parse("2024-05-01T12:00:00Z");
 const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
@@ -40,9 +40,12 @@ class MemoryKv implements AnswerKv {
   }
 }
 
+/** A valid stream_field_names answer naming `t`: distinct per tenant, so a shared entry would show. */
+const answerFor = (t: number) => `{"values":[{"value":"t${t}","hits":1}]}`;
+
 /** A fake origin that answers with the tenant in the body, so a shared entry would show. */
 function countingOrigin(
-  answer: (r: JsonRequest) => JsonAnswer = (r) => ({ status: 200, body: `{"t":"${r.tenant.accountId}"}` }),
+  answer: (r: JsonRequest) => JsonAnswer = (r) => ({ status: 200, body: answerFor(r.tenant.accountId) }),
 ) {
   const calls: JsonRequest[] = [];
   let gate: Promise<void> = Promise.resolve();
@@ -64,7 +67,7 @@ function countingOrigin(
 
 function layer(direct: JsonTransport, over: Partial<CachingOptions> = {}) {
   return cachingTransport({
-    originBase: "http://vl:9428",
+    origin: { baseUrl: "http://vl:9428" },
     timeoutMs: 1000,
     direct,
     flights: new SingleFlight<OriginOutcome>(),
@@ -80,10 +83,10 @@ describe("cachingTransport", () => {
     const origin = countingOrigin();
     const cache = new MemoryCache();
     const t = layer(origin.transport, { cache });
-    expect(await t(req(), never())).toEqual({ status: 200, body: '{"t":"0"}' });
-    expect(await t(req({ form: [["query", "*"]] }), never())).toEqual({ status: 200, body: '{"t":"0"}' });
+    expect(await t(req(), never())).toEqual({ status: 200, body: answerFor(0) });
+    expect(await t(req({ form: [["query", "*"]] }), never())).toEqual({ status: 200, body: answerFor(0) });
     expect(origin.calls).toHaveLength(1);
-    expect([...cache.entries.values()]).toEqual([{ body: '{"t":"0"}', maxAge: 86_400 }]);
+    expect([...cache.entries.values()]).toEqual([{ body: answerFor(0), maxAge: 86_400 }]);
   });
 
   it("keeps two tenants' answers apart", async () => {
@@ -91,9 +94,9 @@ describe("cachingTransport", () => {
     const cache = new MemoryCache();
     const kv = new MemoryKv();
     const t = layer(origin.transport, { cache, kv });
-    expect((await t(req({ tenant: { accountId: 1, projectId: 0 } }), never())).body).toBe('{"t":"1"}');
-    expect((await t(req({ tenant: { accountId: 2, projectId: 0 } }), never())).body).toBe('{"t":"2"}');
-    expect((await t(req({ tenant: { accountId: 1, projectId: 0 } }), never())).body).toBe('{"t":"1"}');
+    expect((await t(req({ tenant: { accountId: 1, projectId: 0 } }), never())).body).toBe(answerFor(1));
+    expect((await t(req({ tenant: { accountId: 2, projectId: 0 } }), never())).body).toBe(answerFor(2));
+    expect((await t(req({ tenant: { accountId: 1, projectId: 0 } }), never())).body).toBe(answerFor(1));
     expect(origin.calls).toHaveLength(2);
     expect(cache.entries.size).toBe(2);
     expect(kv.entries.size).toBe(2);
@@ -106,7 +109,7 @@ describe("cachingTransport", () => {
     const elsewhere = new MemoryCache();
     expect(await layer(origin.transport, { cache: elsewhere, kv })(req(), never())).toEqual({
       status: 200,
-      body: '{"t":"0"}',
+      body: answerFor(0),
     });
     expect(origin.calls).toHaveLength(1);
     expect(elsewhere.entries.size).toBe(1);
@@ -133,6 +136,66 @@ describe("cachingTransport", () => {
     expect(cache.entries.size + kv.entries.size).toBe(0);
   });
 
+  it("never caches a 200 that is not what the endpoint promises, and passes it on for the client to reject", async () => {
+    for (const body of [
+      "<html>Bad gateway</html>",
+      '{"values":[{"value":"a","hits":1}',
+      '{"hits":[]}',
+      '{"values":"x"}',
+    ]) {
+      const origin = countingOrigin(() => ({ status: 200, body }));
+      const cache = new MemoryCache();
+      const kv = new MemoryKv();
+      const t = layer(origin.transport, { cache, kv });
+      expect(await t(req(), never())).toEqual({ status: 200, body });
+      expect(await t(req(), never())).toEqual({ status: 200, body });
+      expect(origin.calls).toHaveLength(2);
+      expect(cache.entries.size + kv.entries.size).toBe(0);
+    }
+  });
+
+  it("treats a corrupt cache or KV entry as a miss and replaces it with the origin's answer", async () => {
+    const origin = countingOrigin();
+    const cache = new MemoryCache();
+    const kv = new MemoryKv();
+    const t = layer(origin.transport, { cache, kv });
+    await t(req(), never());
+    const [key] = [...cache.entries.keys()];
+    cache.entries.set(key!, { body: "<html>cached error page</html>", maxAge: 86_400 });
+    kv.entries.set(key!, { body: '{"values":[{"value":"t0"', ttl: 86_400 });
+    expect(await t(req(), never())).toEqual({ status: 200, body: answerFor(0) });
+    expect(origin.calls).toHaveLength(2);
+    expect(cache.entries.get(key!)!.body).toBe(answerFor(0));
+    expect(kv.entries.get(key!)!.body).toBe(answerFor(0));
+
+    // A bad KV entry seen from a data centre with an empty cache is not copied into that cache.
+    const elsewhere = new MemoryCache();
+    kv.entries.set(key!, { body: "not json", ttl: 86_400 });
+    expect(await layer(origin.transport, { cache: elsewhere, kv })(req(), never())).toEqual({
+      status: 200,
+      body: answerFor(0),
+    });
+    expect(elsewhere.entries.get(key!)!.body).toBe(answerFor(0));
+    expect(origin.calls).toHaveLength(3);
+  });
+
+  it("caches nothing when the body breaks off after the headers, and reports it as 502", async () => {
+    const cache = new MemoryCache();
+    const t = layer(
+      async () => {
+        throw new OriginError(502, "origin sent an invalid answer: the connection broke in the middle of the answer");
+      },
+      { cache },
+    );
+    const err = await t(req(), never()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OriginError);
+    expect((err as HttpError).status).toBe(502);
+    expect((err as HttpError).message).toBe(
+      "origin sent an invalid answer: the connection broke in the middle of the answer",
+    );
+    expect(cache.entries.size).toBe(0);
+  });
+
   it("asks the origin once for identical concurrent misses in one isolate", async () => {
     const origin = countingOrigin();
     const release = origin.hold();
@@ -140,7 +203,7 @@ describe("cachingTransport", () => {
     const answers = Promise.all(Array.from({ length: 5 }, () => t(req(), never())));
     await new Promise((r) => setTimeout(r, 10));
     release();
-    expect((await answers).map((a) => a.body)).toEqual(Array(5).fill('{"t":"0"}'));
+    expect((await answers).map((a) => a.body)).toEqual(Array(5).fill(answerFor(0)));
     expect(origin.calls).toHaveLength(1);
   });
 
@@ -155,7 +218,7 @@ describe("cachingTransport", () => {
     impatient.abort(new Error("client went away"));
     await expect(first).rejects.toThrow("client went away");
     release();
-    expect((await second).body).toBe('{"t":"0"}');
+    expect((await second).body).toBe(answerFor(0));
     expect(origin.calls).toHaveLength(1);
   });
 
@@ -168,11 +231,11 @@ describe("cachingTransport", () => {
       coalescerFor: (key) => ({
         fetchJson: async () => {
           asked.push(key);
-          return { kind: "answer", status: 200, body: "{}", kvStored: true };
+          return { kind: "answer", status: 200, body: answerFor(9), kvStored: true };
         },
       }),
     });
-    expect(await t(req(), never())).toEqual({ status: 200, body: "{}" });
+    expect(await t(req(), never())).toEqual({ status: 200, body: answerFor(9) });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(origin.calls).toHaveLength(0);
@@ -197,7 +260,7 @@ describe("cachingTransport", () => {
         },
       }),
     });
-    expect((await t(req(), never())).body).toBe('{"t":"0"}');
+    expect((await t(req(), never())).body).toBe(answerFor(0));
     expect(origin.calls).toHaveLength(1);
   });
 
@@ -210,6 +273,6 @@ describe("cachingTransport", () => {
       cache: { get: broken, put: broken },
       kv: { get: broken, put: broken },
     });
-    expect((await t(req(), never())).body).toBe('{"t":"0"}');
+    expect((await t(req(), never())).body).toBe(answerFor(0));
   });
 });
