@@ -18,5 +18,8 @@ export default defineConfig({
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 120_000,
     hookTimeout: 600_000,
+    // The Worker's per-request log lines (one per request, thousands per run) are for Workers Logs;
+    // test/worker/telemetry.test.ts checks them. Keep the test output readable.
+    onConsoleLog: (log) => !log.startsWith('{"message":"request"'),
   },
 });
