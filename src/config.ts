@@ -28,6 +28,10 @@ export interface Env {
   CACHE_FRESHNESS?: string;
   /** Optional Workers Analytics Engine dataset: one data point per request. */
   METRICS?: AnalyticsEngineDataset;
+  /** Loki's `tail_max_duration`: a live tail closes after this long (default 1h). */
+  TAIL_MAX_DURATION?: string;
+  /** How old a line's timestamp may be when it becomes visible and still reach a live tail (default 2m). */
+  TAIL_LOOK_BACK?: string;
 }
 
 export interface Config {
@@ -48,6 +52,8 @@ export interface Config {
   cacheFreshnessMs: number;
   cacheKv?: KVNamespace;
   coalescer?: DurableObjectNamespace;
+  tailMaxDurationMs: number;
+  tailLookBackNs: bigint;
 }
 
 export class ConfigError extends Error {}
@@ -85,10 +91,17 @@ export function readConfig(env: Env): Config {
     cacheFreshnessMs: Number((parsePromDuration(env.CACHE_FRESHNESS ?? "10m") ?? 600_000_000_000n) / 1_000_000n),
     cacheKv: env.CACHE_KV,
     coalescer: env.COALESCER,
+    tailMaxDurationMs: Number((positiveDuration(env.TAIL_MAX_DURATION) ?? 3_600_000_000_000n) / 1_000_000n),
+    tailLookBackNs: positiveDuration(env.TAIL_LOOK_BACK) ?? 120_000_000_000n,
   };
 }
 
 function positiveInt(v: string | undefined, dflt: number): number {
   const n = Number(v);
   return Number.isInteger(n) && n > 0 ? n : dflt;
+}
+
+function positiveDuration(v: string | undefined): bigint | undefined {
+  const d = v === undefined ? undefined : parsePromDuration(v);
+  return d !== undefined && d > 0n ? d : undefined;
 }

@@ -84,10 +84,15 @@ export class StreamsJsonWriter {
     this.flush();
   }
 
-  /** Closes a tail frame; Loki puts `encodingFlags` after `streams` there. */
-  endFrame(): void {
+  /**
+   * Closes a tail frame; Loki puts `dropped_entries` (already JSON, only when some were dropped)
+   * and then `encodingFlags` after `streams` there.
+   */
+  endFrame(droppedJson?: string): void {
     if (this.openKey !== undefined) this.buf += "]}";
-    this.buf += this.categorize ? `],"encodingFlags":["categorize-labels"]}` : "]}";
+    this.buf += "]";
+    if (droppedJson !== undefined) this.buf += `,"dropped_entries":${droppedJson}`;
+    this.buf += this.categorize ? `,"encodingFlags":["categorize-labels"]}` : "}";
     this.flush();
   }
 
@@ -143,12 +148,12 @@ export function groupByLabelSet(entries: readonly LogEntry[], categorize: boolea
   return Array.from(groups, ([key, list]) => ({ key, entries: list }));
 }
 
-/** A whole tail frame for a batch of entries. */
-export function tailFrameJson(entries: readonly LogEntry[], categorize: boolean): string {
+/** A whole tail frame for a batch of entries; `droppedJson` is its `dropped_entries`, if any. */
+export function tailFrameJson(entries: readonly LogEntry[], categorize: boolean, droppedJson?: string): string {
   let out = "";
   const w = new StreamsJsonWriter((c) => (out += c), { categorize, envelope: "tail" });
   for (const g of groupByLabelSet(entries, categorize)) w.pushGroup(g);
-  w.endFrame();
+  w.endFrame(droppedJson);
   return out;
 }
 

@@ -9,5 +9,7 @@ declare module "vitest" {
     faultProxyUrl: string;
     /** Where tests choose the proxy's fault. */
     faultControlUrl: string;
+    /** The same origin behind a proxy that resets connections on `POST /__outage?ms=N`. */
+    outageProxyUrl: string;
   }
 }

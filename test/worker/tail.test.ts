@@ -1,10 +1,14 @@
 /**
  * Live tail over a WebSocket, inside workerd against the real origin: the first frame replays the
  * newest entries since `start`, exactly the entries a backward query_range over the same window
- * returns, in Loki's tail frame shape.
+ * returns, in Loki's tail frame shape. Loki's limits on a tail: `limit`, `delay_for`, and its
+ * maximum duration, after which it closes with 1011.
  */
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import direct from "../../src/index";
+import type { Env } from "../../src/config";
 
 const worker = (exports as unknown as { default: Fetcher }).default;
 const QUERY = '{app="auth", namespace="prod"}';
@@ -51,5 +55,45 @@ describe("tail", () => {
   it("refuses a plain GET", async () => {
     const res = await worker.fetch(`http://loki.test/loki/api/v1/tail?query=${encodeURIComponent(QUERY)}`);
     expect(res.status).toBe(400);
+  });
+
+  it("refuses a limit above the max entries limit and a delay_for above 5, as Loki does", async () => {
+    const open = (extra: Record<string, string>) =>
+      worker.fetch(`http://loki.test/loki/api/v1/tail?${new URLSearchParams({ query: QUERY, ...extra })}`, {
+        headers: { Upgrade: "websocket" },
+      });
+    const tooMany = await open({ limit: "5001" });
+    expect(tooMany.status).toBe(400);
+    expect(await tooMany.text()).toBe(
+      "max entries limit per query exceeded, limit > max_entries_limit_per_query (5001 > 5000)",
+    );
+    const tooLate = await open({ delay_for: "6" });
+    expect(tooLate.status).toBe(400);
+    expect(await tooLate.text()).toBe("delay_for can't be greater than 5");
+    const metric = await worker.fetch(
+      `http://loki.test/loki/api/v1/tail?${new URLSearchParams({ query: `count_over_time(${QUERY}[1m])` })}`,
+      { headers: { Upgrade: "websocket" } },
+    );
+    expect(metric.status).toBe(400);
+  });
+
+  it("closes with 1011 after the tail max duration", async () => {
+    const res = await direct.fetch(
+      new Request(`http://loki.test/loki/api/v1/tail?${new URLSearchParams({ query: QUERY })}`, {
+        headers: { Upgrade: "websocket" },
+      }) as Request<unknown, IncomingRequestCfProperties>,
+      { ...(env as Env), TAIL_MAX_DURATION: "2s" },
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(101);
+    const ws = res.webSocket!;
+    const opened = Date.now();
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      ws.addEventListener("close", (ev) => resolve({ code: ev.code, reason: ev.reason })),
+    );
+    ws.accept();
+    const ev = await Promise.race([closed, new Promise((r) => setTimeout(() => r("still open"), 10_000))]);
+    expect(ev).toEqual({ code: 1011, reason: "reached tail max duration limit" });
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(1900);
   });
 });

@@ -1,0 +1,2 @@
+// Types for outage-proxy.mjs, for TypeScript callers (vitest globalSetup).
+export function startOutageProxy(targetUrl: string): Promise<{ url: string; stop(): Promise<void> }>;
