@@ -107,6 +107,23 @@ export function checkSecretsNotInRun(wf: Workflow): string[] {
     .map(({ job }) => `${job}: a secret is interpolated into run text`);
 }
 
+/** No step prints a variable that holds a secret (GitHub masks known values, not transformed ones). */
+export function checkSecretsNotEchoed(wf: Workflow): string[] {
+  const problems: string[] = [];
+  for (const [job, j] of Object.entries(wf.jobs)) {
+    for (const step of j.steps ?? []) {
+      const secretVars = Object.entries(step.env ?? {})
+        .filter(([, v]) => typeof v === "string" && /\$\{\{[^}]*\bsecrets\./.test(v))
+        .map(([k]) => k);
+      for (const line of (step.run ?? "").split("\n"))
+        for (const name of secretVars)
+          if (/\b(echo|printf|cat)\b/.test(line) && new RegExp(`\\$\\{?${name}\\b`).test(line))
+            problems.push(`${job}: prints ${name}: ${line.trim()}`);
+    }
+  }
+  return problems;
+}
+
 /** Every `run` step starts with `set -euo pipefail`, so a failing command never passes silently. */
 export function checkStrictShell(wf: Workflow): string[] {
   return runSteps(wf)

@@ -11,6 +11,7 @@ import {
   checkFiles,
   checkNpmScripts,
   checkPinnedActions,
+  checkSecretsNotEchoed,
   checkSecretsNotInRun,
   checkStrictShell,
   deployTargets,
@@ -58,6 +59,23 @@ jobs:
   it("a secret pasted into run text", () => {
     expect(checkSecretsNotInRun(bad)).toEqual(["deploy: a secret is interpolated into run text"]);
   });
+  it("a secret printed from the environment", () => {
+    const echoing = parseWorkflow(`
+jobs:
+  deploy:
+    steps:
+      - env:
+          CLOUDFLARE_API_TOKEN: \${{ secrets.CLOUDFLARE_API_TOKEN }}
+          STAGE: staging
+        run: |
+          set -euo pipefail
+          echo "deploying to $STAGE"
+          echo "token: \${CLOUDFLARE_API_TOKEN}" | base64
+`);
+    expect(checkSecretsNotEchoed(echoing)).toEqual([
+      'deploy: prints CLOUDFLARE_API_TOKEN: echo "token: ${CLOUDFLARE_API_TOKEN}" | base64',
+    ]);
+  });
   it("a run step without strict shell options", () => {
     expect(checkStrictShell(bad)).toHaveLength(2);
   });
@@ -76,6 +94,7 @@ describe("the project's workflows", () => {
       it("pins every action to a commit SHA with its version", () => expect(checkPinnedActions(text)).toEqual([]));
       it("deploys only after the tests", () => expect(checkDeployNeedsTests(wf)).toEqual([]));
       it("passes secrets only through env/with", () => expect(checkSecretsNotInRun(wf)).toEqual([]));
+      it("never prints a secret", () => expect(checkSecretsNotEchoed(wf)).toEqual([]));
       it("runs every shell step with set -euo pipefail", () => expect(checkStrictShell(wf)).toEqual([]));
     });
   }
