@@ -1,5 +1,6 @@
-// `npm test`: lint and format check, typecheck, unit tests in Node, then end-to-end tests inside workerd. Stops at the
-// first failing step with its exit code, and always ends with one plain "N passed, N failed" line.
+// `npm test`: lint and format check, typecheck, bundle size and startup budgets, unit tests in Node, then end-to-end
+// tests inside workerd. Stops at the first failing step with its exit code, and always ends with one plain
+// "N passed, N failed" line.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -30,6 +31,7 @@ const vitestArgs = (config, reportName) => [
 const steps = [
   { name: "lint", cmd: "npm", args: ["run", "lint"] },
   { name: "typecheck", cmd: "npm", args: ["run", "typecheck"] },
+  { name: "budgets", cmd: "node", args: ["scripts/check-budgets.mjs"] },
   { name: "unit tests", cmd: "npx", args: vitestArgs("vitest.unit.config.ts", "unit.json"), report: "unit.json" },
   {
     name: "worker tests",

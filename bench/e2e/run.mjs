@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { registerCleanup, runAllCleanups } from "../../scripts/lib/cleanup.mjs";
+import { obtainK6 } from "../../scripts/lib/k6.mjs";
 import { serveWorker } from "../../scripts/lib/serve-worker.mjs";
 import {
   cacheDir,
@@ -23,7 +24,6 @@ import {
   waitForRows,
 } from "../../scripts/lib/victorialogs.mjs";
 import { benchDataset } from "./generate.mjs";
-import { obtainK6 } from "./k6.mjs";
 import { figuresOf, markdown, svg } from "./report.mjs";
 import { WORKLOADS } from "./workloads.js";
 

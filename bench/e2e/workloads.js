@@ -2,14 +2,26 @@
 // equivalent LogsQL for VictoriaLogs direct, so both sides do the same work in the same run.
 // Plain ES module: imported by the k6 script (k6's JS runtime) and by run.mjs (Node).
 
+/** @param {string} q */
 const S = (q) => q; // marks LogsQL, for readability below
 
-/** Each template: (window) => { name, loki: [path, params], vl: [path, params] }. */
+/**
+ * Each template: (window) => { name, loki: [path, params], vl: [path, params] }. p95Ms is the load
+ * test's bound on a deployment's 95th percentile (`npm run loadtest`): the local benchmark's p95 is
+ * 10 to 250 ms, and a deployment adds Internet round trips to the origin (tens to a few hundred ms
+ * each, several per request for split or fanned-out queries).
+ */
+/**
+ * @typedef {{ name: string, loki: [string, Record<string, string | number>], vl: [string, Record<string, string | number>] }} Request
+ * @typedef {{ describe: string, window: [number, number], vus: number, p95Ms: number, templates: ((w: { start: number, end: number }) => Request)[] }} Workload
+ * @type {Record<string, Workload>}
+ */
 export const WORKLOADS = {
   small: {
     describe: "labels, label values, series, short (5 min) log queries",
     window: [300, 3600],
     vus: 4,
+    p95Ms: 1000,
     templates: [
       (w) => ({
         name: "labels",
@@ -47,6 +59,7 @@ export const WORKLOADS = {
     describe: "1 h log queries with parsers and label filters",
     window: [3600, 3600],
     vus: 4,
+    p95Ms: 2000,
     templates: [
       (w) => ({
         name: "json + numeric filters",
@@ -122,6 +135,7 @@ export const WORKLOADS = {
       "log queries over 6 to 72 h (the Worker reads the edge hour first and sizes further windows by density, or fans out 1 h windows when its own stages filter; VictoriaLogs gets one request)",
     window: [6 * 3600, 72 * 3600],
     vus: 2,
+    p95Ms: 3000,
     templates: [
       (w) => ({
         name: "rare substring",
@@ -175,6 +189,7 @@ export const WORKLOADS = {
     describe: "metric aggregations over 6 h, 5 min steps",
     window: [6 * 3600, 6 * 3600],
     vus: 2,
+    p95Ms: 5000,
     templates: [
       (w) => ({
         name: "sum by (app) count_over_time",
@@ -251,6 +266,7 @@ export const WORKLOADS = {
     describe: "one client, sequential 15 min log queries over random streams and windows (no cache can help)",
     window: [900, 900],
     vus: 1,
+    p95Ms: 1500,
     templates: ["api", "checkout", "payments", "worker", "auth", "nginx"].map((app) => (w) => ({
       name: `cold ${app}`,
       loki: [
@@ -265,7 +281,10 @@ export const WORKLOADS = {
   },
 };
 
-/** A random window of the workload's length range inside the data, whole seconds. */
+/**
+ * A random window of the workload's length range inside the data, whole seconds.
+ * @param {Workload} workload @param {number} dataStart @param {number} dataEnd
+ */
 export function randomWindow(workload, dataStart, dataEnd, rand = Math.random) {
   const [minLen, maxLen] = workload.window;
   const len = Math.round(minLen + rand() * (maxLen - minLen));

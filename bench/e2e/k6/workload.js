@@ -2,6 +2,8 @@
 // TARGET ("worker": Loki API; "vl": VictoriaLogs direct; "proxy": the LogsQL requests through a
 // bare forwarding Worker, the local runtime's own cost), WORKLOAD (a key of WORKLOADS),
 // DATA_START / DATA_END (Unix seconds), DURATION (e.g. "10s"), VUS (overrides the workload's).
+// For a deployment (`npm run loadtest`): AUTH_TOKEN (sent as a Bearer token), TENANT (X-Scope-OrgID),
+// THRESHOLDS=1 (the run fails on any failed request or a p95 above P95_MS, default the workload's).
 import http from "k6/http";
 import { check } from "k6";
 import { WORKLOADS, randomWindow } from "../workloads.js";
@@ -26,6 +28,17 @@ export const options = {
   summaryTrendStats: ["avg", "min", "med", "max", "p(95)", "p(99)"],
   noConnectionReuse: false,
 };
+if (__ENV.THRESHOLDS === "1") {
+  options.thresholds = {
+    http_req_failed: ["rate==0"],
+    checks: ["rate==1"],
+    http_req_duration: [`p(95)<${Number(__ENV.P95_MS || workload.p95Ms)}`],
+  };
+}
+
+const headers = {};
+if (__ENV.AUTH_TOKEN) headers.Authorization = `Bearer ${__ENV.AUTH_TOKEN}`;
+if (__ENV.TENANT) headers["X-Scope-OrgID"] = __ENV.TENANT;
 
 function query(params) {
   const parts = [];
@@ -37,6 +50,6 @@ export default function () {
   const t = workload.templates[(__ITER + __VU) % workload.templates.length];
   const req = t(randomWindow(workload, dataStart, dataEnd));
   const [path, params] = target === "vl" ? req.vl : req.loki;
-  const res = http.get(`${__ENV.BASE}${path}?${query(params)}`, { tags: { name: req.name }, timeout: "120s" });
+  const res = http.get(`${__ENV.BASE}${path}?${query(params)}`, { headers, tags: { name: req.name }, timeout: "120s" });
   check(res, { "status 200": (r) => r.status === 200 });
 }

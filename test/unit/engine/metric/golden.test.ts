@@ -1,5 +1,5 @@
 /**
- * Golden check against real Loki: every range-* / inst-* case of ../shared/compat whose samples we
+ * Golden check against real Loki: every range-* / inst-* case of test/fixtures/compat whose samples we
  * can produce is evaluated from the dataset and compared value for value (relative 1e-6, NaN equal
  * NaN, same series, same timestamps). Queries come from `parseExpr` when the parser exists, else
  * from hand-written ASTs; samples are computed here for line-filter-only pipelines and through
@@ -11,14 +11,7 @@ import { evaluateMetric, type MetricQuery, type SampleSource } from "../../../..
 import { compileGoRegex } from "../../../../src/logql/regex";
 import type { LineFilterStage, RangeAggregationExpr, SampleExpr } from "../../../../src/logql/ast";
 import type { ExtractedSample, Labels, LogRow, MetricResult } from "../../../../src/engine/types";
-import {
-  type CompatCase,
-  type DatasetStream,
-  compatAvailable,
-  loadCases,
-  loadDataset,
-  loadGolden,
-} from "./support/compat";
+import { type CompatCase, type DatasetStream, loadCases, loadDataset, loadGolden } from "./support/compat";
 import { HAND_ASTS } from "./support/hand-asts";
 import { miniExtractor } from "./support/mini-pipeline";
 
@@ -218,11 +211,11 @@ function diff(ours: MetricResult, golden: { resultType: string; result: unknown 
   return problems;
 }
 
-const metricCases = compatAvailable()
-  ? loadCases().filter((c) => /^(range|inst)-|^err-(4|11)$/.test(c.id) && loadGolden(c.id).status === 200)
-  : [];
+const metricCases = loadCases().filter(
+  (c) => /^(range|inst)-|^err-(4|11)$/.test(c.id) && loadGolden(c.id).status === 200,
+);
 
-describe.skipIf(!compatAvailable())("metric evaluator against Loki's golden answers", () => {
+describe("metric evaluator against Loki's golden answers", () => {
   it("matches every case it can evaluate", async () => {
     const parse = await loadParser();
     const extractor = await loadExtractor();

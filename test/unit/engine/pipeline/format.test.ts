@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Matcher, PipelineStage } from "../../../../src/logql/ast";
 import type { LogRow } from "../../../../src/engine/types";
-import { compatAvailable, loadCases, loadGolden, renderGolden, runLogQuery, toNs } from "./golden-support";
+import { loadCases, loadGolden, renderGolden, runLogQuery, toNs } from "./golden-support";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const templateReady = existsSync(path.resolve(here, "../../../../src/engine/template/index.ts"));
@@ -85,7 +85,7 @@ const goldenIds: Record<string, [Matcher[], PipelineStage[]]> = {
   ],
 };
 
-describe.skipIf(!templateReady || !compatAvailable())("golden format cases (hand-built trees)", () => {
+describe.skipIf(!templateReady)("golden format cases (hand-built trees)", () => {
   for (const [id, [matchers, pipeline]] of Object.entries(goldenIds)) {
     it(id, async () => {
       const { compileGoRegex } = await load();

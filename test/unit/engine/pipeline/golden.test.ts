@@ -5,17 +5,8 @@
 import { describe, expect, it } from "vitest";
 import type { Expr, LabelFilterExpr, Matcher, PipelineStage } from "../../../../src/logql/ast";
 import { compileGoRegex } from "../../../../src/logql/regex";
-import {
-  compatAvailable,
-  loadCases,
-  loadGolden,
-  renderGolden,
-  runLogQuery,
-  toNs,
-  type CompatCase,
-} from "./golden-support";
+import { loadCases, loadGolden, renderGolden, runLogQuery, toNs, type CompatCase } from "./golden-support";
 
-const available = compatAvailable();
 const anchored = (src: string) => compileGoRegex(src, { anchored: true });
 
 type ParseExpr = (q: string) => Expr;
@@ -49,11 +40,11 @@ function runCase(c: CompatCase, matchers: Matcher[], pipeline: PipelineStage[]) 
   return { ours, theirs: renderGolden(loadGolden(c.id), categorize) };
 }
 
-const logCases = available
-  ? loadCases().filter((c) => c.id.startsWith("log-") && c.compare === "streams" && loadGolden(c.id).status === 200)
-  : [];
+const logCases = loadCases().filter(
+  (c) => c.id.startsWith("log-") && c.compare === "streams" && loadGolden(c.id).status === 200,
+);
 
-describe.skipIf(!available || parseExpr === undefined)("golden log cases (parsed queries)", () => {
+describe.skipIf(parseExpr === undefined)("golden log cases (parsed queries)", () => {
   const results: string[] = [];
   for (const c of logCases) {
     it(c.id, () => {
@@ -230,7 +221,7 @@ const handBuilt: Record<string, [Matcher[], PipelineStage[]]> = {
   "log-categorize-logfmt": [[eq("app", "worker"), eq("namespace", "prod")], [logfmt]],
 };
 
-describe.skipIf(!available)("golden log cases (hand-built trees)", () => {
+describe("golden log cases (hand-built trees)", () => {
   for (const [id, [matchers, pipeline]] of Object.entries(handBuilt)) {
     it(id, () => {
       const c = logCases.find((x) => x.id === id);
@@ -240,7 +231,3 @@ describe.skipIf(!available)("golden log cases (hand-built trees)", () => {
     });
   }
 });
-
-if (!available) {
-  it.skip("compat corpus not found at ../shared/compat", () => {});
-}

@@ -1,17 +1,15 @@
 /**
- * Reads the shared Loki compatibility corpus (../shared/compat) for golden tests: the cases, the
- * answers real Loki gave, and the dataset as rows. Nothing is copied into the repository.
+ * Reads the Loki compatibility corpus kept in the repository (test/fixtures/compat) for golden tests:
+ * the cases, the answers real Loki gave, and the dataset as rows. The corpus is part of every clone,
+ * so a missing file is a failure (readFileSync throws), never a reason to skip.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 import type { LogRow } from "../../../../../src/engine/types";
 
-export const COMPAT_DIR = resolve(process.cwd(), "../shared/compat");
-
-export function compatAvailable(): boolean {
-  return existsSync(resolve(COMPAT_DIR, "cases.json")) && existsSync(resolve(COMPAT_DIR, "dataset-seed7.ndjson.gz"));
-}
+export const COMPAT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../fixtures/compat");
 
 export interface CompatCase {
   id: string;

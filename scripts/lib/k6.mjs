@@ -1,15 +1,17 @@
-// The k6 binary: $K6_BIN, `k6` on PATH, the shared ~/.cache/lokivl build, or our cache; built once
-// from the Go module proxy (`go install go.k6.io/k6@v1.8.1`, ≈ 8 min on 2 cores) and never per run.
+// The k6 binary for the benchmark and the load test: $K6_BIN, `k6` on PATH, a cached build
+// (~/.cache/k6bin, the shared ~/.cache/lokivl, or our cache); built once from the Go module proxy
+// (`go install go.k6.io/k6@v1.8.1`, ≈ 8 min on 2 cores) and never per run.
 
 import { spawn } from "node:child_process";
 import { constants, existsSync } from "node:fs";
 import { access, mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
-import { cacheDir } from "../../scripts/lib/victorialogs.mjs";
+import { cacheDir } from "./victorialogs.mjs";
 
 export const K6_VERSION = "v1.8.1";
 
+/** @param {string} p */
 const executable = async (p) => {
   try {
     await access(p, constants.X_OK);
@@ -28,14 +30,14 @@ export async function obtainK6() {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     if (dir && (await executable(join(dir, "k6")))) return join(dir, "k6");
   }
-  const shared = join(homedir(), ".cache", "lokivl", "bin", "k6");
-  if (await executable(shared)) return shared;
+  for (const cached of [join(homedir(), ".cache", "k6bin", "k6"), join(homedir(), ".cache", "lokivl", "bin", "k6")])
+    if (await executable(cached)) return cached;
   const binDir = join(cacheDir(), `k6-${K6_VERSION}`);
   const bin = join(binDir, "k6");
   if (await executable(bin)) return bin;
 
   await mkdir(binDir, { recursive: true });
-  process.stderr.write(`[bench] building k6 ${K6_VERSION} into ${binDir} (once; ≈ 8 min on 2 cores)\n`);
+  process.stderr.write(`[k6] building k6 ${K6_VERSION} into ${binDir} (once; ≈ 8 min on 2 cores)\n`);
   await new Promise((resolve, reject) => {
     const child = spawn("go", ["install", `go.k6.io/k6@${K6_VERSION}`], {
       env: { ...process.env, GOBIN: binDir, CGO_ENABLED: "0" },
