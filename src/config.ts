@@ -15,6 +15,8 @@ export interface Env {
   MAX_CONCURRENCY?: string;
   MAX_ENTRIES_LIMIT?: string;
   MAX_QUERY_SERIES?: string;
+  /** Loki's `max_query_length`: the longest range a query may ask for (default 721h; 0 = no limit). */
+  MAX_QUERY_LENGTH?: string;
   TENANCY?: string;
   /** "off" makes the Worker evaluate every metric query itself (for comparison and diagnosis). */
   PUSHDOWN?: string;
@@ -43,6 +45,8 @@ export interface Config {
   maxConcurrency: number;
   maxEntriesLimit: number;
   maxQuerySeries: number;
+  /** ns; 0 means no limit. */
+  maxQueryLength: bigint;
   tenancy: "single" | "header";
   pushdown: boolean;
   tenantMap: Record<string, string>;
@@ -84,6 +88,7 @@ export function readConfig(env: Env): Config {
     maxConcurrency: Math.min(positiveInt(env.MAX_CONCURRENCY, 6), 6),
     maxEntriesLimit: positiveInt(env.MAX_ENTRIES_LIMIT, 5000),
     maxQuerySeries: positiveInt(env.MAX_QUERY_SERIES, 500),
+    maxQueryLength: parsePromDuration(env.MAX_QUERY_LENGTH ?? "721h") ?? 721n * 3_600_000_000_000n,
     tenancy: env.TENANCY === "single" ? "single" : "header",
     pushdown: env.PUSHDOWN !== "off",
     tenantMap,

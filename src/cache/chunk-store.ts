@@ -1,6 +1,6 @@
 /**
  * Where immutable pieces of answers (time chunks of stats results, log windows, metric chunks) are
- * kept: the isolate's memory (bounded, memory.ts), the data centre's Cache API, then KV, which every
+ * kept: the isolate's memory (bounded), the data centre's Cache API, then KV, which every
  * data centre shares and which survives isolates and restarts. A piece found in a farther tier is
  * copied into the nearer ones so the next read stays local.
  *
@@ -8,12 +8,17 @@
  * longer change, so they live a day. Storage failures and unreadable entries are misses, never errors.
  */
 import type { AnswerCache, AnswerKv } from "./layer";
-import { BoundedLru } from "./memory";
+import { BoundedMap } from "../util/bounded-map";
 import { fitsInKv, HISTORICAL_TTL_S } from "./policy";
 
-/** The isolate's share of its 128 MB for immutable pieces of answers. */
+/**
+ * The isolate's own tier: the most recently used immutable pieces, in its share of the isolate's
+ * 128 MB. A refreshing dashboard served by one isolate finds its historical chunks here without any
+ * I/O. Keys are the same digests as in the other tiers (tenant included), and only immutable pieces
+ * come here, so nothing in it can be stale or cross tenants.
+ */
 const ISOLATE_TIER_BYTES = 16 * 1024 * 1024;
-const isolateTier = new BoundedLru(ISOLATE_TIER_BYTES);
+const isolateTier = new BoundedMap<string>(Number.MAX_SAFE_INTEGER, ISOLATE_TIER_BYTES, (body) => 2 * body.length);
 
 export interface ChunkStore {
   get(key: string): Promise<string | undefined>;
@@ -28,7 +33,7 @@ export interface ChunkStore {
 export function tieredChunkStore(
   cache: AnswerCache | undefined,
   kv: AnswerKv | undefined,
-  memory: BoundedLru | null = isolateTier,
+  memory: BoundedMap<string> | null = isolateTier,
 ): ChunkStore {
   return {
     async get(key) {

@@ -8,7 +8,7 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
 import { chunkLength, extentRows } from "../cache/extents";
-import { fieldName } from "../plan/logsql";
+import { fieldName, isSpecialField } from "../plan/logsql";
 import { streamFilter } from "../plan/selector";
 
 export interface IndexStats {
@@ -150,9 +150,14 @@ function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The labels to group by. A name VictoriaLogs reserves (`_msg`, …) is no stream's label, so it
+ * groups nothing, as in Loki, instead of grouping by the line or the stream.
+ */
 function groupLabels(o: VolumeOptions): string[] {
-  if (o.targetLabels && o.targetLabels.length > 0) return o.targetLabels;
-  return [...new Set(o.matchers.map((m) => m.name))];
+  const names =
+    o.targetLabels && o.targetLabels.length > 0 ? o.targetLabels : [...new Set(o.matchers.map((m) => m.name))];
+  return names.filter((name) => !isSpecialField(name));
 }
 
 function toInt(v: string | undefined): number {

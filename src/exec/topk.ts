@@ -3,9 +3,19 @@
  * A binary heap whose root is the entry that would be evicted first.
  */
 import type { Direction, LogEntry } from "../engine/types";
+import { BadRequestError } from "../http/errors";
+
+/**
+ * The most line text one query may hold (each of its top-K heaps), in UTF-16 units: 16 Mi (32 MB).
+ * `limit` bounds the entries, not their size; a `line_format` can make every line large, and an
+ * isolate's 128 MB is shared by all its requests. Loki reports its byte limits as 400s.
+ */
+export const ENTRY_TEXT_BUDGET = 16 * 1024 * 1024;
 
 export class EntryTopK {
   private readonly heap: LogEntry[] = [];
+  /** Characters of line text held. */
+  private held = 0;
   /** True when `a` should be evicted before `b`. */
   private readonly worse: (a: LogEntry, b: LogEntry) => boolean;
 
@@ -36,9 +46,21 @@ export class EntryTopK {
     if (h.length < this.limit) {
       h.push(e);
       this.up(h.length - 1);
+      this.hold(e.line.length);
     } else if (this.worse(h[0]!, e)) {
+      const evicted = h[0]!;
       h[0] = e;
       this.down(0);
+      this.hold(e.line.length - evicted.line.length);
+    }
+  }
+
+  private hold(delta: number): void {
+    this.held += delta;
+    if (this.held > ENTRY_TEXT_BUDGET) {
+      throw new BadRequestError(
+        `the query would return more than ${ENTRY_TEXT_BUDGET / (1024 * 1024)}Mi characters of log lines (limit ${this.limit} entries); reduce the limit or the lines' size`,
+      );
     }
   }
 

@@ -4,12 +4,17 @@
  */
 import type { TimeWindow } from "../origin/client";
 
+/** At most this many windows per range: a longer range gets wider windows (multiples of the interval). */
+const MAX_WINDOWS = 4096n;
+
 /** Windows of `interval` aligned to epoch multiples, covering [start, end), in the given order. */
 export function splitWindows(range: TimeWindow, interval: bigint, newestFirst: boolean): TimeWindow[] {
   const out: TimeWindow[] = [];
   if (interval <= 0n || range.end <= range.start) {
     return range.end > range.start ? [range] : [];
   }
+  const needed = (range.end - range.start) / (interval * MAX_WINDOWS);
+  if (needed > 0n) interval *= needed + 1n;
   let from = range.start;
   while (from < range.end) {
     const boundary = (floorDiv(from, interval) + 1n) * interval;

@@ -3,6 +3,7 @@
  * Everything here is pure: the route reads raw strings, these functions turn them into typed values.
  */
 import { BadRequestError } from "./errors";
+import { formatGoDuration, formatPromDuration } from "../logql/golang";
 import type { Direction } from "../engine/types";
 
 const NS_PER_MS = 1_000_000n;
@@ -162,7 +163,10 @@ export function parseStep(p: RawParams, range: TimeRange): bigint {
     const secs = span / 250n / NS_PER_S;
     step = (secs > 1n ? secs : 1n) * NS_PER_S;
   } else if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw)) {
-    step = BigInt(Math.round(Number(raw) * 1e9));
+    const ns = Math.round(Number(raw) * 1e9);
+    // Loki converts the seconds to a Go time.Duration: past int64 it wraps negative, and is refused
+    // as a non-positive step below.
+    step = Number.isFinite(ns) && Math.abs(ns) < 2 ** 63 ? BigInt(ns) : -1n;
   } else {
     const d = parsePromDuration(raw);
     if (d === undefined) {
@@ -179,6 +183,20 @@ export function parseStep(p: RawParams, range: TimeRange): bigint {
 export function checkRangeOrder(range: TimeRange): void {
   if (range.end < range.start) {
     throw new BadRequestError("end timestamp must not be before or equal to start time");
+  }
+}
+
+/**
+ * Loki's `max_query_length` (default 721h): a query's range may not be longer. Without it a single
+ * request over a century would make the Worker plan millions of sub-windows.
+ */
+export function checkQueryLength(range: TimeRange, maxQueryLength: bigint): void {
+  if (maxQueryLength <= 0n) return;
+  const length = range.end - range.start;
+  if (length > maxQueryLength) {
+    throw new BadRequestError(
+      `the query time range exceeds the limit (query length: ${formatGoDuration(Number(length))}, limit: ${formatPromDuration(Number(maxQueryLength))})`,
+    );
   }
 }
 

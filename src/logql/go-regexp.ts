@@ -14,6 +14,7 @@
 import { RE2JS } from "re2js";
 import { backtrackingIsBounded } from "./backtrack-bound";
 import { goRegexGroupNumbers, translateGoRegex } from "./regex";
+import { BoundedMap } from "../util/bounded-map";
 
 export interface GoMatch {
   /** UTF-16 offsets of the whole match. */
@@ -44,8 +45,8 @@ export interface GoRegexpOptions {
   engine?: GoRegexp["engine"];
 }
 
-const cache = new Map<string, GoRegexp>();
-const CACHE_LIMIT = 512;
+/** A compiled pattern (either engine) holds several times its source. */
+const cache = new BoundedMap<GoRegexp>(512, 4 * 1024 * 1024, (_re, key) => 16 * key.length);
 
 /** Compiles (or reuses) a Go regexp; throws GoRegexError with Go's message when it is invalid. */
 export function compileGoRegexp(src: string, opts?: GoRegexpOptions): GoRegexp {
@@ -61,7 +62,6 @@ export function compileGoRegexp(src: string, opts?: GoRegexpOptions): GoRegexp {
     engine === "backtracking"
       ? backtracking(anchored ? `^(?:${body})$` : body, anchored, groupNumbers)
       : linear(RE2JS.compile(src), anchored, groupNumbers);
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, re);
   return re;
 }

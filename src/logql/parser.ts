@@ -14,6 +14,7 @@ import { LogQLParseError } from "./errors";
 import { parse as peggyParse, SyntaxError as PeggySyntaxError } from "./generated/parser.js";
 import { ERROR_CHAR, lex, lineCol, tokenChar, tokenDisplay, tokenOrder, type Token, type TokenKind } from "./lexer";
 import { validateExpr } from "./validate";
+import { BoundedMap } from "../util/bounded-map";
 
 /** Loki refuses queries this long (in bytes). */
 export const MAX_QUERY_BYTES = 128 * 1024;
@@ -22,11 +23,15 @@ export const MAX_QUERY_BYTES = 128 * 1024;
 // Cache
 
 type CacheEntry = { expr: Expr } | { error: LogQLParseError };
-const CACHE_SIZE = 2048;
-const cache = new Map<string, CacheEntry>();
+/**
+ * Bounded in bytes as well as entries: queries may be 128 KiB each. A tree holds several times its
+ * query's text; an error, its message.
+ */
+const cache = new BoundedMap<CacheEntry>(2048, 8 * 1024 * 1024, (entry, query) =>
+  "error" in entry ? 2 * entry.error.message.length : 8 * query.length,
+);
 
 function remember(query: string, entry: CacheEntry): void {
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(query, entry);
 }
 
@@ -44,9 +49,6 @@ export function clearParseCache(): void {
 export function parseExpr(query: string): Expr {
   const hit = cache.get(query);
   if (hit !== undefined) {
-    // Refresh recency.
-    cache.delete(query);
-    cache.set(query, hit);
     if ("error" in hit) throw hit.error;
     return hit.expr;
   }
@@ -84,8 +86,28 @@ export function parseMatchers(query: string): Matcher[] {
   return e.matchers;
 }
 
+/**
+ * The deepest nesting of parentheses (and braces) a query may have. Loki's parser has no such limit,
+ * but the generated parser, the tree builder and the evaluator recurse once per level: far deeper
+ * queries would overflow the stack. No real query comes near it.
+ */
+export const MAX_NESTING = 256;
+
+function checkNesting(tokens: readonly Token[]): void {
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.kind === "OPEN_PARENTHESIS" || t.kind === "OPEN_BRACE") {
+      depth++;
+      if (depth > MAX_NESTING) {
+        throw new LogQLParseError(`query is nested deeper than the limit (${MAX_NESTING} levels of parentheses)`);
+      }
+    } else if (t.kind === "CLOSE_PARENTHESIS" || t.kind === "CLOSE_BRACE") depth--;
+  }
+}
+
 function parseTokens(query: string): CNode {
   const { tokens, error: lexError } = lex(query);
+  checkNesting(tokens);
   let text = "";
   for (const t of tokens) text += tokenChar(t.kind);
   if (lexError) text += ERROR_CHAR;

@@ -10,6 +10,8 @@
  * scoped flags work).
  */
 
+import { BoundedMap } from "../util/bounded-map";
+
 export class GoRegexError extends Error {
   override readonly name = "GoRegexError";
 }
@@ -26,8 +28,8 @@ interface Flags {
   U: boolean;
 }
 
-const cache = new Map<string, RegExp>();
-const CACHE_LIMIT = 512;
+/** A compiled pattern holds several times its source. */
+const cache = new BoundedMap<RegExp>(512, 4 * 1024 * 1024, (re) => 8 * re.source.length);
 
 /**
  * Compiles a Go regular expression into an equivalent JS RegExp. Throws GoRegexError whose
@@ -42,7 +44,6 @@ export function compileGoRegex(src: string, opts?: CompileOptions): RegExp {
   }
   const body = translateGoRegex(src);
   const re = new RegExp(opts?.anchored ? `^(?:${body})$` : body, "u");
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, re);
   return re;
 }

@@ -1,6 +1,7 @@
 /** VictoriaLogs rows → the engine's LogRow (stream labels, structured metadata, line, time). */
 import type { Labels, LogRow } from "../engine/types";
 import { parseVLTime } from "./timefmt";
+import { BoundedMap } from "../util/bounded-map";
 
 export type VLRow = Record<string, string>;
 
@@ -92,8 +93,7 @@ const UNDERSCORE = 95; // _
  * function of the key alone, so sharing it across tenants reveals nothing. Label objects are never
  * mutated after this point.
  */
-const STREAM_CACHE_SIZE = 8192;
-const sharedStreams = new Map<string, StreamEntry>();
+const sharedStreams = new BoundedMap<StreamEntry>(8192, 8 * 1024 * 1024, (_entry, literal) => 4 * literal.length);
 
 /** A stream's labels, and their names as a set: the hot loop asks "is this field a stream label?". */
 interface StreamEntry {
@@ -204,7 +204,6 @@ export class RowScanner {
     if (!entry) {
       const labels = parseStreamLabels(JSON.parse(literal) as string);
       entry = { labels, names: new Set(Object.keys(labels)) };
-      if (sharedStreams.size >= STREAM_CACHE_SIZE) sharedStreams.delete(sharedStreams.keys().next().value!);
       sharedStreams.set(literal, entry);
     }
     this.lastLiteral = literal;

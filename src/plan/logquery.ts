@@ -12,6 +12,7 @@ import { goRegexError } from "../logql/regex";
 import { printStage } from "../logql/printer";
 import { BadRequestError } from "../http/errors";
 import { lineFilterToLogsQL } from "./linefilter";
+import { compileTemplate, TemplateParseError } from "../engine/template";
 import { labelFilterPrefilters } from "./prefilter";
 import { streamFilter } from "./selector";
 
@@ -35,6 +36,7 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true }: PlanOp
   let lineUnchanged = true;
   for (const stage of expr.pipeline) {
     checkLineFilterRegex(stage);
+    checkTemplates(stage);
     if (stage.kind === "LineFormat" || stage.kind === "Decolorize") lineUnchanged = false;
     if (stage.kind === "LineFilter" && lineUnchanged) {
       const pushed = lineFilterToLogsQL(stage);
@@ -51,6 +53,33 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true }: PlanOp
     local,
     localKeepsEveryRow: local.every((s) => s.kind !== "LineFilter" && s.kind !== "LabelFilter"),
   };
+}
+
+/**
+ * Loki parses `line_format` and `label_format` templates when it builds the pipeline and answers a
+ * template its parser rejects (an undefined function, a syntax error) with a 400 naming the stage,
+ * before reading anything.
+ */
+function checkTemplates(stage: PipelineStage): void {
+  const fail = (detail: string) => {
+    throw new BadRequestError(`parse error : stage '${printStage(stage)}' : ${detail}`);
+  };
+  try {
+    if (stage.kind === "LineFormat") compileTemplate(stage.template, "line");
+  } catch (e) {
+    if (e instanceof TemplateParseError) fail(`invalid line template: ${e.message}`);
+    throw e;
+  }
+  if (stage.kind !== "LabelFormat") return;
+  for (const op of stage.ops) {
+    if (!op.isTemplate) continue;
+    try {
+      compileTemplate(op.src, "label");
+    } catch (e) {
+      if (e instanceof TemplateParseError) fail(`invalid template for label '${op.dst}': ${e.message}`);
+      throw e;
+    }
+  }
 }
 
 /**

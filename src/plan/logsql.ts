@@ -15,6 +15,17 @@ export function escapeRegex(s: string): string {
   return s.replace(RE2_META, "\\$&");
 }
 
+/**
+ * VictoriaLogs' own fields: `_msg` is the line, `_time` its timestamp, `_stream` and `_stream_id`
+ * its stream. A Loki label may carry any of these names (Loki has no such fields), so such a label
+ * must never be sent as a LogsQL field name: it would read the line, the time or the stream instead.
+ */
+const SPECIAL_FIELDS = new Set(["_msg", "_time", "_stream", "_stream_id"]);
+
+export function isSpecialField(name: string): boolean {
+  return SPECIAL_FIELDS.has(name);
+}
+
 /** A LogsQL field name; names outside [A-Za-z0-9_.] are quoted. */
 export function fieldName(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(name) ? name : quote(name);

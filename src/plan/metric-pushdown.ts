@@ -12,7 +12,7 @@
  * divides both range and step, each Loki window is an exact union of buckets.
  */
 import type { PipelineStage, SampleExpr } from "../logql/ast";
-import { fieldName } from "./logsql";
+import { fieldName, isSpecialField } from "./logsql";
 import { planLogQuery } from "./logquery";
 
 export interface MetricGrid {
@@ -54,6 +54,8 @@ export function planMetricPushdown(expr: SampleExpr, grid: MetricGrid): BucketPl
   }
   const plan = planLogQuery(inner.range.selector);
   const groupBy = expr.grouping?.labels ?? [];
+  // A Loki label named like a VictoriaLogs field (`_stream`, …) is grouped by in the Worker.
+  if (groupBy.some(isSpecialField)) return undefined;
   if (!plan.local.every((stage) => dropsNoneOf(stage, groupBy))) return undefined;
 
   const range = BigInt(inner.range.range);

@@ -19,10 +19,14 @@
  * parsers with parameters) end the region: filters after them get no prefilter.
  */
 import type { LabelFilterExpr, PipelineStage } from "../logql/ast";
-import { escapeRegex, fieldName, quote } from "./logsql";
+import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 
-/** `_msg` holds a backslash: the line has an escape, so extracted values may differ from its text. */
-const LINE_HAS_ESCAPE = `_msg:~${quote(escapeRegex("\\"))}`;
+/**
+ * `_msg` holds a backslash or U+FFFD: the line has an escape, or a character the json stage drops
+ * from values (`{"level":"er\uFFFDr"}` yields `level="err"`), so extracted values may differ from
+ * its text.
+ */
+const LINE_HAS_ESCAPE = `_msg:~${quote("[\\\\\uFFFD]")}`;
 
 /** LogsQL filters implied by the pipeline's label filters (possibly none). */
 export function labelFilterPrefilters(pipeline: readonly PipelineStage[]): string[] {
@@ -67,7 +71,7 @@ function necessary(f: LabelFilterExpr): string | undefined {
     }
     case "string":
       // Error labels are set by the Worker, not read from the line or the origin's fields.
-      if (f.op !== "=" || f.value === "" || f.name.startsWith("__")) return undefined;
+      if (f.op !== "=" || f.value === "" || f.name.startsWith("__") || isSpecialField(f.name)) return undefined;
       return `(_msg:~${quote(escapeRegex(f.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(f.name)}:=${quote(f.value)})`;
     default:
       return undefined;

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { Matcher } from "../logql/ast";
 import { parseMatchers } from "../logql/parser";
 import { BadRequestError } from "../http/errors";
-import { checkRangeOrder, parseRange, parseStep } from "../http/params";
+import { checkQueryLength, checkRangeOrder, checkResolution, parseRange, parseStep } from "../http/params";
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { indexStats, volume, volumeRange } from "../exec/index-stats";
 import { metricResponseBody } from "../encode/metric";
@@ -31,6 +31,8 @@ export const indexRoutes = new Hono<Vars>()
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
     const step = parseStep(r.params, window);
+    checkResolution(window, step);
+    checkQueryLength(window, r.config.maxQueryLength);
     const series = await volumeRange(r.client, { ...volumeOptions(r, window), step });
     return jsonResponse(metricResponseBody({ type: "matrix", series }, requestStats(r)));
   });

@@ -8,6 +8,7 @@ import { isLogExpr } from "../logql/ast";
 import { BadRequestError } from "../http/errors";
 import {
   checkRangeOrder,
+  checkQueryLength,
   checkResolution,
   parseDirection,
   parseLimit,
@@ -38,6 +39,7 @@ async function queryRange(r: LokiRequest): Promise<Response> {
   const step = parseStep(params, range);
   checkResolution(range, step);
   const expr = parseExpr(requireQuery(params));
+  checkQueryLength(range, config.maxQueryLength);
 
   if (isLogExpr(expr)) {
     const { entries, stats } = await executeLogQuery(r.client, expr, {

@@ -50,6 +50,8 @@ describe("label-filter prefilters never change an answer", () => {
           [at(4), "no value here", { user: "alice" }],
           [at(5), '{"code":500,"a":{"b":"deep"}}'],
           [at(6), "level=warn msg=other"],
+          // The json stage drops U+FFFD from values: this line's sev is "fatal".
+          [at(8), '{"sev":"fa\ufffdtal"}'],
         ],
       },
       { stream: { app: "pf", level: "error" }, values: [[at(7), "hello"]] },
@@ -64,9 +66,9 @@ describe("label-filter prefilters never change an answer", () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       const { lines } = await ask('{app="pf"}', false);
-      if (lines.length === 7) break;
+      if (lines.length === 8) break;
       if (Date.now() > deadline)
-        throw new Error(`prefilter entries not searchable after 60 s (saw ${lines.length} of 7)`);
+        throw new Error(`prefilter entries not searchable after 60 s (saw ${lines.length} of 8)`);
       await new Promise((r) => setTimeout(r, 250));
     }
   });
@@ -79,6 +81,8 @@ describe("label-filter prefilters never change an answer", () => {
     ['{app="pf"} | logfmt | lvl="e\\"rror"', ['msg=x lvl="e\\"rror"']],
     ['{app="pf"} | user="alice"', ["no value here"]], // structured metadata only
     ['{app="pf"} | json | code="500", a_b="deep"', ['{"code":500,"a":{"b":"deep"}}']],
+    ['{app="pf"} | json | sev="fatal"', ['{"sev":"fa\ufffdtal"}']], // a value the line does not spell
+    ['{app="pf"} | json | __error__="" | sev="fatal"', ['{"sev":"fa\ufffdtal"}']],
     [
       '{app="pf"} | logfmt | level_extracted="error" or level_extracted="warn"',
       ["level=error msg=plain", "level=warn msg=other"],
@@ -92,8 +96,8 @@ describe("label-filter prefilters never change an answer", () => {
   it("and they do narrow what the origin returns", async () => {
     const query = '{app="pf"} | logfmt | level_extracted="warn"';
     const [withPrefilter, without] = await Promise.all([ask(query, true), ask(query, false)]);
-    expect(without.scanned).toBe(7);
-    // The warn line, and the two lines with a backslash (kept for the Worker to decide).
-    expect(withPrefilter.scanned).toBe(3);
+    expect(without.scanned).toBe(8);
+    // The warn line, the two lines with a backslash and the one with U+FFFD (kept for the Worker).
+    expect(withPrefilter.scanned).toBe(4);
   });
 });

@@ -29,7 +29,7 @@ export function lineFormatStage(text: string): Stage {
  * label. All templates of one stage see the labels as they were at its first template.
  */
 export function labelFormatStage(ops: LabelFormatOp[]): Stage {
-  const compiled = ops.map((op) => ({ op, tmpl: op.isTemplate ? compileTemplate(op.src) : undefined }));
+  const compiled = ops.map((op) => ({ op, tmpl: op.isTemplate ? compileTemplate(op.src, "label") : undefined }));
   return (ts, line, b) => {
     let snapshot: Record<string, string> | undefined;
     for (const { op, tmpl } of compiled) {

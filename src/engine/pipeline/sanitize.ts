@@ -1,4 +1,5 @@
 /** Label names from parsed keys: Loki maps every character outside [A-Za-z0-9_] to `_`. */
+import { BoundedMap } from "../../util/bounded-map";
 
 function isNameChar(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f;
@@ -13,12 +14,11 @@ export function sanitizeLabelKey(key: string): string {
   if (cached !== undefined) return cached;
   const name = sanitizeUncached(key);
   // Keys repeat across lines (the same fields in every line), so remember a bounded number.
-  if (cache.size < MAX_CACHED) cache.set(key, name);
+  cache.set(key, name);
   return name;
 }
 
-const MAX_CACHED = 4096;
-const cache = new Map<string, string>();
+const cache = new BoundedMap<string>(4096, 1024 * 1024, (name) => 2 * name.length);
 
 function sanitizeUncached(key: string): string {
   const trimmed = trimGoSpace(key);

@@ -5,7 +5,7 @@
  */
 
 import { TemplateExecError } from "./errors";
-import { FuncError, GO_TYPE_NAMES, type CallEnv, type GoFunc, type ParamType } from "./funcs";
+import { FuncError, GO_TYPE_NAMES, TEMPLATE_OUTPUT_LIMIT, type CallEnv, type GoFunc, type ParamType } from "./funcs";
 import { GoTime } from "./gotime";
 import { TIME_METHODS } from "./time-methods";
 import {
@@ -66,6 +66,13 @@ export class ExecState implements CallEnv {
 
   at(n: NodeRef): void {
     this.node = n;
+  }
+
+  append(s: string): void {
+    if (this.out.length + s.length > TEMPLATE_OUTPUT_LIMIT) {
+      this.fail(`template output exceeds the limit of ${TEMPLATE_OUTPUT_LIMIT} characters per line`);
+    }
+    this.out += s;
   }
 
   fail(msg: string): never {
@@ -135,7 +142,7 @@ class Compiler {
       case "text": {
         const text = n.text;
         return (st) => {
-          st.out += text;
+          st.append(text);
           return NORMAL;
         };
       }
@@ -153,11 +160,11 @@ class Compiler {
         if (only && only.kind === "field" && only.ident.length === 1) {
           const name = only.ident[0]!;
           return (st, dot) => {
-            if (dot instanceof LabelMap) st.out += dot.labels[name] ?? "";
+            if (dot instanceof LabelMap) st.append(dot.labels[name] ?? "");
             else {
               const v = pipe(st, dot);
               st.at(at);
-              st.out += printValue(v);
+              st.append(printValue(v));
             }
             return NORMAL;
           };
@@ -165,7 +172,7 @@ class Compiler {
         return (st, dot) => {
           const v = pipe(st, dot);
           st.at(at);
-          st.out += printValue(v);
+          st.append(printValue(v));
           return NORMAL;
         };
       }
@@ -536,7 +543,11 @@ class Compiler {
       for (let i = 0; i < evals.length; i++) argv[i] = evals[i]!(st, dot);
       if (finalType !== null) argv[evals.length] = validateType(st, final as GoValue, finalType);
       try {
-        return call(argv, st);
+        const result = call(argv, st);
+        if (typeof result === "string" && result.length > TEMPLATE_OUTPUT_LIMIT) {
+          throw new FuncError(`result exceeds the limit of ${TEMPLATE_OUTPUT_LIMIT} characters`);
+        }
+        return result;
       } catch (e) {
         if (e instanceof FuncError) {
           st.at(cmdAt);

@@ -41,3 +41,12 @@ export const GO_TYPE_NAMES: Record<ParamType, string> = {
   value: "reflect.Value",
   time: "time.Time",
 };
+
+/**
+ * The most a template may produce for one line, and the longest string any function inside it may
+ * return, in UTF-16 units (1 MiB). Loki has no such bound, but a Worker shares 128 MB between every
+ * request of its isolate: `{{ repeat 20000000 "x" }}` or a `range` that prints the line once per
+ * character would take it all. Past the bound the line gets Loki's template error (TemplateFormatErr)
+ * and keeps its text, as for any template that fails on a line.
+ */
+export const TEMPLATE_OUTPUT_LIMIT = 1 << 20;

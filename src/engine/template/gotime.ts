@@ -6,6 +6,7 @@
  * `__timestamp__` in UTC), so Local is UTC here. Other IANA zones (toDateInZone) are resolved
  * through Intl when the runtime has it.
  */
+import { BoundedMap } from "../../util/bounded-map";
 
 export interface Zone {
   /** The location name ("UTC", "America/New_York", or "" for an unnamed fixed offset). */
@@ -72,7 +73,8 @@ function formatOffsetAbbr(offset: number): string {
   return sign + pad(h, 2) + (m !== 0 ? pad(m, 2) : "");
 }
 
-const zoneCache = new Map<string, Zone>();
+/** Zone names come from templates: bounded, so they do not pile up in the isolate. */
+const zoneCache = new BoundedMap<Zone>(256, 256 * 1024);
 
 /** time.LoadLocation, falling back to UTC on failure as Loki's callers do. */
 export function loadLocation(name: string): Zone {
@@ -352,7 +354,8 @@ function nextStd(layout: string, i: number): { std: Std; len: number; digits?: n
   return null;
 }
 
-const layoutCache = new Map<string, Chunk[]>();
+/** Layouts come from templates: bounded in bytes, a compiled layout holding about its text. */
+const layoutCache = new BoundedMap<Chunk[]>(1000, 1024 * 1024, (_chunks, layout) => 4 * layout.length);
 
 export function compileLayout(layout: string): Chunk[] {
   const cached = layoutCache.get(layout);
@@ -378,7 +381,6 @@ export function compileLayout(layout: string): Chunk[] {
     i += s.len;
   }
   if (lit) chunks.push(lit);
-  if (layoutCache.size > 1000) layoutCache.clear();
   layoutCache.set(layout, chunks);
   return chunks;
 }

@@ -6,7 +6,7 @@
 
 import { toFloat64, toInt64 } from "./cast";
 import { decimalAdd, decimalDiv, decimalFromFloat, decimalMul, decimalSub, decimalToFloat } from "./decimal";
-import { FuncError, type GoFunc } from "./funcs";
+import { FuncError, TEMPLATE_OUTPUT_LIMIT, type GoFunc } from "./funcs";
 import { GoTime, UTC, durationSeconds, floorDiv, loadLocation, parseDuration, parseTime, zeroTime } from "./gotime";
 import { goQuote } from "./quote";
 import { countMatches, regexReplace } from "./regex-funcs";
@@ -109,6 +109,13 @@ function trimCutset(s: string, cutset: string, left: boolean, right: boolean): s
 /** strings.Replace(s, old, new, n); an empty `old` inserts before every rune. */
 function replace(s: string, old: string, repl: string, n: number): string {
   if (old === repl || n === 0) return s;
+  if (repl.length > old.length) {
+    // Each replacement grows the string: refuse before building what could not be returned.
+    const occurrences = old === "" ? [...s].length + 1 : s.split(old).length - 1;
+    if (s.length + occurrences * (repl.length - old.length) > TEMPLATE_OUTPUT_LIMIT) {
+      throw new FuncError(`result exceeds the limit of ${TEMPLATE_OUTPUT_LIMIT} characters`);
+    }
+  }
   if (old === "") {
     const chars = [...s];
     let out = "";
@@ -136,7 +143,10 @@ function replace(s: string, old: string, repl: string, n: number): string {
 
 function repeat(s: string, count: bigint): string {
   if (count < 0n) throw new FuncError("strings: negative Repeat count");
-  if (BigInt(s.length) * count > 100_000_000n) throw new FuncError("strings: Repeat output length overflow");
+  // Refused before the string is built (the call's result is bounded too, but only once it exists).
+  if (BigInt(s.length) * count > BigInt(TEMPLATE_OUTPUT_LIMIT)) {
+    throw new FuncError(`result exceeds the limit of ${TEMPLATE_OUTPUT_LIMIT} characters`);
+  }
   return s.repeat(Number(count));
 }
 
@@ -181,6 +191,10 @@ function substr(startB: bigint, endB: bigint, s: string): string {
 
 function indent(spaces: bigint, s: string): string {
   if (spaces < 0n) throw new FuncError("strings: negative Repeat count");
+  const lines = BigInt(s.split("\n").length);
+  if (spaces * lines + BigInt(s.length) > BigInt(TEMPLATE_OUTPUT_LIMIT)) {
+    throw new FuncError(`result exceeds the limit of ${TEMPLATE_OUTPUT_LIMIT} characters`);
+  }
   const pad = " ".repeat(Number(spaces));
   return pad + s.split("\n").join("\n" + pad);
 }
@@ -188,6 +202,7 @@ function indent(spaces: bigint, s: string): string {
 function alignLeft(count: bigint, s: string): string {
   const chars = [...s];
   const n = Number(count);
+  if (n > TEMPLATE_OUTPUT_LIMIT) throw new FuncError(`result exceeds the limit of ${TEMPLATE_OUTPUT_LIMIT} characters`);
   if (n < 0 || n === chars.length) return s;
   if (n > chars.length) return s + " ".repeat(n - chars.length);
   return chars.slice(0, n).join("");

@@ -7,9 +7,9 @@
 import { charWidth, compileGoRegexp, type GoMatch, type GoRegexp, namedGroup, replaceAll } from "../../logql/go-regexp";
 import { GoRegexError } from "../../logql/regex";
 import { FuncError } from "./funcs";
+import { BoundedMap } from "../../util/bounded-map";
 
-const errorCache = new Map<string, string>();
-const CACHE_LIMIT = 256;
+const errorCache = new BoundedMap<string>(256, 256 * 1024, (message) => 2 * message.length);
 
 /** The compiled pattern; an invalid one is a template error (its message remembered, not re-parsed). */
 function compile(pattern: string): GoRegexp {
@@ -19,7 +19,6 @@ function compile(pattern: string): GoRegexp {
     return compileGoRegexp(pattern);
   } catch (e) {
     if (!(e instanceof GoRegexError)) throw e;
-    if (errorCache.size >= CACHE_LIMIT) errorCache.delete(errorCache.keys().next().value as string);
     errorCache.set(pattern, e.message);
     throw new FuncError(e.message);
   }

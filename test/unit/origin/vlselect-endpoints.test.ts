@@ -40,8 +40,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Literal `/select/...` paths, and for each `/select/logsql/${x}` template the last list of quoted names before it. */
-function originPaths(text: string): { literal: string[]; templated: string[] } {
+/**
+ * Literal `/select/...` paths, and for each `/select/logsql/${x}` template the last list of quoted
+ * names before it. Comments are left out: they may name endpoints the Worker does not call.
+ */
+function originPaths(source: string): { literal: string[]; templated: string[] } {
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
   const literal = [...text.matchAll(/\/select\/[a-z_]+\/[a-z_]+(?=["'`])/g)].map((m) => m[0]);
   const templated: string[] = [];
   for (const m of text.matchAll(/\/select\/logsql\/\$\{/g)) {
