@@ -21,7 +21,12 @@ export interface DrainOptions {
   maxClusters: number;
 }
 
-export const DEFAULT_DRAIN_OPTIONS: DrainOptions = { maxNodeDepth: 28, similarity: 0.3, maxChildren: 15, maxClusters: 300 };
+export const DEFAULT_DRAIN_OPTIONS: DrainOptions = {
+  maxNodeDepth: 28,
+  similarity: 0.3,
+  maxChildren: 15,
+  maxClusters: 300,
+};
 
 /** Sequences shorter or longer than this are not clustered (Loki's bounds). */
 export const MIN_TOKENS = 4;

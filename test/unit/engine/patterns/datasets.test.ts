@@ -36,7 +36,9 @@ function mine(lines: [bigint, string][]) {
   const started = performance.now();
   for (const [ts, line] of lines) miner.addLine(line, ts, "unknown");
   const ms = performance.now() - started;
-  const patterns = miner.result().map((p) => ({ text: patternText(p), count: p.samples.reduce((s, [, n]) => s + n, 0) }));
+  const patterns = miner
+    .result()
+    .map((p) => ({ text: patternText(p), count: p.samples.reduce((s, [, n]) => s + n, 0) }));
   return { patterns, figures: miner.figures, msPer1000: (ms / lines.length) * 1000 };
 }
 
@@ -90,7 +92,8 @@ describe("demo dataset templates", () => {
     const msgs = new Set(patterns.map((p) => /msg="([^"]+)"/.exec(p.text)![1]));
     expect(msgs).toEqual(new Set(["job finished", "job started", "queue polled", "job retried", "job failed"]));
     // A cluster that saw a single line keeps that line's values; the rest have <_> for them.
-    for (const p of patterns) expect(p.text).toMatch(/(^|\u001b\[0m )ts=<_> level=(debug|info|warn|error) caller=\S+ msg=/);
+    for (const p of patterns)
+      expect(p.text).toMatch(/(^|\u001b\[0m )ts=<_> level=(debug|info|warn|error) caller=\S+ msg=/);
     expect(patterns[0]!.text).toMatch(/^ts=<_> level=info caller=<_> msg="[^"]+" job=\S+ queue=\S+ duration=<_>$/);
   });
 
@@ -107,7 +110,8 @@ describe("demo dataset templates", () => {
     const { patterns, figures } = mine(demo.get("nginx")!);
     expect(figures.refused).toBe(0);
     // A cluster that saw a single line keeps that line's values.
-    for (const p of patterns) expect(p.text).toMatch(/^\S+ - \S+ \[[^\]]+ \+0000\] "(GET|POST) \S+ HTTP\/1\.1" \S+ \S+ "/);
+    for (const p of patterns)
+      expect(p.text).toMatch(/^\S+ - \S+ \[[^\]]+ \+0000\] "(GET|POST) \S+ HTTP\/1\.1" \S+ \S+ "/);
     expect(patterns[0]!.text).toBe('<_> - - [<_> +0000] "GET <_> HTTP/1.1" <_> <_> "-" "<_>"');
   });
 
@@ -125,7 +129,9 @@ describe("cost", () => {
     mine(all.slice(0, 5000)); // warm up the JIT
     const { figures, msPer1000 } = mine(all);
     // Measured on the shared 2-core machine: ~4 ms per 1,000 lines, 267 clusters at most.
-    console.log(`patterns: ${all.length} lines, ${msPer1000.toFixed(2)} ms per 1,000 lines, ${figures.clusters} clusters`);
+    console.log(
+      `patterns: ${all.length} lines, ${msPer1000.toFixed(2)} ms per 1,000 lines, ${figures.clusters} clusters`,
+    );
     expect(figures.clusters).toBeLessThanOrEqual(300 * 3);
     expect(msPer1000).toBeLessThan(50);
   });

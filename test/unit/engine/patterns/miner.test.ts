@@ -161,7 +161,11 @@ describe("mining", () => {
     const merged = new PatternMiner(10_000);
     for (const p of [...first.result(), ...second.result()]) merged.addPattern(p);
     expect(merged.result().map((p) => [text(p), p.samples])).toEqual(whole.result().map((p) => [text(p), p.samples]));
-    expect(whole.result().map(text)).toEqual(["job a finished in <_>", "job b finished in <_>", "job c finished in <_>"]);
+    expect(whole.result().map(text)).toEqual([
+      "job a finished in <_>",
+      "job b finished in <_>",
+      "job c finished in <_>",
+    ]);
   });
 
   it("is deterministic", () => {
