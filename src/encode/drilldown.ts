@@ -7,6 +7,7 @@
 import type { Config } from "../config";
 import type { DetectedField } from "../engine/detected/fields";
 import type { DetectedLabel } from "../exec/detected";
+import type { PatternAnswer } from "../exec/patterns";
 import { formatPromDuration } from "../logql/golang";
 
 export function detectedFieldsBody(fields: readonly DetectedField[], limit: number): string {
@@ -30,16 +31,30 @@ export function detectedLabelsBody(labels: readonly DetectedLabel[]): string {
   return `{"detectedLabels":[${items.join(",")}]}\n`;
 }
 
-/** What Loki answers when no pattern was found. */
-export const NO_PATTERNS_BODY = `{"status":"success","data":[]}\n`;
+/**
+ * /patterns: `{"status":"success","data":[{"pattern","level","samples":[[<unix s>,<count>],...]}]}`.
+ * Loki's writer escapes `<`, `>` and `&` in strings (`<_>` reads `\u003c_\u003e`), as Go's
+ * encoding/json does by default; JSON readers see the same text either way.
+ */
+export function patternsBody(patterns: readonly PatternAnswer[]): string {
+  const items = patterns.map(
+    (p) =>
+      `{"pattern":${goJsonString(p.pattern)},"level":${goJsonString(p.level)},"samples":${JSON.stringify(p.samples)}}`,
+  );
+  return `{"status":"success","data":[${items.join(",")}]}\n`;
+}
+
+function goJsonString(s: string): string {
+  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 /**
  * /drilldown-limits: the limits this Worker enforces, in Loki's shape (keys sorted, as Go prints a
  * map). Settings of Loki's write path (level and service-name discovery, OTLP attributes) are
  * reported as off or empty: the Worker ingests nothing, and VictoriaLogs' Loki push endpoint does
  * none of that. Zero durations and `0B` mean "no limit", as in Loki: the Worker refuses no query
- * for its length, lookback or bytes read. `pattern_ingester_enabled: false` tells Grafana there are
- * no patterns to show, which is true: nothing here mines them.
+ * for its length, lookback or bytes read. `pattern_ingester_enabled: true` makes Grafana offer the
+ * Patterns tab: /patterns mines them on demand (exec/patterns.ts).
  */
 export function drilldownLimitsBody(config: Config, version: string): string {
   const limits = {
@@ -64,5 +79,5 @@ export function drilldownLimitsBody(config: Config, version: string): string {
     // Loki's default. The Worker caps volume answers only by the request's own `limit`.
     volume_max_series: 1000,
   };
-  return JSON.stringify({ limits, pattern_ingester_enabled: false, version }) + "\n";
+  return JSON.stringify({ limits, pattern_ingester_enabled: true, version }) + "\n";
 }

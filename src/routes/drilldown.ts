@@ -17,8 +17,9 @@ import {
   detectedFieldsBody,
   detectedLabelsBody,
   drilldownLimitsBody,
-  NO_PATTERNS_BODY,
+  patternsBody,
 } from "../encode/drilldown";
+import { minePatterns } from "../exec/patterns";
 import { BUILD_INFO } from "./status";
 
 type Vars = { Variables: { loki: LokiRequest } };
@@ -45,15 +46,20 @@ export const drilldownRoutes = new Hono<Vars>()
     const values = await detectedFieldValues(r.client, expr, c.req.param("name"), limit, options);
     return jsonResponse(detectedFieldValuesBody(values, limit));
   })
-  .on(["GET", "POST"], "/loki/api/v1/patterns", (c) => {
+  .on(["GET", "POST"], "/loki/api/v1/patterns", async (c) => {
     const r = c.get("loki");
-    // Loki checks the times and the step (it has no end-before-start check here), then the query,
-    // which must be a bare stream selector. A valid request finds no patterns: none are mined here,
-    // and /drilldown-limits says so, so Grafana does not offer the Patterns tab.
+    // Loki checks the times and the step (it has no end-before-start check here: an empty range
+    // finds nothing), then the query, which must be a bare stream selector.
     const window = parseRange(r.params, r.nowNs);
-    checkResolution(window, parseStep(r.params, window));
-    parseMatchers(requireQuery(r.params));
-    return jsonResponse(NO_PATTERNS_BODY);
+    const step = parseStep(r.params, window);
+    checkResolution(window, step);
+    const matchers = parseMatchers(requireQuery(r.params));
+    const { patterns } = await minePatterns(r.client, matchers, {
+      window,
+      step,
+      maxConcurrency: r.config.maxConcurrency,
+    });
+    return jsonResponse(patternsBody(patterns));
   })
   // Loki answers 401 `no org id` without X-Scope-OrgID; this Worker maps a missing header to the
   // default tenant on every route (http/tenant.ts), so this one answers for that tenant too.

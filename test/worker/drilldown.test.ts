@@ -331,10 +331,18 @@ describe("detected_field/{name}/values", () => {
 describe("patterns", () => {
   const path = "/loki/api/v1/patterns";
 
-  it("answers Loki's no-patterns body for a valid request (GET and POST)", async () => {
-    expectJson(await call(path, shop), '{"status":"success","data":[]}\n');
-    expectJson(await call(path, { ...shop, step: "60s" }, { method: "POST" }), '{"status":"success","data":[]}\n');
-    // Loki's patterns endpoint has no end-before-start check.
+  it("mines the selector's lines (GET and POST); lines it cannot mine are left out", async () => {
+    // The two logfmt lines differ in a leading word (level), so each is a pattern of its own; the JSON
+    // lines have no message field and "GET /index.html" has too few tokens. No line has a
+    // detected_level that the shop's logfmt lines could be filed under, so their level is unknown.
+    const body =
+      `{"status":"success","data":[` +
+      `{"pattern":"level=error msg=failed status=500 duration=2s size=10KB ok=false ratio=1","level":"unknown","samples":[[${T},1]]},` +
+      `{"pattern":"level=info msg=\\"order placed\\" status=200 duration=15ms size=1.5KiB ok=true ratio=0.25","level":"unknown","samples":[[${T},1]]}` +
+      `]}\n`;
+    expectJson(await call(path, { ...shop, step: "60s" }), body);
+    expectJson(await call(path, { ...shop, step: "60" }, { method: "POST" }), body);
+    // Loki's patterns endpoint has no end-before-start check: an empty range finds nothing.
     expectJson(await call(path, { ...shop, start: WINDOW.end, end: WINDOW.start }), '{"status":"success","data":[]}\n');
   });
 
@@ -372,9 +380,9 @@ describe("drilldown-limits", () => {
     `"max_query_length":"0s","max_query_lookback":"0s","max_query_range":"0s","max_query_series":${series},` +
     `"metric_aggregation_enabled":false,"otlp_config":{"resource_attributes":{"attributes_config":[]}},` +
     `"pattern_persistence_enabled":false,"query_timeout":"${timeout}","retention_period":"0s",` +
-    `"volume_enabled":true,"volume_max_series":1000},"pattern_ingester_enabled":false,"version":"3.5.0"}\n`;
+    `"volume_enabled":true,"volume_max_series":1000},"pattern_ingester_enabled":true,"version":"3.5.0"}\n`;
 
-  it("reports the Worker's own limits and no pattern ingester, for the default tenant too", async () => {
+  it("reports the Worker's own limits and patterns, for the default tenant too", async () => {
     // The test bindings set ORIGIN_TIMEOUT_MS to 30000.
     const expected = limits(5000, 500, "30s");
     const a = await call(path, {}, { headers: { "X-Scope-OrgID": "" } });

@@ -1,0 +1,141 @@
+/**
+ * Pattern mining over a set of log lines: one Drain per line format and level (Loki's pattern
+ * ingester keeps one per stream and level), and per cluster the number of lines in each bucket of
+ * the request's step grid (bucket start = time truncated to a multiple of the step, as Loki does).
+ *
+ * Mined results merge: the patterns of several time chunks go through a fresh miner as if each were
+ * one line, so a token that is constant in one chunk and varies in another becomes `<_>`, and the
+ * bucket counts add up. Counting is exact: every line added is counted in exactly one pattern, or in
+ * `refused` when it cannot be mined (too few or too many tokens, too long, the miner full).
+ */
+import { DEFAULT_DRAIN_OPTIONS, Drain, type Cluster, type DrainOptions } from "./drain";
+import { joinTokens, tokenizeLine, type LineFormat } from "./tokenize";
+
+export interface MinedPattern {
+  format: LineFormat;
+  level: string;
+  tokens: string[];
+  spacesAfter: number[];
+  /** [bucket start in ms, lines], oldest first. */
+  samples: [number, number][];
+}
+
+export interface MinerFigures {
+  lines: number;
+  refused: number;
+  clusters: number;
+}
+
+/** Loki's level names; anything else is `unknown`, as in Loki's pattern ingester. */
+const LEVELS = new Set(["unknown", "debug", "info", "warn", "error", "fatal", "critical", "trace"]);
+
+/** The level a line is filed under: its `detected_level` (metadata or stream label), else unknown. */
+export function patternLevel(stream: Record<string, string>, metadata: Record<string, string>): string {
+  const raw = metadata["detected_level"] ?? stream["detected_level"];
+  const level = raw?.toLowerCase();
+  return level !== undefined && LEVELS.has(level) ? level : "unknown";
+}
+
+interface Group {
+  format: LineFormat;
+  level: string;
+  drain: Drain;
+  counts: Map<number, Map<number, number>>;
+}
+
+export class PatternMiner {
+  private readonly groups = new Map<string, Group>();
+  private lines = 0;
+  private refused = 0;
+
+  constructor(
+    private readonly stepMs: number,
+    private readonly options: DrainOptions = DEFAULT_DRAIN_OPTIONS,
+  ) {}
+
+  addLine(line: string, tsNs: bigint, level: string): void {
+    this.lines++;
+    const t = tokenizeLine(line);
+    if (!t) {
+      this.refused++;
+      return;
+    }
+    const tsMs = Number(tsNs / 1_000_000n);
+    this.count(t.format, level, t.tokens, t.spacesAfter, [[tsMs - mod(tsMs, this.stepMs), 1]]);
+  }
+
+  /** A pattern mined elsewhere (another chunk) on the same step grid. */
+  addPattern(p: MinedPattern): void {
+    this.lines += p.samples.reduce((sum, [, n]) => sum + n, 0);
+    this.count(p.format, p.level, p.tokens, p.spacesAfter, p.samples);
+  }
+
+  private count(
+    format: LineFormat,
+    level: string,
+    tokens: readonly string[],
+    spacesAfter: readonly number[],
+    samples: readonly (readonly [number, number])[],
+  ): void {
+    const group = this.group(format, level);
+    const cluster = group.drain.add(tokens, spacesAfter);
+    if (!cluster) {
+      for (const [, n] of samples) this.refused += n;
+      return;
+    }
+    let counts = group.counts.get(cluster.id);
+    if (!counts) group.counts.set(cluster.id, (counts = new Map()));
+    for (const [bucket, n] of samples) counts.set(bucket, (counts.get(bucket) ?? 0) + n);
+  }
+
+  private group(format: LineFormat, level: string): Group {
+    const key = `${format}\u0000${level}`;
+    let g = this.groups.get(key);
+    if (!g) {
+      g = { format, level, drain: new Drain(this.options), counts: new Map() };
+      this.groups.set(key, g);
+    }
+    return g;
+  }
+
+  get figures(): MinerFigures {
+    let clusters = 0;
+    for (const g of this.groups.values()) clusters += g.drain.clusters.length;
+    return { lines: this.lines, refused: this.refused, clusters };
+  }
+
+  /** Every cluster with its counts, most lines first, then by pattern text (a stable order). */
+  result(): MinedPattern[] {
+    const out: { p: MinedPattern; total: number; text: string }[] = [];
+    for (const g of this.groups.values()) {
+      for (const c of g.drain.clusters) out.push(entry(g, c));
+    }
+    out.sort((a, b) => b.total - a.total || compare(a.text, b.text) || compare(a.p.level, b.p.level));
+    return out.map((e) => e.p);
+  }
+}
+
+function entry(g: Group, c: Cluster): { p: MinedPattern; total: number; text: string } {
+  const samples = [...(g.counts.get(c.id) ?? new Map<number, number>())].sort((a, b) => a[0] - b[0]);
+  const p: MinedPattern = {
+    format: g.format,
+    level: g.level,
+    tokens: [...c.tokens],
+    spacesAfter: c.spacesAfter,
+    samples,
+  };
+  return { p, total: samples.reduce((sum, [, n]) => sum + n, 0), text: patternText(p) };
+}
+
+export function patternText(p: Pick<MinedPattern, "format" | "tokens" | "spacesAfter">): string {
+  return joinTokens(p.format, p.tokens, p.spacesAfter);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function mod(a: number, m: number): number {
+  const r = a % m;
+  return r < 0 ? r + m : r;
+}

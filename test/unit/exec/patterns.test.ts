@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { patternChunkLength } from "../../../src/exec/patterns";
+import { decodePatterns } from "../../../src/cache/pattern-chunks";
+import type { MinedPattern } from "../../../src/engine/patterns/miner";
+
+const S = 1_000_000_000n;
+
+describe("pattern chunks", () => {
+  it("cuts a range into about 12 chunks, each a multiple of the step and at least 5 minutes", () => {
+    expect(patternChunkLength(6n * 3600n * S, 60n * S)).toBe(1800n * S);
+    expect(patternChunkLength(6n * 3600n * S, 7n * S)).toBe(1806n * S);
+    expect(patternChunkLength(3600n * S, 14n * S)).toBe(308n * S);
+    expect(patternChunkLength(6n * 3600n * S, 3600n * S)).toBe(3600n * S);
+  });
+
+  it("reads back what it stores, and treats anything else as a miss", () => {
+    const p: MinedPattern = {
+      format: "text",
+      level: "info",
+      tokens: ["a", "<_>", "c", "d"],
+      spacesAfter: [0, 1, 2],
+      samples: [[1000, 3]],
+    };
+    expect(decodePatterns(JSON.stringify({ patterns: [p] }))).toEqual([p]);
+    expect(decodePatterns("{")).toBeUndefined();
+    expect(decodePatterns(JSON.stringify({ entries: [] }))).toBeUndefined();
+    expect(decodePatterns(JSON.stringify({ patterns: [{ ...p, format: "xml" }] }))).toBeUndefined();
+    expect(decodePatterns(JSON.stringify({ patterns: [{ ...p, samples: [[1, "2"]] }] }))).toBeUndefined();
+  });
+});
