@@ -3,7 +3,7 @@
  * GET/POST parameters, the tenant-scoped origin client, the clock and the response flavour.
  */
 import type { Config } from "../config";
-import { OriginClient } from "../origin/client";
+import { OriginClient, type Tenant } from "../origin/client";
 import { originConfigOf, originTransport } from "../cache/wire";
 import { type RawParams, rawParamsFrom } from "./params";
 import { resolveTenant } from "./tenant";
@@ -19,7 +19,8 @@ export interface LokiRequest {
   startedAt: number;
 }
 
-export async function buildLokiRequest(req: Request, config: Config): Promise<LokiRequest> {
+/** `boundTenant`: the tenant the caller's credential is bound to (auth/credentials.ts), if any. */
+export async function buildLokiRequest(req: Request, config: Config, boundTenant?: Tenant): Promise<LokiRequest> {
   const url = new URL(req.url);
   let form: URLSearchParams | undefined;
   if (req.method === "POST") {
@@ -30,7 +31,7 @@ export async function buildLokiRequest(req: Request, config: Config): Promise<Lo
       for (const [k, v] of await req.formData()) if (typeof v === "string") form.append(k, v);
     }
   }
-  const tenant = resolveTenant(config, req.headers.get("X-Scope-OrgID"));
+  const tenant = resolveTenant(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
   return {
     config,
