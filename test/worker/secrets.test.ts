@@ -9,6 +9,9 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
+import { toErrorResponse } from "../../src/app";
+import { secretsOf } from "../../src/http/redact";
+import { consoleLines } from "../support/console-scan";
 import type { Env } from "../../src/config";
 import { CANARIES, findLeaks } from "../support/secret-scan";
 
@@ -188,5 +191,24 @@ describe("no secret in any answer", () => {
     const answer = await call(ROUTES[0]!, { ...CREDENTIALS, ORIGIN_URL: ORIGIN }, A);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text.slice(answer.text.indexOf("\n\n") + 2)).data.result.length).toBeGreaterThan(0);
+  });
+
+  it("an unexpected exception is logged and answered without the secret it carried", async () => {
+    const secrets = secretsOf({ ...(env as Env), ...CREDENTIALS, AUTH_TOKEN: CANARIES.AUTH_TOKEN });
+    const res = toErrorResponse(
+      new Error(`boom near ${CANARIES.AUTH_TOKEN} and ${CANARIES.ORIGIN_AUTH_HEADER}`),
+      secrets,
+    );
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe("internal error");
+    const logged = consoleLines().find((line) => line.startsWith("unhandled error"));
+    expect(logged).toContain("boom near <redacted> and <redacted>");
+  });
+});
+
+describe("console scan", () => {
+  it("records what code in this runtime writes to the console", () => {
+    console.info("console-scan probe line");
+    expect(consoleLines().at(-1)).toBe("console-scan probe line");
   });
 });
