@@ -1,21 +1,31 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { CANARIES } from "./test/support/canaries.mjs";
 
 // End-to-end tests: the Worker runs inside workerd (the real Workers runtime) with the bindings from
-// wrangler.toml, against a real VictoriaLogs that the global setup starts and loads.
+// wrangler.toml, against a real VictoriaLogs that the global setup starts and loads. The tests act
+// as the authenticating gateway TENANCY=header expects (they pick tenants with X-Scope-OrgID; the
+// tenancy tests set the other modes per request), and every file runs with a canary origin secret
+// that the console scan (test/support/console-scan.ts) must never find in the Worker's output.
 export default defineConfig({
   plugins: [
     cloudflareTest(({ inject }) => ({
       main: "./src/index.ts",
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { ORIGIN_URL: inject("originUrl"), ORIGIN_TIMEOUT_MS: "30000" },
+        bindings: {
+          ORIGIN_URL: inject("originUrl"),
+          ORIGIN_TIMEOUT_MS: "30000",
+          TENANCY: "header",
+          ORIGIN_AUTH_HEADER: CANARIES.ORIGIN_AUTH_HEADER,
+        },
       },
     })),
   ],
   test: {
     include: ["test/worker/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
+    setupFiles: ["test/support/console-scan.ts"],
     testTimeout: 120_000,
     hookTimeout: 600_000,
     // The Worker's per-request log lines (one per request, thousands per run) are for Workers Logs;

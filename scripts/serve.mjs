@@ -1,14 +1,38 @@
 // Runs the Worker (Miniflare, see lib/serve-worker.mjs) until SIGINT/SIGTERM.
 // Usage: node scripts/serve.mjs --port 3100 --var ORIGIN_URL:http://127.0.0.1:9428 [--var K:V ...]
+// The Worker's variables and secrets are also taken from the environment (names below); a --var
+// argument wins over the environment. Secrets belong in the environment: arguments show in `ps`.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serveWorker } from "./lib/serve-worker.mjs";
+
+/** Every variable and secret the Worker reads (src/config.ts), except bindings. */
+const WORKER_VARS = [
+  "ORIGIN_URL",
+  "ORIGIN_TIMEOUT_MS",
+  "ORIGIN_AUTH_HEADER",
+  "AUTH_TOKEN",
+  "TENANTS",
+  "TENANT",
+  "TENANCY",
+  "TENANT_MAP",
+  "SPLIT_INTERVAL",
+  "MAX_CONCURRENCY",
+  "MAX_ENTRIES_LIMIT",
+  "MAX_QUERY_SERIES",
+  "PUSHDOWN",
+  "CACHE",
+];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 let port = 3100;
 /** @type {Record<string, string>} */
 const vars = {};
+for (const name of WORKER_VARS) {
+  const value = process.env[name];
+  if (value !== undefined) vars[name] = value;
+}
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--port") port = Number(args[++i]);
   else if (args[i] === "--var") {

@@ -1,5 +1,7 @@
 // `npm start`: the Worker on http://127.0.0.1:${PORT:-3100}, backed by ORIGIN_URL when given, else
-// by an embedded VictoriaLogs with demo data (kept in .wrangler/victorialogs between runs).
+// by an embedded VictoriaLogs with demo data (kept in .wrangler/victorialogs between runs). The
+// Worker's other variables and secrets (AUTH_TOKEN, TENANTS, TENANCY, ...) pass through from the
+// environment (scripts/serve.mjs), and `npm start -- --var NAME:value` arguments are passed on.
 
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -13,11 +15,30 @@ import { startVictoriaLogs } from "./lib/victorialogs.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const port = Number(process.env.PORT || 3100);
 const say = (/** @type {string} */ msg) => process.stdout.write(`[start] ${msg}\n`);
+const workerArgs = process.argv.slice(2);
+for (let i = 0; i < workerArgs.length; i += 2) {
+  if (workerArgs[i] !== "--var" || !/^[A-Z_]+:/.test(workerArgs[i + 1] ?? "")) {
+    process.stderr.write("[start] usage: npm start [-- --var NAME:value ...]\n");
+    process.exit(2);
+  }
+}
+
+/** The URL without user and password, for messages. */
+function withoutCredentials(/** @type {string} */ raw) {
+  try {
+    const url = new URL(raw);
+    url.username = "";
+    url.password = "";
+    return url.toString();
+  } catch {
+    return "(not a valid URL)";
+  }
+}
 
 /** @returns {Promise<{ url: string, exited?: Promise<number | null>, stop?: () => Promise<void> }>} */
 async function prepareOrigin() {
   if (process.env.ORIGIN_URL) {
-    say(`using the origin in ORIGIN_URL: ${process.env.ORIGIN_URL}`);
+    say(`using the origin in ORIGIN_URL: ${withoutCredentials(process.env.ORIGIN_URL)}`);
     return { url: process.env.ORIGIN_URL };
   }
   const dataDir = join(root, ".wrangler", "victorialogs");
@@ -79,12 +100,18 @@ async function topUpDemoData(url, marker) {
  * @param {string} originUrl
  */
 function startWorker(originUrl) {
-  const args = ["scripts/serve.mjs", "--port", String(port), "--var", `ORIGIN_URL:${originUrl}`];
+  // ORIGIN_URL goes through the environment: it may hold credentials, and arguments show in `ps`.
+  const args = ["scripts/serve.mjs", "--port", String(port), ...workerArgs];
   const child = spawn(process.execPath, args, {
     cwd: root,
     detached: true,
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    env: {
+      ...process.env,
+      ORIGIN_URL: originUrl,
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      WRANGLER_SEND_METRICS: "false",
+    },
   });
   /** @type {Promise<number | null>} */
   const exited = new Promise((resolve) => {
@@ -146,6 +173,8 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     say(`Loki API: ${base}   (/ready answered ${ready.status}${ready.body ? ` ${JSON.stringify(ready.body)}` : ""})`);
     say(`try: curl -G ${base}/loki/api/v1/labels`);
+    if (process.env.TENANTS || process.env.AUTH_TOKEN || workerArgs.some((a) => /^(TENANTS|AUTH_TOKEN):/.test(a)))
+      say("credentials are configured: add -u <tenant>:<token> (TENANTS) or -H 'Authorization: Bearer <token>'");
     say(
       `Grafana: add a Loki data source with URL ${base} (from a Docker container: http://host.docker.internal:${port})`,
     );

@@ -5,7 +5,8 @@
 import { Hono } from "hono";
 import { type Env, ConfigError, readConfig } from "./config";
 import { errorResponse, HttpError } from "./http/errors";
-import { checkClientAuth } from "./http/auth";
+import { redactSecrets, secretsOf } from "./http/redact";
+import { authenticate } from "./auth/credentials";
 import { LogQLParseError } from "./logql/errors";
 import { buildLokiRequest, type LokiRequest } from "./http/context";
 import { observe } from "./http/observe";
@@ -35,7 +36,7 @@ export function createApp(): Hono<AppEnv> {
   app.route("/", drilldownRoutes);
 
   app.notFound(() => errorResponse(404, "404 page not found\n"));
-  app.onError((err) => toErrorResponse(err));
+  app.onError((err, c) => toErrorResponse(err, secretsOf(c.env ?? {})));
   return app;
 }
 
@@ -50,8 +51,8 @@ const lokiContext = async (
   next: () => Promise<void>,
 ) => {
   const config = readConfig(c.env);
-  checkClientAuth(config.authToken, c.req.raw.headers.get("Authorization"));
-  c.set("loki", await buildLokiRequest(c.req.raw, config, waitUntilOf(c), c.get("telemetry")));
+  const bound = await authenticate(config.tenancy, c.req.raw.headers.get("Authorization"));
+  c.set("loki", await buildLokiRequest(c.req.raw, config, bound, waitUntilOf(c), c.get("telemetry")));
   await next();
 };
 
@@ -65,11 +66,14 @@ function waitUntilOf(c: { executionCtx: ExecutionContext }): ((work: Promise<unk
   }
 }
 
-export function toErrorResponse(err: unknown): Response {
+export function toErrorResponse(err: unknown, secrets: string[] = []): Response {
   // The engine's errors extend HttpError, carrying Loki's status and message.
-  if (err instanceof HttpError) return errorResponse(err.status, err.message);
+  if (err instanceof HttpError) return errorResponse(err.status, redactSecrets(err.message, secrets));
   if (err instanceof LogQLParseError) return errorResponse(400, err.message);
   if (err instanceof ConfigError) return errorResponse(500, `configuration error: ${err.message}`);
-  console.error("unhandled error", err instanceof Error ? err.stack : err);
+  console.error(
+    "unhandled error",
+    redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err), secrets),
+  );
   return errorResponse(500, "internal error");
 }

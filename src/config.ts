@@ -1,22 +1,31 @@
 /**
  * The Worker's bindings and configuration, read once per request into typed values. Secrets
- * (ORIGIN_AUTH_HEADER, AUTH_TOKEN) are only ever passed along, never logged or echoed.
+ * (ORIGIN_AUTH_HEADER, AUTH_TOKEN, TENANTS) are only ever passed along, never logged or echoed.
  */
+import { readTenancyPolicy, type TenancyPolicy } from "./auth/policy";
+import { ConfigError } from "./config-error";
 import { parsePromDuration } from "./http/params";
+
+export { ConfigError };
 
 export interface Env {
   ORIGIN_URL?: string;
   ORIGIN_TIMEOUT_MS?: string;
   /** Secret: the full Authorization header value sent to the origin (e.g. `Basic ...`). */
   ORIGIN_AUTH_HEADER?: string;
-  /** Secret: when set, clients must present it as a Bearer token or as the Basic-auth password. */
+  /** Secret: when set, clients must present it (Bearer, or Basic password) to read the one tenant. */
   AUTH_TOKEN?: string;
+  /** Secret: JSON object, tenant name → {tenant: "AccountID:ProjectID", token_sha256: [hex, ...]}. */
+  TENANTS?: string;
+  /** The tenant served in single-tenant mode ("AccountID" or "AccountID:ProjectID"; 0:0 by default). */
+  TENANT?: string;
   SPLIT_INTERVAL?: string;
   MAX_CONCURRENCY?: string;
   MAX_ENTRIES_LIMIT?: string;
   MAX_QUERY_SERIES?: string;
   /** Loki's `max_query_length`: the longest range a query may ask for (default 721h; 0 = no limit). */
   MAX_QUERY_LENGTH?: string;
+  /** "single" (default): one tenant; "header": X-Scope-OrgID chooses (behind an authenticating gateway). */
   TENANCY?: string;
   /** "off" makes the Worker evaluate every metric query itself (for comparison and diagnosis). */
   PUSHDOWN?: string;
@@ -40,16 +49,15 @@ export interface Config {
   originUrl: string;
   originAuthorization?: string;
   originTimeoutMs: number;
-  authToken?: string;
   splitInterval: bigint;
   maxConcurrency: number;
   maxEntriesLimit: number;
   maxQuerySeries: number;
   /** ns; 0 means no limit. */
   maxQueryLength: bigint;
-  tenancy: "single" | "header";
+  /** Who may read which tenant (auth/policy.ts). */
+  tenancy: TenancyPolicy;
   pushdown: boolean;
-  tenantMap: Record<string, string>;
   /** Cache and coalesce the origin's small JSON answers (on unless false). */
   cache?: boolean;
   /** Loki's `max_cache_freshness_per_query`, in ms. */
@@ -59,8 +67,6 @@ export interface Config {
   tailMaxDurationMs: number;
   tailLookBackNs: bigint;
 }
-
-export class ConfigError extends Error {}
 
 export function readConfig(env: Env): Config {
   const raw = env.ORIGIN_URL;
@@ -78,20 +84,17 @@ export function readConfig(env: Env): Config {
     url.username = "";
     url.password = "";
   }
-  const tenantMap = env.TENANT_MAP ? (JSON.parse(env.TENANT_MAP) as Record<string, string>) : {};
   return {
     originUrl: url.toString().replace(/\/+$/, ""),
     originAuthorization,
     originTimeoutMs: positiveInt(env.ORIGIN_TIMEOUT_MS, 60_000),
-    authToken: env.AUTH_TOKEN || undefined,
     splitInterval: parsePromDuration(env.SPLIT_INTERVAL ?? "1h") ?? 3_600_000_000_000n,
     maxConcurrency: Math.min(positiveInt(env.MAX_CONCURRENCY, 6), 6),
     maxEntriesLimit: positiveInt(env.MAX_ENTRIES_LIMIT, 5000),
     maxQuerySeries: positiveInt(env.MAX_QUERY_SERIES, 500),
     maxQueryLength: parsePromDuration(env.MAX_QUERY_LENGTH ?? "721h") ?? 721n * 3_600_000_000_000n,
-    tenancy: env.TENANCY === "single" ? "single" : "header",
+    tenancy: readTenancyPolicy(env),
     pushdown: env.PUSHDOWN !== "off",
-    tenantMap,
     cache: !["off", "false", "0", "no"].includes((env.CACHE ?? "").trim().toLowerCase()),
     cacheFreshnessMs: Number((parsePromDuration(env.CACHE_FRESHNESS ?? "10m") ?? 600_000_000_000n) / 1_000_000n),
     cacheKv: env.CACHE_KV,

@@ -3,7 +3,7 @@
  * GET/POST parameters, the tenant-scoped origin client, the clock and the response flavour.
  */
 import type { Config } from "../config";
-import { OriginClient } from "../origin/client";
+import { OriginClient, type Tenant } from "../origin/client";
 import { originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
 import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
@@ -25,12 +25,14 @@ export interface LokiRequest {
 }
 
 /**
+ * `boundTenant`: the tenant the caller's credential is bound to (auth/credentials.ts), if any.
  * `waitUntil` keeps cache writes alive after the response; without an execution context (plain
  * app.fetch in tests) they simply run unawaited.
  */
 export async function buildLokiRequest(
   req: Request,
   config: Config,
+  boundTenant?: Tenant,
   waitUntil: (work: Promise<unknown>) => void = () => {},
   telemetry: RequestTelemetry = new RequestTelemetry(),
 ): Promise<LokiRequest> {
@@ -44,7 +46,7 @@ export async function buildLokiRequest(
       for (const [k, v] of await req.formData()) if (typeof v === "string") form.append(k, v);
     }
   }
-  const tenant = resolveTenant(config, req.headers.get("X-Scope-OrgID"));
+  const tenant = resolveTenant(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
   const cacheStats = new CacheStats();
   // Loki's query frontend skips its results cache for `Cache-Control: no-cache`; so do we.

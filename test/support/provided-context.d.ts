@@ -11,5 +11,7 @@ declare module "vitest" {
     faultControlUrl: string;
     /** The same origin behind a proxy that resets connections on `POST /__outage?ms=N`. */
     outageProxyUrl: string;
+    /** Base URL of an origin that fails with the status in its first path segment, echoing credentials. */
+    echoingOriginUrl: string;
   }
 }

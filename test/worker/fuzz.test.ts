@@ -144,13 +144,10 @@ describe("fuzzing the HTTP surface", () => {
         const { path, params } = inputs[next++]!;
         const ctx = createExecutionContext();
         const started = Date.now();
-        const answer = createApp()
-          .fetch(new Request(`http://loki.test${path}?${params}`), env as Env, ctx)
-          .then(async (res) => ({
-            status: res.status,
-            type: res.headers.get("Content-Type") ?? "",
-            body: await res.text(),
-          }));
+        const answer = (async () => {
+          const res = await createApp().fetch(new Request(`http://loki.test${path}?${params}`), env as Env, ctx);
+          return { status: res.status, type: res.headers.get("Content-Type") ?? "", body: await res.text() };
+        })();
         const res = await Promise.race([
           answer,
           new Promise<undefined>((r) => setTimeout(() => r(undefined), BOUND_MS)),

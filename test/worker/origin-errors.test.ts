@@ -46,11 +46,10 @@ describe("origin failures", () => {
 
 describe("tenancy and auth", () => {
   it("requires the configured token", async () => {
-    expect((await call({ AUTH_TOKEN: "tok" })).status).toBe(401);
-    expect((await call({ AUTH_TOKEN: "tok" }, QUERY, { Authorization: "Bearer tok" })).status).toBe(200);
-    expect((await call({ AUTH_TOKEN: "tok" }, QUERY, { Authorization: `Basic ${btoa("grafana:tok")}` })).status).toBe(
-      200,
-    );
+    const single = { TENANCY: "single", AUTH_TOKEN: "tok" };
+    expect((await call(single)).status).toBe(401);
+    expect((await call(single, QUERY, { Authorization: "Bearer tok" })).status).toBe(200);
+    expect((await call(single, QUERY, { Authorization: `Basic ${btoa("grafana:tok")}` })).status).toBe(200);
   });
 
   it("another tenant sees none of tenant 0's data", async () => {
