@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { parseExpr } from "../logql/parser";
 import { isLogExpr } from "../logql/ast";
-import { BadRequestError } from "../http/errors";
+import { BadRequestError, HttpError } from "../http/errors";
 import { parseLimit, parseLokiTime } from "../http/params";
 import type { LokiRequest } from "../http/context";
 import { runTail, type TailBatch } from "../exec/tail";
@@ -69,8 +69,9 @@ function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" | "lega
     (batch) => server.send(encode(batch)),
     stop.signal,
   ).catch((err: unknown) => {
-    // Loki closes with 1011 and the reason on failures.
-    closeWith(1011, err instanceof Error ? err.message : "internal error");
+    // Loki closes with 1011 and the reason on failures. Only our own errors' messages are sent (they
+    // name the origin's status, never its text or credentials); anything else is "internal error".
+    closeWith(1011, err instanceof HttpError ? err.message : "internal error");
   });
   return new Response(null, { status: 101, webSocket: clientSide });
 }
