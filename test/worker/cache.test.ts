@@ -163,7 +163,7 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
 
     const keyOf = (tenant: Tenant) =>
       cacheKey(
-        { baseUrl: ORIGIN },
+        originConfigOf(readConfig(ENV)),
         {
           path: "/select/logsql/stream_field_values",
           tenant,

@@ -113,8 +113,10 @@ function check(q: string): void {
   } catch (e) {
     if (!(e instanceof LogQLParseError)) throw new Error(`non-parse error for ${JSON.stringify(q)}: ${String(e)}`);
   }
+  // A bound for runaway parsing (exponential backtracking, a loop), not a speed target: wide enough
+  // that a loaded machine's pauses cannot reach it.
   const ms = performance.now() - t0;
-  if (ms > 100) throw new Error(`parsing took ${ms.toFixed(1)} ms for ${JSON.stringify(q)}`);
+  if (ms > 1000) throw new Error(`parsing took ${ms.toFixed(1)} ms for ${JSON.stringify(q)}`);
   if (printed !== undefined) {
     // Canonical text must itself be valid and stable.
     expect(printExpr(parseUncached(printed))).toBe(printed);
