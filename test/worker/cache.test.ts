@@ -162,20 +162,17 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
     await clientFor(EMPTY, transport).values("stream_field_values", "*", window, { field: "app" });
 
     const keyOf = (tenant: Tenant) =>
-      cacheKey(
-        originConfigOf(readConfig(ENV)),
-        {
-          path: "/select/logsql/stream_field_values",
-          tenant,
-          window,
-          form: [
-            ["query", `_time:[2026-02-01T00:00:00.000000000Z, 2026-02-01T05:58:00.000000000Z) *`],
-            ["start", "2026-02-01T00:00:00.000000000Z"],
-            ["end", "2026-02-01T05:58:00.000000000Z"],
-            ["field", "app"],
-          ],
-        },
-      );
+      cacheKey(originConfigOf(readConfig(ENV)), {
+        path: "/select/logsql/stream_field_values",
+        tenant,
+        window,
+        form: [
+          ["query", `_time:[2026-02-01T00:00:00.000000000Z, 2026-02-01T05:58:00.000000000Z) *`],
+          ["start", "2026-02-01T00:00:00.000000000Z"],
+          ["end", "2026-02-01T05:58:00.000000000Z"],
+          ["field", "app"],
+        ],
+      });
     const kv = ENV.CACHE_KV!;
     const read = async (tenant: Tenant) => {
       // The Durable Object finishes the write after answering.
