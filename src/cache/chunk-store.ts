@@ -7,7 +7,7 @@
  * Only historical pieces come here (their window ended before the freshness horizon): they can no
  * longer change, so they live a day. Storage failures and unreadable entries are misses, never errors.
  */
-import type { AnswerCache, AnswerKv } from "./layer";
+import { type AnswerCache, type AnswerKv, quietly } from "./layer";
 import { BoundedMap } from "../util/bounded-map";
 import { fitsInKv, HISTORICAL_TTL_S } from "./policy";
 
@@ -58,13 +58,4 @@ export function tieredChunkStore(
       ]);
     },
   };
-}
-
-async function quietly<T>(p: Promise<T> | undefined): Promise<T | undefined> {
-  if (!p) return undefined;
-  try {
-    return await p;
-  } catch {
-    return undefined;
-  }
 }

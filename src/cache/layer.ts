@@ -128,7 +128,8 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function quietly<T>(p: Promise<T> | undefined): Promise<T | undefined> {
+/** A storage call whose failure is only a miss: its result, or undefined. */
+export async function quietly<T>(p: Promise<T> | undefined): Promise<T | undefined> {
   if (!p) return undefined;
   try {
     return await p;

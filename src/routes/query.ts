@@ -4,7 +4,8 @@
  */
 import { Hono } from "hono";
 import { parseExpr } from "../logql/parser";
-import { isLogExpr } from "../logql/ast";
+import { isLogExpr, type SampleExpr } from "../logql/ast";
+import type { MetricQuery } from "../engine/metric";
 import { BadRequestError } from "../http/errors";
 import {
   checkRangeOrder,
@@ -59,21 +60,7 @@ async function queryRange(r: LokiRequest): Promise<Response> {
     );
     return new Response(body, { headers: { "Content-Type": "application/json; charset=UTF-8" } });
   }
-  const { result, stats } = await executeMetricQuery(
-    r.client,
-    expr,
-    { start: range.start, end: range.end, step, instant: false },
-    {
-      splitInterval: config.splitInterval,
-      maxConcurrency: config.maxConcurrency,
-      maxSeries: config.maxQuerySeries,
-      pushdown: config.pushdown,
-    },
-  );
-  r.telemetry.mark("exec");
-  const body = metricResponseBody(result, requestStats(r, stats, 0));
-  r.telemetry.mark("encode");
-  return jsonResponse(body);
+  return metricQuery(r, expr, { start: range.start, end: range.end, step, instant: false });
 }
 
 async function instantQuery(r: LokiRequest): Promise<Response> {
@@ -88,17 +75,18 @@ async function instantQuery(r: LokiRequest): Promise<Response> {
       "log queries are not supported as an instant query type, please change your query to a range query type",
     );
   }
-  const { result, stats } = await executeMetricQuery(
-    r.client,
-    expr,
-    { start: t, end: t, step: 0n, instant: true },
-    {
-      splitInterval: config.splitInterval,
-      maxConcurrency: config.maxConcurrency,
-      maxSeries: config.maxQuerySeries,
-      pushdown: config.pushdown,
-    },
-  );
+  return metricQuery(r, expr, { start: t, end: t, step: 0n, instant: true });
+}
+
+/** A metric query's answer (range or instant), with its phases timed. */
+async function metricQuery(r: LokiRequest, expr: SampleExpr, q: MetricQuery): Promise<Response> {
+  const { config } = r;
+  const { result, stats } = await executeMetricQuery(r.client, expr, q, {
+    splitInterval: config.splitInterval,
+    maxConcurrency: config.maxConcurrency,
+    maxSeries: config.maxQuerySeries,
+    pushdown: config.pushdown,
+  });
   r.telemetry.mark("exec");
   const body = metricResponseBody(result, requestStats(r, stats, 0));
   r.telemetry.mark("encode");

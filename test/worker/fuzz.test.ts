@@ -11,24 +11,13 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import cases from "../fixtures/compat/cases.json";
+import { prng } from "../../scripts/lib/prng.mjs";
 
 type Corpus = { query: string }[];
 const shared = import.meta.glob<Corpus>("../../../shared/logql/{valid,invalid}.json", {
   eager: true,
   import: "default",
 });
-
-/** A small deterministic PRNG (mulberry32), so the inputs are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const compatQueries = (cases as unknown as { params: Record<string, unknown> }[])
   .map((c) => c.params.query)
