@@ -5,7 +5,8 @@
  * share one isolate here), so every request to the origin — whoever makes it — is seen.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { watchOrigin } from "../support/watch-origin";
 import type { Env } from "../../src/config";
 import { readConfig } from "../../src/config";
 import { cachingTransport } from "../../src/cache/layer";
@@ -31,29 +32,8 @@ const DATA_WINDOW: TimeWindow = { start: 1769904000n * 1_000_000_000n, end: 1769
 const WITH_DATA: Tenant = { accountId: 0, projectId: 0 };
 const EMPTY: Tenant = { accountId: 42, projectId: 0 };
 
-interface OriginCall {
-  path: string;
-  accountId: string | null;
-}
-
-/** Records every request to the origin; optionally holds each one so concurrent callers overlap. */
-function watchOrigin(delayMs = 0): OriginCall[] {
-  const calls: OriginCall[] = [];
-  const real = globalThis.fetch;
-  restore = () => (globalThis.fetch = real);
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (url.startsWith(ORIGIN)) {
-      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      calls.push({ path: new URL(url).pathname, accountId: headers.get("AccountID") });
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-    }
-    return real(input, init);
-  }) as typeof fetch;
-  return calls;
-}
-let restore = () => {};
-afterEach(() => restore());
+/** Calls to this test run's origin during the current test. */
+const watch = (delayMs = 0) => watchOrigin(ORIGIN, delayMs);
 
 function clientFor(tenant: Tenant, transport: JsonTransport): OriginClient {
   return new OriginClient(originConfigOf(readConfig(ENV)), tenant, undefined, transport);
@@ -73,7 +53,7 @@ describe("through the Worker", () => {
     );
 
   it("serves a second identical /labels request without asking the origin, per tenant", async () => {
-    const calls = watchOrigin();
+    const calls = watch();
     const first = await labels("0");
     const firstBody = await first.text();
     expect(first.status).toBe(200);
@@ -94,7 +74,7 @@ describe("through the Worker", () => {
   });
 
   it("asks the origin every time when CACHE=off", async () => {
-    const calls = watchOrigin();
+    const calls = watch();
     // A window no other test uses, so nothing cached earlier could answer it.
     const url = "http://loki.test/loki/api/v1/labels?start=1769907600&end=1769911200";
     const { createApp } = await import("../../src/app");
@@ -108,7 +88,7 @@ describe("through the Worker", () => {
 
 describe("the production transport (Cache API, KV, coalescer)", () => {
   it("keeps tenants' entries apart and serves repeats from the cache", async () => {
-    const calls = watchOrigin();
+    const calls = watch();
     const transport = originTransport(readConfig(ENV));
     const window: TimeWindow = { start: DATA_WINDOW.start, end: DATA_WINDOW.end - 60_000_000_000n };
     const ask = (t: Tenant) => clientFor(t, transport).values("stream_field_names", "*", window);
@@ -123,7 +103,7 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
   });
 
   it("treats a corrupt Cache API or KV entry as a miss and replaces it with the origin's answer", async () => {
-    const calls = watchOrigin();
+    const calls = watch();
     const config = readConfig(ENV);
     const seen: JsonRequest[] = [];
     const direct = fetchJsonTransport(originConfigOf(config));
@@ -155,7 +135,7 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
   });
 
   it("has the coalescer write a historical answer to KV under a tenant-specific key", async () => {
-    watchOrigin();
+    watch();
     const transport = originTransport(readConfig(ENV));
     const window: TimeWindow = { start: DATA_WINDOW.start, end: DATA_WINDOW.end - 120_000_000_000n };
     await clientFor(WITH_DATA, transport).values("stream_field_values", "*", window, { field: "app" });
@@ -190,7 +170,7 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
 
 describe("a window touching the last 10 minutes", () => {
   it("is served again from the Cache API but never written to KV", async () => {
-    const calls = watchOrigin();
+    const calls = watch();
     const config = readConfig(ENV);
     const window: TimeWindow = { start: DATA_WINDOW.start, end: DATA_WINDOW.end - 300_000_000_000n };
     const transport = cachingTransport({
@@ -226,7 +206,7 @@ describe("a window touching the last 10 minutes", () => {
 describe("coalescing across isolates", () => {
   it("turns N concurrent identical misses into one origin request", async () => {
     // Each request is held 300 ms at the origin, so every caller arrives while the first is in flight.
-    const calls = watchOrigin(300);
+    const calls = watch(300);
     const config = readConfig(ENV);
     const direct: JsonTransport = async () => {
       throw new Error("callers must not reach the origin directly while the coalescer is bound");
@@ -245,13 +225,13 @@ describe("coalescing across isolates", () => {
     const answers = await Promise.all(
       isolates.map((t) => clientFor(WITH_DATA, t).values("stream_field_names", '{app="auth"}', window)),
     );
-    expect(calls).toEqual([{ path: "/select/logsql/stream_field_names", accountId: "0" }]);
+    expect(calls.map((c) => [c.path, c.accountId])).toEqual([["/select/logsql/stream_field_names", "0"]]);
     expect(names(answers[0]!)).toContain("app");
     for (const a of answers) expect(a).toEqual(answers[0]);
   });
 
   it("does not coalesce different tenants' identical requests", async () => {
-    const calls = watchOrigin(300);
+    const calls = watch(300);
     const config = readConfig(ENV);
     const make = () =>
       cachingTransport({

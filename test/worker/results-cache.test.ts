@@ -5,7 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { watchOrigin } from "../support/watch-origin";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import { readConfig } from "../../src/config";
@@ -24,40 +25,8 @@ import cases from "../fixtures/compat/cases.json";
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;
 
-interface OriginCall {
-  path: string;
-  accountId: string | null;
-  query: string;
-  start: string;
-  end: string;
-}
-
-let restore = () => {};
-afterEach(() => restore());
-
-/** Records every request to the origin; optionally holds each one so concurrent callers overlap. */
-function watchOrigin(delayMs = 0): OriginCall[] {
-  const calls: OriginCall[] = [];
-  const real = globalThis.fetch;
-  restore = () => (globalThis.fetch = real);
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    if (url.startsWith(ORIGIN)) {
-      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      const form = new URLSearchParams(typeof init?.body === "string" ? init.body : String(init?.body ?? ""));
-      calls.push({
-        path: new URL(url).pathname,
-        accountId: headers.get("AccountID"),
-        query: form.get("query") ?? "",
-        start: form.get("start") ?? "",
-        end: form.get("end") ?? "",
-      });
-      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
-    }
-    return real(input, init);
-  }) as typeof fetch;
-  return calls;
-}
+/** Calls to this test run's origin during the current test. */
+const watch = (delayMs = 0) => watchOrigin(ORIGIN, delayMs);
 
 interface Answer {
   status: number;
@@ -108,7 +77,7 @@ type CompatCase = {
 describe("cached answers equal uncached answers", () => {
   it("on the whole compat corpus, filled and then served from the cache", async () => {
     const all = cases as unknown as CompatCase[];
-    const calls = watchOrigin();
+    const calls = watch();
     let firstPass = 0;
     let secondPass = 0;
     const fullyCached: string[] = [];
@@ -154,7 +123,7 @@ describe("a sliding dashboard range", () => {
       step: "60",
     });
     const expected = await ask("/loki/api/v1/query_range", range(600), { CACHE: "off" });
-    const calls = watchOrigin();
+    const calls = watch();
     const first = await ask("/loki/api/v1/query_range", range(0));
     expect(first.status).toBe(200);
     expect(calls).toHaveLength(1);
@@ -184,7 +153,7 @@ describe("a sliding dashboard range", () => {
       step: "60",
     });
     const expected = await ask("/loki/api/v1/query_range", range(60), { CACHE: "off" });
-    const calls = watchOrigin();
+    const calls = watch();
     await ask("/loki/api/v1/query_range", range(0));
     const cold = calls.length;
     expect(cold).toBeGreaterThan(0);
@@ -198,7 +167,7 @@ describe("a sliding dashboard range", () => {
   it("skips cache reads for Cache-Control: no-cache, as Loki's frontend does", async () => {
     const params = { query: QUERY, start: String(START), end: String(START + 3600), step: "30" };
     await ask("/loki/api/v1/query_range", params);
-    const calls = watchOrigin();
+    const calls = watch();
     const again = await ask("/loki/api/v1/query_range", params);
     expect(calls).toHaveLength(0);
     const fresh = await ask("/loki/api/v1/query_range", params, {}, { "Cache-Control": "no-cache" });
@@ -220,7 +189,7 @@ describe("a sliding log range", () => {
     // A refresh 30 s earlier (its first window partial, so kept in twelfths of an hour).
     await ask("/loki/api/v1/query_range", range(30));
     const expected = await ask("/loki/api/v1/query_range", range(60), { CACHE: "off" });
-    const calls = watchOrigin();
+    const calls = watch();
     const slid = await ask("/loki/api/v1/query_range", range(60));
     expect(slid).toEqual({ ...expected, cache: slid.cache });
     // The minute added at the end, and the first window's last four minutes, each in one request.
@@ -278,7 +247,7 @@ describe("recent windows", () => {
 
 describe("concurrency and isolation", () => {
   it("coalesces concurrent identical cold requests into one origin request", async () => {
-    const calls = watchOrigin(300);
+    const calls = watch(300);
     const params = {
       query: 'sum by (pod) (rate({app="auth"}[2m]))',
       start: "1769910000",
@@ -292,7 +261,7 @@ describe("concurrency and isolation", () => {
   });
 
   it("coalesces a run of missing chunks across isolates through the Durable Object", async () => {
-    const calls = watchOrigin(300);
+    const calls = watch(300);
     const config = readConfig(ENV);
     // Eight "isolates": their own single-flight maps and no shared local cache; only the coalescer.
     const clients = Array.from({ length: 8 }, () => {
@@ -322,7 +291,7 @@ describe("concurrency and isolation", () => {
       end: "1769907600",
       step: "300",
     };
-    const calls = watchOrigin();
+    const calls = watch();
     const owner = await ask("/loki/api/v1/query_range", params, {}, { "X-Scope-OrgID": "0" });
     const other = await ask("/loki/api/v1/query_range", params, {}, { "X-Scope-OrgID": "42" });
     const ownerAgain = await ask("/loki/api/v1/query_range", params, {}, { "X-Scope-OrgID": "0" });
@@ -345,7 +314,7 @@ describe("concurrency and isolation", () => {
     expect(filled.cache?.result?.entriesStored).toBeGreaterThan(0);
 
     // No isolate memory and no Cache API (a fresh location), the same KV: every chunk comes from KV.
-    const calls = watchOrigin();
+    const calls = watch();
     const config = readConfig(ENV);
     const stats = new CacheStats();
     const pending: Promise<unknown>[] = [];
