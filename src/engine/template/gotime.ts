@@ -229,7 +229,7 @@ export function makeTime(
 // ---------------------------------------------------------------------------------------------
 // Layouts
 
-const LONG_MONTHS = [
+export const LONG_MONTHS = [
   "January",
   "February",
   "March",

@@ -4,7 +4,7 @@
  */
 
 import { FuncError, type CallEnv, type ParamType } from "./funcs";
-import { type GoTime, UTC, floorDiv } from "./gotime";
+import { type GoTime, LONG_MONTHS, UTC, floorDiv } from "./gotime";
 import { goInt, goInt64, type GoValue } from "./values";
 
 export interface TimeMethod {
@@ -57,21 +57,7 @@ export const TIME_METHODS: ReadonlyMap<string, TimeMethod> = new Map<string, Tim
  * name is returned; comparing it against a number reports a type mismatch instead of a result.
  */
 function monthNameValue(t: GoTime): GoValue {
-  const names = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-  ];
-  return names[t.fields().month - 1]!;
+  return LONG_MONTHS[t.fields().month - 1]!;
 }
 
 function weekdayValue(t: GoTime): GoValue {
