@@ -18,6 +18,7 @@ import { formatRoutes } from "./routes/format";
 import { indexRoutes } from "./routes/index-stats";
 import { tailRoutes } from "./routes/tail";
 import { drilldownRoutes } from "./routes/drilldown";
+import { rulesRoutes } from "./routes/rules";
 
 type AppEnv = { Bindings: Env; Variables: { loki: LokiRequest; telemetry: RequestTelemetry } };
 
@@ -28,12 +29,14 @@ export function createApp(): Hono<AppEnv> {
 
   app.use("/loki/api/*", observe, lokiContext);
   app.use("/api/prom/*", observe, lokiContext);
+  app.use("/prometheus/api/*", observe, lokiContext);
   app.route("/", queryRoutes);
   app.route("/", metaRoutes);
   app.route("/", formatRoutes);
   app.route("/", indexRoutes);
   app.route("/", tailRoutes);
   app.route("/", drilldownRoutes);
+  app.route("/", rulesRoutes);
 
   app.notFound(() => errorResponse(404, "404 page not found\n"));
   app.onError((err, c) => toErrorResponse(err, secretsOf(c.env ?? {})));

@@ -54,7 +54,8 @@ export function encodeMetricResult(r: MetricResult): { resultType: string; resul
     case "vector": {
       const t = formatSeconds(r.t);
       const parts = r.samples.map(
-        (s) => `{"metric":${sortedLabelsJson(s.labels)},"value":[${t},"${formatValue(s.v)}"]}`,
+        (s) =>
+          `{"metric":${sortedLabelsJson(s.labels)},"value":[${s.t === undefined ? t : formatSeconds(s.t)},"${formatValue(s.v)}"]}`,
       );
       return { resultType: "vector", result: `[${parts.join(",")}]` };
     }

@@ -57,6 +57,8 @@ export interface Series {
 export interface VectorSample {
   labels: Labels;
   v: number;
+  /** The sample's own time, when samples of one vector differ (volume_range buckets); else the vector's. */
+  t?: bigint;
 }
 
 export type MetricResult =

@@ -39,8 +39,10 @@ export async function labelValues(
     .sort();
 }
 
+/** The distinct label sets of the streams matching any selector; no selector means every stream. */
 export async function series(client: OriginClient, selectors: Matcher[][], window: TimeWindow): Promise<Labels[]> {
-  const res = await client.values("streams", anyOfStreams(selectors), bucketWindow(window));
+  const filter = selectors.length === 0 ? "*" : anyOfStreams(selectors);
+  const res = await client.values("streams", filter, bucketWindow(window));
   const seen = new Set<string>();
   const out: Labels[] = [];
   for (const v of res.values) {

@@ -128,7 +128,8 @@ export function parseRange(p: RawParams, nowNs: bigint, defaultSince = 3600n * N
   return { start, end };
 }
 
-export function parseLimit(p: RawParams, maxEntries: number, defaultLimit = 100): number {
+/** `limit`: Loki's parse and positivity checks. The entry cap is separate ({@link checkEntriesLimit}). */
+export function parseLimit(p: RawParams, defaultLimit = 100): number {
   const raw = p.get("limit");
   if (raw === undefined || raw === "") return defaultLimit;
   if (!/^-?\d+$/.test(raw)) {
@@ -138,6 +139,14 @@ export function parseLimit(p: RawParams, maxEntries: number, defaultLimit = 100)
   }
   const limit = Number(raw);
   if (limit <= 0) throw new BadRequestError("limit must be a positive value");
+  return limit;
+}
+
+/**
+ * The per-query entry cap. Loki applies it to log queries only: Grafana sends its "max lines" as
+ * `limit` with metric queries too, and those must not fail for it.
+ */
+export function checkEntriesLimit(limit: number, maxEntries: number): number {
   if (limit > maxEntries) {
     throw new BadRequestError(
       `max entries limit per query exceeded, limit > max_entries_limit_per_query (${limit} > ${maxEntries})`,

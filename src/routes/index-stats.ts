@@ -5,7 +5,8 @@ import { parseMatchers } from "../logql/parser";
 import { BadRequestError } from "../http/errors";
 import { checkQueryLength, checkRangeOrder, checkResolution, parseRange, parseStep } from "../http/params";
 import { jsonResponse, type LokiRequest } from "../http/context";
-import { indexStats, volume, volumeRange } from "../exec/index-stats";
+import { indexStats } from "../exec/index-stats";
+import { volume, volumeRange, type VolumeAggregation } from "../exec/volume";
 import { metricResponseBody } from "../encode/metric";
 import { requestStats } from "./request-stats";
 
@@ -22,33 +23,53 @@ export const indexRoutes = new Hono<Vars>()
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
-    const groups = await volume(r.client, volumeOptions(r, window));
-    const samples = groups.map((g) => ({ labels: g.labels, v: g.bytes }));
-    return jsonResponse(metricResponseBody({ type: "vector", t: window.end, samples }, requestStats(r)));
+    const options = volumeOptions(r, window);
+    return jsonResponse(metricResponseBody(await volume(r.client, options), requestStats(r)));
   })
   .on(["GET", "POST"], "/loki/api/v1/index/volume_range", async (c) => {
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
+    const options = volumeOptions(r, window);
     checkRangeOrder(window);
     const step = parseStep(r.params, window);
     checkResolution(window, step);
     checkQueryLength(window, r.config.maxQueryLength);
-    const series = await volumeRange(r.client, { ...volumeOptions(r, window), step });
-    return jsonResponse(metricResponseBody({ type: "matrix", series }, requestStats(r)));
+    const result = await volumeRange(r.client, { ...options, step });
+    return jsonResponse(metricResponseBody(result, requestStats(r)));
   });
 
+/** Loki's volume parameters: `limit` (0 or absent = 100), `targetLabels`, `aggregateBy`. */
 function volumeOptions(r: LokiRequest, window: { start: bigint; end: bigint }) {
-  const limitRaw = Number(r.params.get("limit") ?? "100");
   const targets = (r.params.get("targetLabels") ?? "")
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
   return {
+    limit: volumeLimit(r.params.get("limit")),
+    aggregateBy: aggregation(r.params.get("aggregateBy")),
     matchers: selector(r.params.get("query")),
     window,
     targetLabels: targets,
-    limit: Number.isInteger(limitRaw) && limitRaw > 0 ? limitRaw : 100,
   };
+}
+
+const DEFAULT_VOLUME_LIMIT = 100;
+
+function volumeLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return DEFAULT_VOLUME_LIMIT;
+  if (!/^[+-]?\d+$/.test(raw)) {
+    throw new BadRequestError(`strconv.Atoi: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  }
+  const limit = Number(raw);
+  if (limit === 0) return DEFAULT_VOLUME_LIMIT;
+  if (limit < 0) throw new BadRequestError("limit must be a positive value");
+  return limit;
+}
+
+function aggregation(raw: string | undefined): VolumeAggregation {
+  if (raw === undefined || raw === "" || raw === "series") return "series";
+  if (raw === "labels") return "labels";
+  throw new BadRequestError("invalid aggregation option");
 }
 
 function selector(query: string | undefined): Matcher[] {

@@ -28,11 +28,19 @@ export const metaRoutes = new Hono<Vars>()
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
-    const selectors = [...r.params.getAll("match[]"), ...r.params.getAll("match")].map(parseMatchers);
-    if (selectors.length === 0) throw new BadRequestError("at least one match[] argument must be provided");
-    const list = await series(r.client, selectors, window);
+    const list = await series(r.client, seriesSelectors(r.params), window);
     return jsonResponse(`{"status":"success","data":${JSON.stringify(list)}}`);
   });
+
+/**
+ * The series request's selectors: `match[]` and `match` unioned. No matcher at all, or the single
+ * matcher `{}` (spaces ignored), asks for every stream in the range, as `logcli series '{}'` does.
+ */
+function seriesSelectors(params: LokiRequest["params"]): Matcher[][] {
+  const raw = [...new Set([...params.getAll("match[]"), ...params.getAll("match")])];
+  if (raw.length === 0 || (raw.length === 1 && raw[0]!.replaceAll(" ", "") === "{}")) return [];
+  return raw.map(parseMatchers);
+}
 
 /** Loki omits `data` entirely when there is nothing to list. */
 function listBody(items: string[]): string {

@@ -8,6 +8,7 @@ import { isLogExpr, type SampleExpr } from "../logql/ast";
 import type { MetricQuery } from "../engine/metric";
 import { BadRequestError } from "../http/errors";
 import {
+  checkEntriesLimit,
   checkRangeOrder,
   checkQueryLength,
   checkResolution,
@@ -34,7 +35,7 @@ export const queryRoutes = new Hono<Vars>()
 async function queryRange(r: LokiRequest): Promise<Response> {
   const { params, config } = r;
   const range = parseRange(params, r.nowNs);
-  const limit = parseLimit(params, config.maxEntriesLimit);
+  const limit = parseLimit(params);
   const direction = parseDirection(params);
   checkRangeOrder(range);
   const step = parseStep(params, range);
@@ -45,7 +46,7 @@ async function queryRange(r: LokiRequest): Promise<Response> {
   if (isLogExpr(expr)) {
     const { entries, stats } = await executeLogQuery(r.client, expr, {
       window: range,
-      limit,
+      limit: checkEntriesLimit(limit, config.maxEntriesLimit),
       direction,
       splitInterval: config.splitInterval,
       maxConcurrency: config.maxConcurrency,
@@ -64,10 +65,10 @@ async function queryRange(r: LokiRequest): Promise<Response> {
 }
 
 async function instantQuery(r: LokiRequest): Promise<Response> {
-  const { params, config } = r;
+  const { params } = r;
   const timeRaw = params.get("time");
   const t = timeRaw ? parseLokiTime(timeRaw, "time") : r.nowNs;
-  parseLimit(params, config.maxEntriesLimit);
+  parseLimit(params);
   parseDirection(params);
   const expr = parseExpr(requireQuery(params));
   if (isLogExpr(expr)) {

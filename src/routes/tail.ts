@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { parseExpr } from "../logql/parser";
 import { isLogExpr } from "../logql/ast";
 import { BadRequestError, HttpError } from "../http/errors";
-import { parseLimit, parseLokiTime } from "../http/params";
+import { checkEntriesLimit, parseLimit, parseLokiTime } from "../http/params";
 import type { LokiRequest } from "../http/context";
 import { runTail, type TailBatch } from "../exec/tail";
 import { tailFrameLegacy, tailFrameV1 } from "../encode/tail-frames";
@@ -25,7 +25,7 @@ function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" | "lega
   if (upgrade?.toLowerCase() !== "websocket") throw new BadRequestError("tail requires a websocket upgrade");
   const expr = parseExpr(r.params.get("query") ?? "");
   if (!isLogExpr(expr)) throw new BadRequestError("tail requires a log query");
-  const limit = parseLimit(r.params, r.config.maxEntriesLimit);
+  const limit = checkEntriesLimit(parseLimit(r.params), r.config.maxEntriesLimit);
   const startRaw = r.params.get("start");
   const startNs = startRaw ? parseLokiTime(startRaw, "start") : r.nowNs - 3_600_000_000_000n;
   const delay = Number(r.params.get("delay_for") ?? "0");

@@ -1,0 +1,154 @@
+/**
+ * /index/volume and /index/volume_range: bytes of log lines per group, computed by VictoriaLogs'
+ * stats pipes over the selected streams and grouped by Loki's rules.
+ *
+ * Loki's rules (querier volume middleware and index):
+ * - `aggregateBy=series` (default) groups by the target labels, or else by the selector's label
+ *   names; with target labels, only streams carrying every target label count.
+ * - `aggregateBy=labels` counts each stream's bytes once for each of its label names (or for each
+ *   target label), answering one `{name=""}` series per label name.
+ * - volume_range splits the range on an epoch-aligned grid of `step` (the first bucket starts at
+ *   `start`), keeps the top `limit` groups of each bucket, and stamps each sample at its bucket's
+ *   end: the grid line minus 1 ms, or `end` for the last bucket.
+ * - Series are ordered by their first sample, largest first, then by name; when no series has
+ *   more than one sample the answer is a vector.
+ */
+import type { Matcher } from "../logql/ast";
+import type { Labels, MetricResult, Series } from "../engine/types";
+import type { OriginClient, TimeWindow } from "../origin/client";
+import { parseStreamLabels, type VLRow } from "../origin/rows";
+import { parseVLTime } from "../origin/timefmt";
+import { chunkLength, extentRows } from "../cache/extents";
+import { toInt } from "./index-stats";
+import { fieldName, isSpecialField } from "../plan/logsql";
+import { streamFilter } from "../plan/selector";
+
+export type VolumeAggregation = "series" | "labels";
+
+export interface VolumeOptions {
+  matchers: Matcher[];
+  window: TimeWindow;
+  /** Labels to group by; empty means the selector's label names. */
+  targetLabels: string[];
+  limit: number;
+  aggregateBy: VolumeAggregation;
+}
+
+/** Loki's volume samples are stamped in milliseconds: a bucket ends 1 ms before the next grid line. */
+const SPLIT_GAP_NS = 1_000_000n;
+
+/** Bytes per group over the whole window, largest first, cut to `limit` groups. */
+export async function volume(client: OriginClient, o: VolumeOptions): Promise<MetricResult> {
+  const width = chunkLength(1n, o.window.end - o.window.start);
+  const totals = new Map<string, Group>();
+  for (const row of await volumeRows(client, o, width)) addRow(totals, row, o);
+  const samples = topGroups(totals, o.limit).map((g) => ({ labels: g.labels, v: g.bytes }));
+  return { type: "vector", t: o.window.end, samples };
+}
+
+/** Bytes per group per `step` bucket, the top `limit` groups of each bucket. */
+export async function volumeRange(client: OriginClient, o: VolumeOptions & { step: bigint }): Promise<MetricResult> {
+  const buckets = new Map<bigint, Map<string, Group>>();
+  for (const row of await volumeRows(client, o, o.step)) {
+    const t = parseVLTime(row._time ?? "");
+    const gridStart = t - (((t % o.step) + o.step) % o.step);
+    let groups = buckets.get(gridStart);
+    if (!groups) buckets.set(gridStart, (groups = new Map()));
+    addRow(groups, row, o);
+  }
+  const series = new Map<string, Series & { name: string }>();
+  for (const gridStart of [...buckets.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const stamp = bucketStamp(gridStart, o.step, o.window.end);
+    for (const g of topGroups(buckets.get(gridStart)!, o.limit)) {
+      let s = series.get(g.name);
+      if (!s) series.set(g.name, (s = { name: g.name, labels: g.labels, points: [] }));
+      s.points.push({ t: stamp, v: g.bytes });
+    }
+  }
+  const ordered = [...series.values()].sort((a, b) => b.points[0]!.v - a.points[0]!.v || compareNames(a.name, b.name));
+  if (ordered.every((s) => s.points.length <= 1)) {
+    const samples = ordered.map((s) => ({ labels: s.labels, v: s.points[0]!.v, t: s.points[0]!.t }));
+    return { type: "vector", t: o.window.end, samples };
+  }
+  return { type: "matrix", series: ordered.map(({ labels, points }) => ({ labels, points })) };
+}
+
+/** A bucket's sample time: its end on the grid less the split gap, or the request's end. */
+export function bucketStamp(gridStart: bigint, step: bigint, end: bigint): bigint {
+  const gridEnd = gridStart + step;
+  return gridEnd < end ? gridEnd - SPLIT_GAP_NS : end;
+}
+
+interface Group {
+  /** Loki's name of the group: `{a="x", b="y"}` by series, the label name by labels. */
+  name: string;
+  labels: Labels;
+  bytes: number;
+}
+
+/** Bytes per (epoch-aligned bucket of `width`, group fields or stream) over exactly the window. */
+function volumeRows(client: OriginClient, o: VolumeOptions, width: bigint): Promise<VLRow[]> {
+  const by = [`_time:${width}ns`, ...(o.aggregateBy === "labels" ? ["_stream"] : seriesFields(o).map(fieldName))];
+  return extentRows(client, {
+    logsql: `${streamFilter(o.matchers)} | len(_msg) as __n | stats by (${by.join(", ")}) sum(__n) as __bytes`,
+    window: o.window,
+    width,
+    shift: 0n,
+    clip: true,
+    section: "volumeResult",
+  });
+}
+
+/** Adds one row's bytes to the groups it belongs to under `o`'s aggregation. */
+function addRow(groups: Map<string, Group>, row: VLRow, o: VolumeOptions): void {
+  const bytes = toInt(row.__bytes);
+  if (o.aggregateBy === "labels") {
+    const stream = parseStreamLabels(row._stream ?? "{}");
+    if (!o.targetLabels.every((name) => stream[name])) return;
+    const names = o.targetLabels.length > 0 ? o.targetLabels : Object.keys(stream);
+    for (const name of names) add(groups, name, { [name]: "" }, bytes);
+    return;
+  }
+  // A reserved name (`_msg`, …) is no stream's label: no stream carries it as a target.
+  if (o.targetLabels.some(isSpecialField)) return;
+  const labels: Labels = {};
+  for (const name of seriesFields(o)) {
+    const value = row[name];
+    if (value) labels[name] = value;
+    // Loki adds a `name=~".+"` matcher for every target label the selector does not name.
+    else if (o.targetLabels.length > 0) return;
+  }
+  add(groups, seriesName(labels), labels, bytes);
+}
+
+function add(groups: Map<string, Group>, name: string, labels: Labels, bytes: number): void {
+  const g = groups.get(name);
+  if (g) g.bytes += bytes;
+  else groups.set(name, { name, labels, bytes });
+}
+
+/**
+ * The labels grouped by when aggregating by series. A name VictoriaLogs reserves (`_msg`, …) is no
+ * stream's label, so it groups nothing, as in Loki, instead of grouping by the line or the stream.
+ */
+function seriesFields(o: VolumeOptions): string[] {
+  const names = o.targetLabels.length > 0 ? o.targetLabels : [...new Set(o.matchers.map((m) => m.name))];
+  return names.filter((name) => !isSpecialField(name));
+}
+
+/** Largest first; ties by name, so the answer never depends on the order rows arrived in. */
+function topGroups(groups: Map<string, Group>, limit: number): Group[] {
+  return [...groups.values()].sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name)).slice(0, limit);
+}
+
+/** Prometheus' text form of a label set, the name Loki sorts volume series by. */
+function seriesName(labels: Labels): string {
+  const pairs = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`);
+  return `{${pairs.join(", ")}}`;
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
