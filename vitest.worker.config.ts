@@ -18,6 +18,10 @@ export default defineConfig({
           ORIGIN_TIMEOUT_MS: "30000",
           TENANCY: "header",
           ORIGIN_AUTH_HEADER: CANARIES.ORIGIN_AUTH_HEADER,
+          // The compat corpus' Loki ran without service-name and level discovery (its loki.yaml);
+          // test/worker/derived-fields.test.ts turns both on per request.
+          DISCOVER_LOG_LEVELS: "false",
+          DISCOVER_SERVICE_NAME: "",
         },
       },
     })),

@@ -5,6 +5,7 @@
 import { readTenancyPolicy, type TenancyPolicy } from "./auth/policy";
 import { ConfigError } from "./config-error";
 import { parsePromDuration } from "./http/params";
+import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
 
 export { ConfigError };
 
@@ -43,6 +44,10 @@ export interface Env {
   TAIL_MAX_DURATION?: string;
   /** How old a line's timestamp may be when it becomes visible and still reach a live tail (default 2m). */
   TAIL_LOOK_BACK?: string;
+  /** Loki's `discover_log_levels`: derive `detected_level` for every entry ("false" turns it off). */
+  DISCOVER_LOG_LEVELS?: string;
+  /** Loki's `discover_service_name`: comma list of labels `service_name` is taken from; "" turns it off. */
+  DISCOVER_SERVICE_NAME?: string;
 }
 
 export interface Config {
@@ -58,6 +63,8 @@ export interface Config {
   /** Who may read which tenant (auth/policy.ts). */
   tenancy: TenancyPolicy;
   pushdown: boolean;
+  /** The fields Loki's distributor would have added at ingest, derived at query time. */
+  derivedFields: DerivedFieldRules;
   /** Cache and coalesce the origin's small JSON answers (on unless false). */
   cache?: boolean;
   /** Loki's `max_cache_freshness_per_query`, in ms. */
@@ -101,6 +108,15 @@ export function readConfig(env: Env): Config {
     coalescer: env.COALESCER,
     tailMaxDurationMs: Number((positiveDuration(env.TAIL_MAX_DURATION) ?? 3_600_000_000_000n) / 1_000_000n),
     tailLookBackNs: positiveDuration(env.TAIL_LOOK_BACK) ?? 120_000_000_000n,
+    derivedFields: {
+      discoverLogLevels: !["off", "false", "0", "no"].includes((env.DISCOVER_LOG_LEVELS ?? "").trim().toLowerCase()),
+      serviceNameLabels:
+        env.DISCOVER_SERVICE_NAME === undefined
+          ? DEFAULT_SERVICE_NAME_LABELS
+          : env.DISCOVER_SERVICE_NAME.split(",")
+              .map((l) => l.trim())
+              .filter(Boolean),
+    },
   };
 }
 

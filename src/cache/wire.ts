@@ -9,7 +9,12 @@ import { type Coalescer, cachingTransport } from "./layer";
 import type { CacheSection, CacheStats } from "./stats";
 
 export function originConfigOf(config: Config): OriginConfig {
-  return { baseUrl: config.originUrl, authorization: config.originAuthorization, timeoutMs: config.originTimeoutMs };
+  return {
+    baseUrl: config.originUrl,
+    authorization: config.originAuthorization,
+    timeoutMs: config.originTimeoutMs,
+    derivedFields: config.derivedFields,
+  };
 }
 
 /** How a request may use the caches: `read` is false for `Cache-Control: no-cache`. */
@@ -90,7 +95,20 @@ export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): R
     nowNs: () => BigInt(Date.now()) * 1_000_000n,
     defer: use.defer,
     // Keyed like every origin answer (origin and credential, tenant, window, form), under a path of its own.
+    // Kept results hold the derived fields, so the derivation rules are part of the key.
     keyOf: (logsql, chunk) =>
-      cacheKey(origin, { path: "chunk:/select/logsql/query", form: [["query", logsql]], tenant, window: chunk }),
+      cacheKey(origin, {
+        path: "chunk:/select/logsql/query",
+        form: [
+          ["query", logsql],
+          ["derived", derivationKey(config.derivedFields)],
+        ],
+        tenant,
+        window: chunk,
+      }),
   };
+}
+
+function derivationKey(rules: Config["derivedFields"]): string {
+  return `${rules.discoverLogLevels ? "levels" : "-"}:${rules.serviceNameLabels.join(",")}`;
 }

@@ -18,7 +18,7 @@ export async function indexStats(client: OriginClient, matchers: Matcher[], wind
   // Per chunk and stream, so chunks can be cached: streams are then counted once across chunks.
   const width = wholeChunkBuckets(window);
   const rows = await extentRows(client, {
-    logsql: `${streamFilter(matchers)} | len(_msg) as __n | stats by (${timeBuckets(width)}, _stream_id) count() as entries, sum(__n) as bytes`,
+    logsql: `${streamFilter(matchers, client.derivedFields?.serviceNameLabels)} | len(_msg) as __n | stats by (${timeBuckets(width)}, _stream_id) count() as entries, sum(__n) as bytes`,
     window,
     width,
     shift: 0n,

@@ -43,7 +43,7 @@ export async function executeLogQuery(
   expr: LogSelectorExpr,
   opts: LogQueryOptions,
 ): Promise<LogQueryResult> {
-  const plan = planLogQuery(expr, { prefilter: opts.prefilter });
+  const plan = planLogQuery(expr, { prefilter: opts.prefilter, derived: client.derivedFields });
   const pipeline = compileLogPipeline(plan.local);
   const backward = opts.direction === "backward";
   const top = new EntryTopK(opts.limit, opts.direction);

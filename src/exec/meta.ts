@@ -10,13 +10,23 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { parseStreamLabels } from "../origin/rows";
 import { anyOfStreams, streamFilter } from "../plan/selector";
 import { bucketWindow } from "../cache/buckets";
+import { SERVICE_NAME, withServiceName } from "../engine/derived-fields";
+
+/** The labels `service_name` is derived from, when the Worker derives it (else none). */
+function serviceNamesOf(client: OriginClient): readonly string[] {
+  return client.derivedFields?.serviceNameLabels ?? [];
+}
 
 export async function labelNames(client: OriginClient, window: TimeWindow, matchers?: Matcher[]): Promise<string[]> {
-  const res = await client.values("stream_field_names", matchers ? streamFilter(matchers) : "*", bucketWindow(window));
-  return res.values
-    .map((v) => v.value)
-    .filter((name) => name !== "")
-    .sort();
+  const res = await client.values(
+    "stream_field_names",
+    matchers ? streamFilter(matchers, serviceNamesOf(client)) : "*",
+    bucketWindow(window),
+  );
+  const names = res.values.map((v) => v.value).filter((name) => name !== "");
+  // Every stream has a `service_name` once it is derived.
+  if (names.length > 0 && serviceNamesOf(client).length > 0 && !names.includes(SERVICE_NAME)) names.push(SERVICE_NAME);
+  return names.sort();
 }
 
 export async function labelValues(
@@ -25,9 +35,13 @@ export async function labelValues(
   window: TimeWindow,
   matchers?: Matcher[],
 ): Promise<string[]> {
+  if (name === SERVICE_NAME && serviceNamesOf(client).length > 0) {
+    const streams = await series(client, matchers ? [matchers] : [], window);
+    return [...new Set(streams.map((s) => s[SERVICE_NAME]!))].sort();
+  }
   const res = await client.values(
     "stream_field_values",
-    matchers ? streamFilter(matchers) : "*",
+    matchers ? streamFilter(matchers, serviceNamesOf(client)) : "*",
     bucketWindow(window),
     {
       field: name,
@@ -41,14 +55,14 @@ export async function labelValues(
 
 /** The distinct label sets of the streams matching any selector; no selector means every stream. */
 export async function series(client: OriginClient, selectors: Matcher[][], window: TimeWindow): Promise<Labels[]> {
-  const filter = selectors.length === 0 ? "*" : anyOfStreams(selectors);
+  const filter = selectors.length === 0 ? "*" : anyOfStreams(selectors, serviceNamesOf(client));
   const res = await client.values("streams", filter, bucketWindow(window));
   const seen = new Set<string>();
   const out: Labels[] = [];
   for (const v of res.values) {
     if (seen.has(v.value)) continue;
     seen.add(v.value);
-    out.push(parseStreamLabels(v.value));
+    out.push(withServiceName(parseStreamLabels(v.value), serviceNamesOf(client)));
   }
   return out;
 }

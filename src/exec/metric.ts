@@ -38,7 +38,7 @@ export async function executeMetricQuery(
     },
     async pushdown(sub: SampleExpr, grid: MetricQuery) {
       if (!opts.pushdown) return undefined;
-      const plan = planMetricPushdown(sub, grid);
+      const plan = planMetricPushdown(sub, grid, client.derivedFields);
       return plan ? runBucketPlan(client, plan, grid, stats) : undefined;
     },
   };
@@ -46,7 +46,7 @@ export async function executeMetricQuery(
   const aligned = alignToStep(q);
   // A query the origin computes whole is cached as its buckets (cache/extents.ts), which panels with
   // other functions of the same selector share; its final series need no second layer.
-  const wholePushed = opts.pushdown && planMetricPushdown(expr, aligned) !== undefined;
+  const wholePushed = opts.pushdown && planMetricPushdown(expr, aligned, client.derivedFields) !== undefined;
   if (!q.instant && readsLogs(expr) && !wholePushed) {
     const series = await cachedMatrix(client, printExpr(expr), aligned, opts.maxSeries, async (sub) => {
       const r = await evaluate(sub);
@@ -81,7 +81,7 @@ function rangeSamples(
   opts: MetricQueryOptions,
   stats: ScanStats,
 ): AsyncIterable<readonly ExtractedSample[]> {
-  const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown });
+  const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
   const extractor = compileSampleExtractor(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,

@@ -61,7 +61,7 @@ export function patternChunkLength(span: bigint, step: bigint): bigint {
 export async function minePatterns(client: OriginClient, matchers: Matcher[], o: PatternOptions): Promise<PatternRun> {
   const { window, step } = o;
   const stepMs = Math.max(1, Number(step / 1_000_000n));
-  const filter = streamFilter(matchers);
+  const filter = streamFilter(matchers, client.derivedFields?.serviceNameLabels);
   const cache = patternChunkCache(
     client,
     JSON.stringify(["patterns", MINER_VERSION, filter, String(step), MAX_LINES_PER_CHUNK]),

@@ -22,6 +22,7 @@ import { chunkLength, extentRows } from "../cache/extents";
 import { toInt } from "./index-stats";
 import { fieldName, isSpecialField } from "../plan/logsql";
 import { streamFilter } from "../plan/selector";
+import { SERVICE_NAME, withServiceName } from "../engine/derived-fields";
 
 export type VolumeAggregation = "series" | "labels";
 
@@ -41,7 +42,8 @@ const SPLIT_GAP_NS = 1_000_000n;
 export async function volume(client: OriginClient, o: VolumeOptions): Promise<MetricResult> {
   const width = chunkLength(1n, o.window.end - o.window.start);
   const totals = new Map<string, Group>();
-  for (const row of await volumeRows(client, o, width)) addRow(totals, row, o);
+  const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
+  for (const row of await volumeRows(client, o, width)) addRow(totals, row, o, serviceNameLabels);
   const samples = topGroups(totals, o.limit).map((g) => ({ labels: g.labels, v: g.bytes }));
   return { type: "vector", t: o.window.end, samples };
 }
@@ -49,12 +51,13 @@ export async function volume(client: OriginClient, o: VolumeOptions): Promise<Me
 /** Bytes per group per `step` bucket, the top `limit` groups of each bucket. */
 export async function volumeRange(client: OriginClient, o: VolumeOptions & { step: bigint }): Promise<MetricResult> {
   const buckets = new Map<bigint, Map<string, Group>>();
+  const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
   for (const row of await volumeRows(client, o, o.step)) {
     const t = parseVLTime(row._time ?? "");
     const gridStart = t - (((t % o.step) + o.step) % o.step);
     let groups = buckets.get(gridStart);
     if (!groups) buckets.set(gridStart, (groups = new Map()));
-    addRow(groups, row, o);
+    addRow(groups, row, o, serviceNameLabels);
   }
   const series = new Map<string, Series & { name: string }>();
   for (const gridStart of [...buckets.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -86,11 +89,16 @@ interface Group {
   bytes: number;
 }
 
-/** Bytes per (epoch-aligned bucket of `width`, group fields or stream) over exactly the window. */
+/**
+ * Bytes per (epoch-aligned bucket of `width`, group fields or stream) over exactly the window. Rows
+ * come per stream when labels are counted by name, or when a grouped label is one the Worker
+ * derives (`service_name`): the origin holds no such field to group by.
+ */
 function volumeRows(client: OriginClient, o: VolumeOptions, width: bigint): Promise<VLRow[]> {
-  const by = [`_time:${width}ns`, ...(o.aggregateBy === "labels" ? ["_stream"] : seriesFields(o).map(fieldName))];
+  const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
+  const by = [`_time:${width}ns`, ...(perStream(o, serviceNameLabels) ? ["_stream"] : seriesFields(o).map(fieldName))];
   return extentRows(client, {
-    logsql: `${streamFilter(o.matchers)} | len(_msg) as __n | stats by (${by.join(", ")}) sum(__n) as __bytes`,
+    logsql: `${streamFilter(o.matchers, serviceNameLabels)} | len(_msg) as __n | stats by (${by.join(", ")}) sum(__n) as __bytes`,
     window: o.window,
     width,
     shift: 0n,
@@ -99,13 +107,19 @@ function volumeRows(client: OriginClient, o: VolumeOptions, width: bigint): Prom
   });
 }
 
+function perStream(o: VolumeOptions, serviceNameLabels: readonly string[]): boolean {
+  return o.aggregateBy === "labels" || (serviceNameLabels.length > 0 && seriesFields(o).includes(SERVICE_NAME));
+}
+
 /** Adds one row's bytes to the groups it belongs to under `o`'s aggregation. */
-function addRow(groups: Map<string, Group>, row: VLRow, o: VolumeOptions): void {
+function addRow(groups: Map<string, Group>, row: VLRow, o: VolumeOptions, serviceNameLabels: readonly string[]): void {
   const bytes = toInt(row.__bytes);
+  const stream = perStream(o, serviceNameLabels)
+    ? withServiceName(parseStreamLabels(row._stream ?? "{}"), serviceNameLabels)
+    : undefined;
   if (o.aggregateBy === "labels") {
-    const stream = parseStreamLabels(row._stream ?? "{}");
-    if (!o.targetLabels.every((name) => stream[name])) return;
-    const names = o.targetLabels.length > 0 ? o.targetLabels : Object.keys(stream);
+    if (!o.targetLabels.every((name) => stream![name])) return;
+    const names = o.targetLabels.length > 0 ? o.targetLabels : Object.keys(stream!);
     for (const name of names) add(groups, name, { [name]: "" }, bytes);
     return;
   }
@@ -113,7 +127,7 @@ function addRow(groups: Map<string, Group>, row: VLRow, o: VolumeOptions): void 
   if (o.targetLabels.some(isSpecialField)) return;
   const labels: Labels = {};
   for (const name of seriesFields(o)) {
-    const value = row[name];
+    const value = stream ? stream[name] : row[name];
     if (value) labels[name] = value;
     // Loki adds a `name=~".+"` matcher for every target label the selector does not name.
     else if (o.targetLabels.length > 0) return;

@@ -11,6 +11,7 @@ import { invalidAnswer, OriginDeadline } from "./deadline";
 import { readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
 import { RowScanner, type VLRow } from "./rows";
+import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
 import type { ResultCache } from "../cache/extents";
 
 export interface Tenant {
@@ -26,6 +27,8 @@ export interface OriginConfig {
   timeoutMs: number;
   /** Told of every origin request this client makes and how long its answer took (telemetry). */
   meter?: (elapsedMs: number) => void;
+  /** Fields Loki's distributor would have added at ingest, added to log rows as they arrive. */
+  derivedFields?: DerivedFieldRules;
 }
 
 export interface TimeWindow {
@@ -127,6 +130,11 @@ export class OriginClient {
     return new OriginClient(this.config, this.tenant, combined, this.transport, this.results);
   }
 
+  /** The fields this client adds to log rows, which the planner must not look for at the origin. */
+  get derivedFields(): DerivedFieldRules | undefined {
+    return this.config.derivedFields;
+  }
+
   get tenantKey(): string {
     return `${this.tenant.accountId}:${this.tenant.projectId}`;
   }
@@ -154,10 +162,15 @@ export class OriginClient {
     const body = await this.queryBody(logsql, window);
     if (!body) return;
     const scanner = new RowScanner();
+    const deriver = this.config.derivedFields && new FieldDeriver(this.config.derivedFields);
+    const derive = deriver?.active ? deriver : undefined;
     try {
       for await (const lines of readLineBatches(body)) {
         const rows = new Array<LogRow>(lines.length);
-        for (let i = 0; i < lines.length; i++) rows[i] = scanner.scan(lines[i]!);
+        for (let i = 0; i < lines.length; i++) {
+          const row = scanner.scan(lines[i]!);
+          rows[i] = derive ? derive.derive(row) : row;
+        }
         yield rows;
       }
     } catch (err) {

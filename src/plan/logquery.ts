@@ -15,6 +15,7 @@ import { lineFilterToLogsQL } from "./linefilter";
 import { compileTemplate, TemplateParseError } from "../engine/template";
 import { labelFilterPrefilters } from "./prefilter";
 import { streamFilter } from "./selector";
+import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export interface LogQueryPlan {
   /** LogsQL filters (no time filter: the origin client adds the window). */
@@ -28,10 +29,12 @@ export interface LogQueryPlan {
 export interface PlanOptions {
   /** Send label filters' necessary conditions to the origin (prefilter.ts); on unless turned off. */
   prefilter?: boolean;
+  /** Fields the Worker derives (engine/derived-fields.ts): no origin filter may look for them. */
+  derived?: DerivedFieldRules;
 }
 
-export function planLogQuery(expr: LogSelectorExpr, { prefilter = true }: PlanOptions = {}): LogQueryPlan {
-  const filters = [streamFilter(expr.matchers)];
+export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived }: PlanOptions = {}): LogQueryPlan {
+  const filters = [streamFilter(expr.matchers, derived?.serviceNameLabels)];
   const local: PipelineStage[] = [];
   let lineUnchanged = true;
   for (const stage of expr.pipeline) {
@@ -47,7 +50,7 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true }: PlanOp
     }
     local.push(stage);
   }
-  if (prefilter) filters.push(...labelFilterPrefilters(expr.pipeline));
+  if (prefilter) filters.push(...labelFilterPrefilters(expr.pipeline, derivedNames(derived)));
   return {
     logsql: filters.join(" "),
     local,

@@ -14,6 +14,7 @@
 import type { PipelineStage, SampleExpr } from "../logql/ast";
 import { fieldName, isSpecialField } from "./logsql";
 import { planLogQuery } from "./logquery";
+import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export interface MetricGrid {
   /** First evaluation time, ns (already aligned by the evaluator). */
@@ -46,16 +47,22 @@ const PUSHABLE_RANGE_OPS = new Set(["count_over_time", "bytes_over_time", "rate"
 /** Above this many buckets the origin's answer would outgrow local evaluation's. */
 const MAX_BUCKETS = 20_000n;
 
-export function planMetricPushdown(expr: SampleExpr, grid: MetricGrid): BucketPlan | undefined {
+export function planMetricPushdown(
+  expr: SampleExpr,
+  grid: MetricGrid,
+  derived?: DerivedFieldRules,
+): BucketPlan | undefined {
   if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
   const inner = expr.expr;
   if (inner.kind !== "RangeAggregation" || !PUSHABLE_RANGE_OPS.has(inner.op) || inner.grouping || inner.range.unwrap) {
     return undefined;
   }
-  const plan = planLogQuery(inner.range.selector);
+  const plan = planLogQuery(inner.range.selector, { derived });
   const groupBy = expr.grouping?.labels ?? [];
-  // A Loki label named like a VictoriaLogs field (`_stream`, …) is grouped by in the Worker.
-  if (groupBy.some(isSpecialField)) return undefined;
+  // A Loki label named like a VictoriaLogs field (`_stream`, …), or one the Worker derives
+  // (`detected_level`, `service_name`), is grouped by in the Worker.
+  const derivedNow = derivedNames(derived);
+  if (groupBy.some((name) => isSpecialField(name) || derivedNow.has(name))) return undefined;
   if (!plan.local.every((stage) => dropsNoneOf(stage, groupBy))) return undefined;
 
   const range = BigInt(inner.range.range);

@@ -29,7 +29,10 @@ import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 const LINE_HAS_ESCAPE = `_msg:~${quote("[\\\\\uFFFD]")}`;
 
 /** LogsQL filters implied by the pipeline's label filters (possibly none). */
-export function labelFilterPrefilters(pipeline: readonly PipelineStage[]): string[] {
+export function labelFilterPrefilters(
+  pipeline: readonly PipelineStage[],
+  derived: ReadonlySet<string> = new Set(),
+): string[] {
   const out: string[] = [];
   for (const stage of pipeline) {
     switch (stage.kind) {
@@ -44,7 +47,7 @@ export function labelFilterPrefilters(pipeline: readonly PipelineStage[]): strin
         if (stage.params.length > 0) return out;
         continue;
       case "LabelFilter": {
-        const condition = necessary(stage.filter);
+        const condition = necessary(stage.filter, derived);
         if (condition !== undefined) out.push(condition);
         continue;
       }
@@ -56,13 +59,13 @@ export function labelFilterPrefilters(pipeline: readonly PipelineStage[]): strin
 }
 
 /** A LogsQL filter every row passing `f` satisfies, or undefined when there is none to offer. */
-function necessary(f: LabelFilterExpr): string | undefined {
+function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | undefined {
   switch (f.type) {
     case "paren":
-      return necessary(f.expr);
+      return necessary(f.expr, derived);
     case "binary": {
-      const left = necessary(f.left);
-      const right = necessary(f.right);
+      const left = necessary(f.left, derived);
+      const right = necessary(f.right, derived);
       if (f.op === "and") {
         if (left !== undefined && right !== undefined) return `${left} ${right}`;
         return left ?? right;
@@ -70,8 +73,9 @@ function necessary(f: LabelFilterExpr): string | undefined {
       return left !== undefined && right !== undefined ? `(${left} or ${right})` : undefined;
     }
     case "string":
-      // Error labels are set by the Worker, not read from the line or the origin's fields.
-      if (f.op !== "=" || f.value === "" || f.name.startsWith("__") || isSpecialField(f.name)) return undefined;
+      // Error labels and derived fields are set by the Worker, not read from the line or the origin's fields.
+      if (f.op !== "=" || f.value === "" || f.name.startsWith("__") || isSpecialField(f.name) || derived.has(f.name))
+        return undefined;
       return `(_msg:~${quote(escapeRegex(f.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(f.name)}:=${quote(f.value)})`;
     default:
       return undefined;

@@ -4,11 +4,69 @@
  * sides use anchored RE2 for `=~`/`!~` and treat a missing label as empty, so the translation is exact.
  */
 import type { Matcher } from "../logql/ast";
-import { quote } from "./logsql";
+import { compileGoRegexp } from "../logql/go-regexp";
+import { SERVICE_NAME, UNKNOWN_SERVICE } from "../engine/derived-fields";
+import { fieldName, quote } from "./logsql";
 
-export function streamFilter(matchers: readonly Matcher[]): string {
+/**
+ * `serviceNameLabels`: when the Worker derives `service_name` (engine/derived-fields.ts), a
+ * matcher on it must also select the streams whose derived name matches, so it becomes a filter
+ * over the labels the name is derived from.
+ */
+export function streamFilter(matchers: readonly Matcher[], serviceNameLabels: readonly string[] = []): string {
   if (matchers.length === 0) return "*";
-  return `{${matchers.map((m) => `${quoteLabelName(m.name)}${m.op}${quote(m.value)}`).join(",")}}`;
+  const derived = serviceNameLabels.length > 0 ? matchers.filter((m) => m.name === SERVICE_NAME) : [];
+  const stored = derived.length > 0 ? matchers.filter((m) => m.name !== SERVICE_NAME) : matchers;
+  const parts =
+    stored.length > 0 ? [`{${stored.map((m) => `${quoteLabelName(m.name)}${m.op}${quote(m.value)}`).join(",")}}`] : [];
+  for (const m of derived) parts.push(serviceNameFilter(m, serviceNameLabels));
+  return parts.join(" ");
+}
+
+/**
+ * Streams whose `service_name` matches `m`: their own label when they have one, else the first
+ * non-empty label of the list, else `unknown_service`.
+ */
+function serviceNameFilter(m: Matcher, labels: readonly string[]): string {
+  const branches: string[] = [];
+  const absent: string[] = [];
+  for (const name of labels) {
+    branches.push([...absent, `${fieldName(name)}:*`, fieldMatch(name, m)].join(" "));
+    absent.push(`${fieldName(name)}:=""`);
+  }
+  if (matchesValue(m, UNKNOWN_SERVICE)) branches.push(absent.join(" "));
+  const own = `${fieldName(SERVICE_NAME)}:* ${fieldMatch(SERVICE_NAME, m)}`;
+  const fallback =
+    branches.length > 0 ? ` or (${fieldName(SERVICE_NAME)}:="" (${branches.map((b) => `(${b})`).join(" or ")}))` : "";
+  return `((${own})${fallback})`;
+}
+
+/** A field filter with the matcher's meaning on a present, non-empty field. */
+function fieldMatch(name: string, m: Matcher): string {
+  const field = fieldName(name);
+  switch (m.op) {
+    case "=":
+      return `${field}:=${quote(m.value)}`;
+    case "!=":
+      return `-${field}:=${quote(m.value)}`;
+    case "=~":
+      return `${field}:~${quote(`^(?s:${m.value})$`)}`;
+    case "!~":
+      return `-${field}:~${quote(`^(?s:${m.value})$`)}`;
+  }
+}
+
+function matchesValue(m: Matcher, value: string): boolean {
+  switch (m.op) {
+    case "=":
+      return m.value === value;
+    case "!=":
+      return m.value !== value;
+    case "=~":
+      return compileGoRegexp(`(?s:${m.value})`, { anchored: true }).test(value);
+    case "!~":
+      return !compileGoRegexp(`(?s:${m.value})`, { anchored: true }).test(value);
+  }
 }
 
 function quoteLabelName(name: string): string {
@@ -17,7 +75,10 @@ function quoteLabelName(name: string): string {
 }
 
 /** The union of several selectors (series?match[]=a&match[]=b). */
-export function anyOfStreams(selectors: readonly (readonly Matcher[])[]): string {
-  if (selectors.length === 1) return streamFilter(selectors[0]!);
-  return `(${selectors.map((s) => streamFilter(s)).join(" or ")})`;
+export function anyOfStreams(
+  selectors: readonly (readonly Matcher[])[],
+  serviceNameLabels: readonly string[] = [],
+): string {
+  if (selectors.length === 1) return streamFilter(selectors[0]!, serviceNameLabels);
+  return `(${selectors.map((s) => `(${streamFilter(s, serviceNameLabels)})`).join(" or ")})`;
 }

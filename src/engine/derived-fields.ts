@@ -1,0 +1,281 @@
+/**
+ * The fields Loki's distributor adds at ingest, derived at query time: logs in VictoriaLogs never
+ * went through that distributor, but Grafana's logs volume (`sum by (level, detected_level)`),
+ * Logs Drilldown's level panel and its service selection rely on them.
+ *
+ * - `service_name` (stream label), when the stream has none: the first non-empty label of the
+ *   discovery list (`DISCOVER_SERVICE_NAME`, Loki's default list), else `unknown_service`.
+ * - `detected_level` (structured metadata), unless the entry already has one (then only
+ *   normalised): from the first level label of the stream, else of the structured metadata, else
+ *   the OpenTelemetry `severity_number`, else the line's level field when the line is JSON (two
+ *   levels deep) or logfmt, else the first level word in the line, else `unknown`.
+ */
+import type { Labels, LogRow } from "./types";
+import { objectEach } from "./pipeline/jsonscan";
+import { LogfmtDecoder } from "./pipeline/logfmt";
+
+export interface DerivedFieldRules {
+  /** Labels tried in order for `service_name`; empty turns the derivation off. */
+  serviceNameLabels: readonly string[];
+  discoverLogLevels: boolean;
+}
+
+export const SERVICE_NAME = "service_name";
+export const UNKNOWN_SERVICE = "unknown_service";
+export const DETECTED_LEVEL = "detected_level";
+
+/** Loki's `discover_service_name` default. */
+export const DEFAULT_SERVICE_NAME_LABELS = [
+  "service",
+  "app",
+  "application",
+  "app_name",
+  "name",
+  "app_kubernetes_io_name",
+  "container",
+  "container_name",
+  "k8s_container_name",
+  "component",
+  "workload",
+  "job",
+  "k8s_job_name",
+];
+
+/** Loki's `log_level_fields` default: the label and field names a level is read from, in order. */
+const LEVEL_FIELDS = [
+  "level",
+  "LEVEL",
+  "Level",
+  "log.level",
+  "severity",
+  "SEVERITY",
+  "Severity",
+  "SeverityText",
+  "lvl",
+  "LVL",
+  "Lvl",
+  "severity_text",
+  "Severity_Text",
+  "SEVERITY_TEXT",
+];
+const LEVEL_FIELD_SET = new Set(LEVEL_FIELDS);
+/** Loki's `log_level_from_json_max_depth` default: top-level keys and one nested object. */
+const JSON_LEVEL_MAX_DEPTH = 2;
+
+/** The names the Worker derives under `rules`: the origin holds no such field to filter or group by. */
+export function derivedNames(rules: DerivedFieldRules | undefined): ReadonlySet<string> {
+  const names = new Set<string>();
+  if (rules?.discoverLogLevels) names.add(DETECTED_LEVEL);
+  if (rules && rules.serviceNameLabels.length > 0) names.add(SERVICE_NAME);
+  return names;
+}
+
+/** The value a stream gets for `service_name`, or undefined when it keeps its own (or none is derived). */
+export function derivedServiceName(stream: Labels, labels: readonly string[]): string | undefined {
+  if (labels.length === 0 || stream[SERVICE_NAME]) return undefined;
+  for (const name of labels) {
+    const v = stream[name];
+    if (v) return v;
+  }
+  return UNKNOWN_SERVICE;
+}
+
+/** A stream's labels as Loki would hold them: with the `service_name` its distributor adds. */
+export function withServiceName(stream: Labels, labels: readonly string[]): Labels {
+  const service = derivedServiceName(stream, labels);
+  return service === undefined ? stream : { ...stream, [SERVICE_NAME]: service };
+}
+
+/**
+ * Adds the derived fields to rows as they come from the origin. Stream label sets are shared
+ * between rows of a stream, so the extended set is made once per stream.
+ */
+export class FieldDeriver {
+  private readonly streams = new WeakMap<Labels, Labels>();
+
+  constructor(private readonly rules: DerivedFieldRules) {}
+
+  get active(): boolean {
+    return this.rules.serviceNameLabels.length > 0 || this.rules.discoverLogLevels;
+  }
+
+  derive(row: LogRow): LogRow {
+    if (this.rules.serviceNameLabels.length > 0) row.stream = this.streamOf(row.stream);
+    if (this.rules.discoverLogLevels) {
+      const existing = row.metadata[DETECTED_LEVEL];
+      const level = existing !== undefined ? normalizeLevel(existing) : detectLevel(row.stream, row.metadata, row.line);
+      if (level !== existing) row.metadata = { ...row.metadata, [DETECTED_LEVEL]: level };
+    }
+    return row;
+  }
+
+  private streamOf(stream: Labels): Labels {
+    let out = this.streams.get(stream);
+    if (!out) {
+      out = withServiceName(stream, this.rules.serviceNameLabels);
+      this.streams.set(stream, out);
+    }
+    return out;
+  }
+}
+
+/** The entry's level by Loki's rules, when it has no `detected_level` yet. */
+export function detectLevel(stream: Labels, metadata: Labels, line: string): string {
+  const fromLabel = firstLevelField(stream) ?? firstLevelField(metadata);
+  if (fromLabel !== undefined) return normalizeLevel(fromLabel);
+  const severity = metadata["severity_number"];
+  if (severity) return levelOfSeverityNumber(severity);
+  return levelFromLine(line);
+}
+
+function firstLevelField(labels: Labels): string | undefined {
+  for (const name of LEVEL_FIELDS) {
+    const v = labels[name];
+    if (v) return v;
+  }
+  return undefined;
+}
+
+/** A known level spelling (any case) as Loki's level name; anything else unchanged. */
+export function normalizeLevel(level: string): string {
+  return knownLevel(level) ?? level;
+}
+
+function knownLevel(v: string): string | undefined {
+  switch (v.toLowerCase()) {
+    case "trace":
+    case "trc":
+      return "trace";
+    case "debug":
+    case "dbg":
+      return "debug";
+    case "info":
+    case "inf":
+    case "information":
+      return "info";
+    case "warn":
+    case "wrn":
+    case "warning":
+      return "warn";
+    case "error":
+    case "err":
+      return "error";
+    case "critical":
+      return "critical";
+    case "fatal":
+      return "fatal";
+    default:
+      return undefined;
+  }
+}
+
+/** OpenTelemetry severity numbers: 1–4 trace, 5–8 debug, 9–12 info, 13–16 warn, 17–20 error, 21–24 fatal. */
+function levelOfSeverityNumber(text: string): string {
+  if (!/^[+-]?\d+$/.test(text)) return "info";
+  const n = Number(text);
+  if (n === 0) return "unknown";
+  if (n <= 4) return "trace";
+  if (n <= 8) return "debug";
+  if (n <= 12) return "info";
+  if (n <= 16) return "warn";
+  if (n <= 20) return "error";
+  if (n <= 24) return "fatal";
+  return "unknown";
+}
+
+function levelFromLine(line: string): string {
+  let value: string | undefined;
+  if (isJsonObjectLine(line)) value = levelFromJson(line);
+  else if (line.includes("=")) value = levelFromLogfmt(line);
+  else return levelFromWords(line);
+  return (value !== undefined ? knownLevel(value) : undefined) ?? levelFromWords(line);
+}
+
+/** Loki calls a line JSON when its first and last non-space characters are braces. */
+function isJsonObjectLine(line: string): boolean {
+  const first = line.trimStart();
+  const last = line.trimEnd();
+  return first.startsWith("{") && last.endsWith("}");
+}
+
+/** The first string value under a level key, depth first in key order, at most two objects deep. */
+function levelFromJson(line: string): string | undefined {
+  let found: string | undefined;
+  const FOUND = "found";
+  const visit = (start: number, end: number, depth: number): string | undefined => {
+    if (depth >= JSON_LEVEL_MAX_DEPTH) return undefined;
+    return objectEach(line, start, end, (key, value) => {
+      if (value.type === "string" && LEVEL_FIELD_SET.has(key)) {
+        found = line.slice(value.start, value.end);
+        return FOUND;
+      }
+      // A nested object that ends the walk (found, or malformed) ends it for its parent too.
+      if (value.type === "object") return visit(value.start, value.end, depth + 1);
+      return undefined;
+    });
+  };
+  visit(0, line.length, 0);
+  return found;
+}
+
+/** The value of the earliest-listed level key anywhere in a logfmt line (keys compared ignoring case). */
+function levelFromLogfmt(line: string): string | undefined {
+  const d = new LogfmtDecoder();
+  d.reset(line);
+  let best = LEVEL_FIELDS.length;
+  let result: string | undefined;
+  while (!d.eol() && d.scan()) {
+    const key = d.key;
+    if (key === undefined) continue;
+    for (let x = 0; x < best; x++) {
+      if (key.toLowerCase() === LEVEL_FIELDS[x]!.toLowerCase()) {
+        result = d.value;
+        best = x;
+        if (x === 0) return result;
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+/** Level words in Loki's order of preference; the earliest match in the line wins. */
+const LEVEL_WORDS: readonly [string, string][] = [
+  ["trace", "trace"],
+  ["debug", "debug"],
+  ["fatal", "fatal"],
+  ["critical", "critical"],
+  ["error", "error"],
+  ["err", "error"],
+  ["warning", "warn"],
+  ["warn", "warn"],
+  ["info", "info"],
+];
+const LEFT_BOUNDARY = new Set([..." \t\n[({\"'=|"]);
+const RIGHT_BOUNDARY = new Set([..." \t\n[]{}():,!\"'=|"]);
+
+function levelFromWords(line: string): string {
+  const lower = line.toLowerCase();
+  let at = lower.length;
+  let guess = "unknown";
+  for (const [word, level] of LEVEL_WORDS) {
+    const pos = boundedIndex(lower, word);
+    if (pos === -1 || pos >= at) continue;
+    at = pos;
+    guess = level;
+    if (at === 0) break;
+  }
+  return guess;
+}
+
+function boundedIndex(s: string, word: string): number {
+  for (let from = 0; ;) {
+    const pos = s.indexOf(word, from);
+    if (pos === -1) return -1;
+    const before = pos === 0 ? undefined : s[pos - 1];
+    const after = s[pos + word.length];
+    if ((before === undefined || LEFT_BOUNDARY.has(before)) && (after === undefined || RIGHT_BOUNDARY.has(after)))
+      return pos;
+    from = pos + 1;
+  }
+}

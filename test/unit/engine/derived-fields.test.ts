@@ -1,0 +1,114 @@
+/**
+ * Loki's distributor rules for `detected_level` and `service_name` (pkg/distributor/
+ * field_detection.go, pkg/loghttp/push/push.go), one case per rule as Loki states it.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  DEFAULT_SERVICE_NAME_LABELS,
+  derivedServiceName,
+  detectLevel,
+  FieldDeriver,
+  normalizeLevel,
+} from "../../../src/engine/derived-fields";
+import { streamFilter } from "../../../src/plan/selector";
+
+const line = (l: string) => detectLevel({}, {}, l);
+
+describe("detected_level", () => {
+  it("takes a level label of the stream first, in Loki's field order, normalised", () => {
+    expect(detectLevel({ level: "Warning", severity: "error" }, {}, "info")).toBe("warn");
+    expect(detectLevel({ Severity: "CRITICAL" }, { level: "info" }, "")).toBe("critical");
+  });
+
+  it("then a level field of the structured metadata, unknown spellings kept as they are", () => {
+    expect(detectLevel({}, { lvl: "DBG" }, "error here")).toBe("debug");
+    expect(detectLevel({}, { SeverityText: "notice" }, "error")).toBe("notice");
+  });
+
+  it("then the OpenTelemetry severity number", () => {
+    const sev = (n: string) => detectLevel({}, { severity_number: n }, "error");
+    expect([sev("0"), sev("3"), sev("8"), sev("9"), sev("16"), sev("17"), sev("24"), sev("25"), sev("x")]).toEqual([
+      "unknown",
+      "trace",
+      "debug",
+      "info",
+      "warn",
+      "error",
+      "fatal",
+      "unknown",
+      "info",
+    ]);
+  });
+
+  it("reads a JSON line's level key, two objects deep, string values only", () => {
+    expect(line('{"msg":"x","level":"Error"}')).toBe("error");
+    expect(line(' {"log":{"level":"inf"}} ')).toBe("info");
+    expect(line('{"a":{"b":{"level":"nonsense"}}}')).toBe("unknown");
+    expect(line('{"level":30,"msg":"ok"}')).toBe("unknown");
+    // A value that is no level falls back to the words of the line.
+    expect(line('{"level":"nonsense","msg":"error"}')).toBe("error");
+  });
+
+  it("reads a logfmt line's level key, preferring the earliest key of Loki's list", () => {
+    expect(line("msg=hi lvl=warn level=info")).toBe("info");
+    expect(line("msg=x severity=ERR")).toBe("error");
+    expect(line("msg=x code=5")).toBe("unknown");
+  });
+
+  it("else finds the earliest bounded level word", () => {
+    expect(line("[WARN] disk almost full")).toBe("warn");
+    expect(line("an error: fatal")).toBe("error");
+    expect(line("panic: fatal error in worker")).toBe("fatal");
+    expect(line("misc:error happened")).toBe("unknown");
+    expect(line("debugging now")).toBe("unknown");
+    expect(line("GET /index.html 200")).toBe("unknown");
+  });
+
+  it("normalises every known spelling", () => {
+    expect(["TRC", "dbg", "INFORMATION", "wrn", "Warning", "err", "CRITICAL", "Fatal"].map(normalizeLevel)).toEqual([
+      "trace",
+      "debug",
+      "info",
+      "warn",
+      "warn",
+      "error",
+      "critical",
+      "fatal",
+    ]);
+  });
+
+  it("keeps an entry's own detected_level, normalised, and adds nothing else", () => {
+    const d = new FieldDeriver({ discoverLogLevels: true, serviceNameLabels: [] });
+    const row = d.derive({ ts: 1n, line: "error", stream: { app: "a" }, metadata: { detected_level: "Err" } });
+    expect(row.metadata).toEqual({ detected_level: "error" });
+    expect(row.stream).toEqual({ app: "a" });
+  });
+});
+
+describe("service_name", () => {
+  it("is the first non-empty label of the list, else unknown_service, unless the stream has one", () => {
+    expect(derivedServiceName({ app: "a", service: "s" }, DEFAULT_SERVICE_NAME_LABELS)).toBe("s");
+    expect(derivedServiceName({ job: "ns/batch", container: "c" }, DEFAULT_SERVICE_NAME_LABELS)).toBe("c");
+    expect(derivedServiceName({ team: "x" }, DEFAULT_SERVICE_NAME_LABELS)).toBe("unknown_service");
+    expect(derivedServiceName({ service_name: "own", app: "a" }, DEFAULT_SERVICE_NAME_LABELS)).toBeUndefined();
+    expect(derivedServiceName({ app: "a" }, [])).toBeUndefined();
+  });
+
+  it("shares one extended label set between the rows of a stream", () => {
+    const d = new FieldDeriver({ discoverLogLevels: false, serviceNameLabels: ["app"] });
+    const stream = { app: "shop" };
+    const a = d.derive({ ts: 1n, line: "x", stream, metadata: {} });
+    const b = d.derive({ ts: 2n, line: "y", stream, metadata: {} });
+    expect(a.stream).toEqual({ app: "shop", service_name: "shop" });
+    expect(b.stream).toBe(a.stream);
+    expect(a.metadata).toEqual({});
+  });
+
+  it("selects the unknown_service streams only when the matcher accepts that name", () => {
+    const labels = ["service", "app"];
+    const allAbsent = 'service:="" app:=""';
+    expect(streamFilter([{ name: "service_name", op: "=~", value: "unknown.*" }], labels)).toContain(allAbsent);
+    expect(streamFilter([{ name: "service_name", op: "=", value: "shop" }], labels)).not.toContain(allAbsent);
+    expect(streamFilter([{ name: "service_name", op: "=", value: "shop" }])).toBe('{service_name="shop"}');
+  });
+});
