@@ -104,7 +104,8 @@ export class FieldDeriver {
     if (this.rules.discoverLogLevels) {
       const existing = row.metadata[DETECTED_LEVEL];
       const level = existing !== undefined ? normalizeLevel(existing) : detectLevel(row.stream, row.metadata, row.line);
-      if (level !== existing) row.metadata = { ...row.metadata, [DETECTED_LEVEL]: level };
+      // Each row's metadata object is its own (origin/rows.ts): set in place, no copy per row.
+      if (level !== existing) row.metadata[DETECTED_LEVEL] = level;
     }
     return row;
   }

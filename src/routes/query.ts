@@ -25,6 +25,7 @@ import { executeMetricQuery } from "../exec/metric";
 import { groupByLabelSet, streamsResponseStream } from "../encode/stream-writer";
 import { metricResponseBody } from "../encode/metric";
 import { requestStats } from "./request-stats";
+import { logQueryAdmission, logQueryReservation } from "../exec/admission";
 
 type Vars = { Variables: { loki: LokiRequest } };
 
@@ -44,22 +45,32 @@ async function queryRange(r: LokiRequest): Promise<Response> {
   checkQueryLength(range, config.maxQueryLength);
 
   if (isLogExpr(expr)) {
-    const { entries, stats } = await executeLogQuery(r.client, expr, {
-      window: range,
-      limit: checkEntriesLimit(limit, config.maxEntriesLimit),
-      direction,
-      splitInterval: config.splitInterval,
-      maxConcurrency: config.maxConcurrency,
-      signal: r.signal,
-      prefilter: config.pushdown,
-    });
-    r.telemetry.mark("exec");
-    // The stats object is written at the end of the stream; the log line is written before that.
-    r.telemetry.scanned(stats.rowsScanned, stats.bytesScanned);
-    const body = streamsResponseStream(groupByLabelSet(entries, r.categorize), r.categorize, () =>
-      requestStats(r, stats, entries.length),
-    );
-    return new Response(body, { headers: { "Content-Type": "application/json; charset=UTF-8" } });
+    checkEntriesLimit(limit, config.maxEntriesLimit);
+    // Room for the entries this query may hold, until its answer has been written out.
+    const release = await logQueryAdmission.acquire(logQueryReservation(expr, limit), r.signal);
+    try {
+      const { entries, stats } = await executeLogQuery(r.client, expr, {
+        window: range,
+        limit,
+        direction,
+        splitInterval: config.splitInterval,
+        maxConcurrency: config.maxConcurrency,
+        signal: r.signal,
+        prefilter: config.pushdown,
+      });
+      r.telemetry.mark("exec");
+      // The stats object is written at the end of the stream; the log line is written before that.
+      r.telemetry.scanned(stats.rowsScanned, stats.bytesScanned);
+      const body = streamsResponseStream(groupByLabelSet(entries, r.categorize), r.categorize, () =>
+        requestStats(r, stats, entries.length),
+      );
+      return new Response(releasingWhenDone(body, release), {
+        headers: { "Content-Type": "application/json; charset=UTF-8" },
+      });
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
   return metricQuery(r, expr, { start: range.start, end: range.end, step, instant: false });
 }
@@ -77,6 +88,29 @@ async function instantQuery(r: LokiRequest): Promise<Response> {
     );
   }
   return metricQuery(r, expr, { start: t, end: t, step: 0n, instant: true });
+}
+
+/** The body, calling `release` once it has been read to its end or abandoned. */
+function releasingWhenDone(body: ReadableStream<Uint8Array>, release: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (err) {
+        release();
+        controller.error(err);
+      }
+    },
+    async cancel(reason) {
+      release();
+      await reader.cancel(reason);
+    },
+  });
 }
 
 /** A metric query's answer (range or instant), with its phases timed. */

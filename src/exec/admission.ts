@@ -1,0 +1,122 @@
+/**
+ * Memory admission for log queries, per isolate. A log query holds up to `limit` entries from the
+ * first origin row until its answer has been streamed out; an isolate has 128 MB for all its
+ * requests, and fifty 5,000-entry queries at once would need several times that. Each query
+ * reserves an estimate of what it will hold before it starts and returns it when its answer is
+ * written; queries that do not fit wait their turn in arrival order, as queries queue for
+ * Loki's queriers, and a query that waits too long gets Loki's 429.
+ */
+import { HttpError } from "../http/errors";
+import type { LogSelectorExpr } from "../logql/ast";
+
+/**
+ * Heap one kept entry costs while a query runs: the line (as text and as its JSON literal), its
+ * labels and the entry object, plus the rows read and dropped around it (bench/results/memory.md).
+ */
+export const BYTES_PER_ENTRY = 2 * 1024;
+/** Parsers and formats give each entry labels and a second line of its own: twice as much. */
+const SHAPING_STAGES = new Set([
+  "JsonParser",
+  "LogfmtParser",
+  "RegexpParser",
+  "PatternParser",
+  "UnpackParser",
+  "LineFormat",
+  "LabelFormat",
+]);
+/** What all log queries of one isolate may reserve together: a quarter of the isolate's heap. */
+export const ISOLATE_LOG_QUERY_BYTES = 32 * 1024 * 1024;
+/** How long a query may wait for room before it is refused. */
+export const ADMISSION_WAIT_MS = 30_000;
+
+export class TooManyOutstandingRequests extends HttpError {
+  constructor() {
+    super(429, "too many outstanding requests");
+  }
+}
+
+interface Waiter {
+  bytes: number;
+  grant: () => void;
+}
+
+export class MemoryAdmission {
+  private used = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(
+    readonly capacity: number,
+    private readonly waitMs = ADMISSION_WAIT_MS,
+  ) {}
+
+  get reserved(): number {
+    return this.used;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Reserves `bytes` (at most the whole capacity, so any one query can run alone), waiting in
+   * arrival order. Resolves to the release function, to be called exactly once.
+   */
+  async acquire(bytes: number, signal?: AbortSignal): Promise<() => void> {
+    const want = Math.min(Math.max(bytes, 0), this.capacity);
+    if (this.waiting.length === 0 && this.used + want <= this.capacity) {
+      this.used += want;
+      return this.releaser(want);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        bytes: want,
+        grant: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+      };
+      const leave = (err: unknown) => {
+        const at = this.waiting.indexOf(waiter);
+        if (at >= 0) this.waiting.splice(at, 1);
+        signal?.removeEventListener("abort", onAbort);
+        clearTimeout(timer);
+        reject(err);
+        // Whoever queued behind this one may fit now.
+        this.grantWaiting();
+      };
+      const onAbort = () => leave(signal?.reason ?? new Error("aborted"));
+      const timer = setTimeout(() => leave(new TooManyOutstandingRequests()), this.waitMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+    return this.releaser(want);
+  }
+
+  private releaser(bytes: number): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= bytes;
+      this.grantWaiting();
+    };
+  }
+
+  private grantWaiting(): void {
+    while (this.waiting.length > 0 && this.used + this.waiting[0]!.bytes <= this.capacity) {
+      const next = this.waiting.shift()!;
+      this.used += next.bytes;
+      next.grant();
+    }
+  }
+}
+
+/** The isolate's log-query admission (module state lives as long as the isolate). */
+export const logQueryAdmission = new MemoryAdmission(ISOLATE_LOG_QUERY_BYTES);
+
+/** What a log query with this limit reserves. */
+export function logQueryReservation(expr: LogSelectorExpr, limit: number): number {
+  const shaping = expr.pipeline.some((stage) => SHAPING_STAGES.has(stage.kind));
+  return limit * BYTES_PER_ENTRY * (shaping ? 2 : 1);
+}
