@@ -101,13 +101,18 @@ interface StreamEntry {
   names: Set<string>;
 }
 
+/** How many distinct streams one scanner remembers by itself (a response rarely has more). */
+const RESPONSE_STREAMS = 4096;
+
 export class RowScanner {
   private readonly fallback = new RowDecoder();
   /** Rows come in runs of one stream (VictoriaLogs reads block by block): compare before hashing. */
   private lastLiteral = "";
   private lastStream: StreamEntry | undefined;
+  /** Streams already met in this response (up to RESPONSE_STREAMS of them). */
+  private readonly seen = new Map<string, StreamEntry>();
   /** One-entry cache: consecutive rows mostly share their second, and Date.UTC is the costly part. */
-  private lastSecond = "";
+  private lastSecond = "\u0000"; // matches no time until the first is read
   private lastSecondNs = 0n;
 
   /** Throws on a line that is not a JSON object (a cut line, a proxy's page): never a made-up row. */
@@ -159,8 +164,14 @@ export class RowScanner {
       if (k0 === UNDERSCORE) {
         const key = text.slice(fieldStart, keyEnd);
         if (key === "_msg") rawLine = text.slice(vStart, vEnd + 1);
-        else if (key === "_stream") stream = this.stream(text.slice(vStart, vEnd + 1));
-        else if (key === "_time") time = text.slice(vStart + 1, vEnd);
+        else if (key === "_stream") {
+          // Rows come in runs of one stream: compare in place before slicing and hashing.
+          const last = this.lastLiteral;
+          stream =
+            this.lastStream && vEnd + 1 - vStart === last.length && text.startsWith(last, vStart)
+              ? this.lastStream
+              : this.stream(text.slice(vStart, vEnd + 1));
+        } else if (key === "_time") time = text.slice(vStart + 1, vEnd);
         // other underscore fields (_stream_id, ...) are VictoriaLogs' own
       } else {
         const name = text.slice(fieldStart, keyEnd);
@@ -200,11 +211,17 @@ export class RowScanner {
   /** Stream labels by `_stream`'s JSON literal: the cache key, decoded once per distinct stream. */
   private stream(literal: string): StreamEntry {
     if (literal === this.lastLiteral && this.lastStream) return this.lastStream;
-    let entry = sharedStreams.get(literal);
+    // This response's own streams first: a plain Map lookup, where the shared map's get also
+    // reorders it for recency on every hit.
+    let entry = this.seen.get(literal);
     if (!entry) {
-      const labels = parseStreamLabels(JSON.parse(literal) as string);
-      entry = { labels, names: new Set(Object.keys(labels)) };
-      sharedStreams.set(literal, entry);
+      entry = sharedStreams.get(literal);
+      if (!entry) {
+        const labels = parseStreamLabels(JSON.parse(literal) as string);
+        entry = { labels, names: new Set(Object.keys(labels)) };
+        sharedStreams.set(literal, entry);
+      }
+      if (this.seen.size < RESPONSE_STREAMS) this.seen.set(literal, entry);
     }
     this.lastLiteral = literal;
     this.lastStream = entry;
@@ -213,8 +230,8 @@ export class RowScanner {
 
   private time(s: string): bigint {
     // YYYY-MM-DDTHH:MM:SS[.fffffffff]Z: the second is shared by neighbouring rows.
-    const second = s.slice(0, 19);
-    if (second !== this.lastSecond || s.length < 20) {
+    if (s.length < 20 || !s.startsWith(this.lastSecond)) {
+      const second = s.slice(0, 19);
       this.lastSecondNs = parseVLTime(second + "Z");
       this.lastSecond = second;
     }
