@@ -15,6 +15,8 @@ import type { ScanStats } from "./logs";
 import { splitWindows } from "./windows";
 import { mergeConcurrent } from "./merge";
 import { planMetricPushdown } from "../plan/metric-pushdown";
+import { metricNeedsDerived } from "../plan/derived-use";
+import { derivedNames } from "../engine/derived-fields";
 import { runBucketPlan } from "./metric-pushdown";
 
 export interface MetricQueryOptions {
@@ -32,9 +34,11 @@ export async function executeMetricQuery(
   opts: MetricQueryOptions,
 ): Promise<{ result: MetricResult; stats: ScanStats }> {
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
+  // Rows get the derived fields only when the answer can depend on them.
+  const derive = metricNeedsDerived(expr, derivedNames(client.derivedFields));
   const source: SampleSource = {
     samples(agg: RangeAggregationExpr, from: bigint, to: bigint): AsyncIterable<readonly ExtractedSample[]> {
-      return rangeSamples(client, agg, from, to, opts, stats);
+      return rangeSamples(client, agg, from, to, opts, stats, derive);
     },
     async pushdown(sub: SampleExpr, grid: MetricQuery) {
       if (!opts.pushdown) return undefined;
@@ -80,6 +84,7 @@ function rangeSamples(
   to: bigint,
   opts: MetricQueryOptions,
   stats: ScanStats,
+  derive: boolean,
 ): AsyncIterable<readonly ExtractedSample[]> {
   const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
   const extractor = compileSampleExtractor(
@@ -91,7 +96,7 @@ function rangeSamples(
     (w) =>
       async function* (signal: AbortSignal): AsyncGenerator<ExtractedSample[]> {
         stats.subqueries++;
-        for await (const batch of client.withSignal(signal).logRows(plan.logsql, w)) {
+        for await (const batch of client.withSignal(signal).logRows(plan.logsql, w, { derive })) {
           const samples: ExtractedSample[] = [];
           for (const row of batch) {
             stats.rowsScanned++;

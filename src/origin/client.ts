@@ -157,13 +157,14 @@ export class OriginClient {
   /**
    * Log rows of a LogsQL query, streamed in batches (the rows of one network chunk): the hot path
    * of log queries and local metric evaluation, with no object per row besides the LogRow.
+   * `derive: false` leaves out the derived fields, for a query whose answer cannot depend on them.
    */
-  async *logRows(logsql: string, window: TimeWindow): AsyncGenerator<LogRow[]> {
+  async *logRows(logsql: string, window: TimeWindow, { derive: deriveFields = true } = {}): AsyncGenerator<LogRow[]> {
     const body = await this.queryBody(logsql, window);
     if (!body) return;
     const scanner = new RowScanner();
-    const deriver = this.config.derivedFields && new FieldDeriver(this.config.derivedFields);
-    const derive = deriver?.active ? deriver : undefined;
+    const deriver = deriveFields && this.config.derivedFields && new FieldDeriver(this.config.derivedFields);
+    const derive = deriver && deriver.active ? deriver : undefined;
     try {
       for await (const lines of readLineBatches(body)) {
         const rows = new Array<LogRow>(lines.length);

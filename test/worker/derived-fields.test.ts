@@ -111,6 +111,20 @@ describe("detected_level", () => {
     }
   });
 
+  it("is a label of every series of a metric query that keeps its labels", async () => {
+    const a = await call("/loki/api/v1/query", {
+      query: 'count_over_time({service_name="shop"}[1h])',
+      time: String(T + 3600),
+    });
+    const base = { app: "shop", env: "prod", service_name: "shop" };
+    expect(vectorOf(a)).toEqual({
+      [key({ ...base, detected_level: "error" })]: "1",
+      [key({ ...base, detected_level: "warn" })]: "1",
+      [key({ ...base, detected_level: "unknown" })]: "1",
+      [key({ ...base, detected_level: "fatal" })]: "1",
+    });
+  });
+
   it("filters like Logs Drilldown's level filter, also for levels the line does not spell", async () => {
     const error = await call("/loki/api/v1/query_range", {
       ...W,

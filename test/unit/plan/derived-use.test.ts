@@ -1,0 +1,43 @@
+/** When a metric query's answer can depend on the derived fields, and when it cannot. */
+import { describe, expect, it } from "vitest";
+import { metricNeedsDerived } from "../../../src/plan/derived-use";
+import { parseExpr } from "../../../src/logql/parser";
+import type { SampleExpr } from "../../../src/logql/ast";
+
+const DERIVED = new Set(["detected_level", "service_name"]);
+const needs = (q: string) => metricNeedsDerived(parseExpr(q) as SampleExpr, DERIVED);
+
+describe("metricNeedsDerived", () => {
+  it("is false when every range aggregation is grouped by other labels and nothing reads them", () => {
+    for (const q of [
+      'sum by (app) (count_over_time({app="x"}[5m]))',
+      'sum(rate({service_name="x"} |= "error" [5m]))',
+      'quantile_over_time(0.99, {app="x"} | json | unwrap latency [5m]) by (cluster)',
+      'topk(3, sum by (pod) (bytes_over_time({app="x"}[1h])))',
+      'sum by (app) (count_over_time({app="x"}[5m])) / sum by (app) (count_over_time({app="x"} |= "e" [5m]))',
+      'label_replace(sum by (app) (count_over_time({app="x"}[5m])), "a", "$1", "app", "(.*)")',
+      "vector(1) + vector(1)",
+    ]) {
+      expect(needs(q), q).toBe(false);
+    }
+  });
+
+  it("is true when a series keeps its labels, groups by a derived one, or a stage may read one", () => {
+    for (const q of [
+      'count_over_time({app="x"}[5m])',
+      'sum by (level, detected_level) (count_over_time({app="x"} | drop __error__ [5m]))',
+      'sum without (pod) (count_over_time({app="x"}[5m]))',
+      'topk(3, count_over_time({app="x"}[1h]))',
+      'sum by (app) (count_over_time({app="x"} | detected_level="error" [5m]))',
+      'sum by (app) (count_over_time({app="x"} | line_format "{{.detected_level}}" [5m]))',
+      'max_over_time({app="x"} | logfmt | unwrap n [5m]) by (service_name)',
+      'sum by (app) (count_over_time({app="x"}[5m])) / count_over_time({app="x"}[5m])',
+    ]) {
+      expect(needs(q), q).toBe(true);
+    }
+  });
+
+  it("is false when nothing is derived", () => {
+    expect(metricNeedsDerived(parseExpr('count_over_time({app="x"}[5m])') as SampleExpr, new Set())).toBe(false);
+  });
+});
