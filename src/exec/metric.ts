@@ -90,6 +90,7 @@ function rangeSamples(
   const extractor = compileSampleExtractor(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,
+    agg.grouping && !agg.grouping.without ? agg.grouping.labels : undefined,
   );
   const windows = splitWindows({ start: from + 1n, end: to + 1n }, opts.splitInterval, false);
   const perWindow = windows.map(

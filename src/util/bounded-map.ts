@@ -1,12 +1,14 @@
 /**
- * A map bounded both in entries and in bytes, least recently used out first. Module-level caches
+ * A map bounded both in entries and in bytes, least recently used out first (by second chance: a
+ * hit only marks its entry, and eviction moves marked entries to the back once instead of
+ * reordering the map on every hit, which hot paths such as row decoding would pay per row). Module-level caches
  * live as long as the isolate and are keyed by what requests send (query text, patterns, layouts,
  * zone names): without a byte bound, a few large keys would hold isolate memory after their request
  * ended. Sizes are estimates (two bytes per UTF-16 unit of the key, plus the caller's estimate of
  * the value), which is all a bound needs.
  */
 export class BoundedMap<V> {
-  private readonly entries = new Map<string, { value: V; size: number }>();
+  private readonly entries = new Map<string, { value: V; size: number; used: boolean }>();
   private bytes = 0;
 
   constructor(
@@ -19,9 +21,7 @@ export class BoundedMap<V> {
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    // Re-inserted to mark it most recently used.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    entry.used = true;
     return entry.value;
   }
 
@@ -30,12 +30,16 @@ export class BoundedMap<V> {
     // One entry may not crowd out the rest: larger ones are simply not kept.
     if (size > this.maxBytes / 8) return;
     this.delete(key);
-    this.entries.set(key, { value, size });
+    this.entries.set(key, { value, size, used: false });
     this.bytes += size;
+    // Oldest first; an entry hit since it was last passed goes to the back once instead.
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.maxBytes && this.entries.size <= this.maxEntries) break;
       this.entries.delete(k);
-      this.bytes -= e.size;
+      if (e.used && k !== key) {
+        e.used = false;
+        this.entries.set(k, e);
+      } else this.bytes -= e.size;
     }
   }
 

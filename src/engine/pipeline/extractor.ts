@@ -67,7 +67,32 @@ function labelsWithout(b: LabelsBuilder, except: string): Labels {
   return out;
 }
 
-export function compileSampleExtractor(range: LogRangeExpr, op: RangeAggregationOp): SampleExtractor {
+/**
+ * The labels `labelsWithout(b, except)` would give, restricted to `names`: for a range
+ * aggregation grouped `by (names)`, the only ones its series are made of (evaluate.ts groups them
+ * so), built without the whole set.
+ */
+function labelsOnly(b: LabelsBuilder, names: readonly string[], except: string): Labels {
+  const out: Labels = {};
+  const [streamAdd, metaAdd, parsedAdd] = b.add;
+  for (const name of names) {
+    if (name === except) continue;
+    const added = parsedAdd.get(name) ?? metaAdd.get(name) ?? streamAdd.get(name);
+    if (added !== undefined) out[name] = added;
+    else if (Object.hasOwn(b.base, name) && !b.deleted.has(name)) out[name] = b.base[name]!;
+  }
+  return out;
+}
+
+/**
+ * `keep`: the range aggregation's `by` labels, when it has them (only unwrapped aggregations may).
+ * Samples then carry only those (error samples still carry every label, so the error surfaces).
+ */
+export function compileSampleExtractor(
+  range: LogRangeExpr,
+  op: RangeAggregationOp,
+  keep?: readonly string[],
+): SampleExtractor {
   const runner = new StageRunner(range.selector.pipeline);
   const b = runner.builder;
   const unwrap = range.unwrap;
@@ -99,7 +124,7 @@ export function compileSampleExtractor(range: LogRangeExpr, op: RangeAggregation
         b.errDetails = parsed.error;
       }
       for (const pass of post) if (!pass(b)) return null;
-      const labels = b.hasErr() ? b.toMap() : labelsWithout(b, name);
+      const labels = b.hasErr() ? b.toMap() : keep ? labelsOnly(b, keep, name) : labelsWithout(b, name);
       return { ts: row.ts, value, labels };
     },
   };
