@@ -22,6 +22,11 @@ const WORKER_VARS = [
   "MAX_QUERY_SERIES",
   "PUSHDOWN",
   "CACHE",
+  "CACHE_FRESHNESS",
+  "TAIL_MAX_DURATION",
+  "TAIL_LOOK_BACK",
+  "DISCOVER_LOG_LEVELS",
+  "DISCOVER_SERVICE_NAME",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -99,14 +99,10 @@ export class FieldDeriver {
     return this.rules.serviceNameLabels.length > 0 || this.rules.discoverLogLevels;
   }
 
-  derive(row: LogRow): LogRow {
+  /** `levels: false` leaves `detected_level` for later ({@link addDetectedLevel}). */
+  derive(row: LogRow, levels = true): LogRow {
     if (this.rules.serviceNameLabels.length > 0) row.stream = this.streamOf(row.stream);
-    if (this.rules.discoverLogLevels) {
-      const existing = row.metadata[DETECTED_LEVEL];
-      const level = existing !== undefined ? normalizeLevel(existing) : detectLevel(row.stream, row.metadata, row.line);
-      // Each row's metadata object is its own (origin/rows.ts): set in place, no copy per row.
-      if (level !== existing) row.metadata[DETECTED_LEVEL] = level;
-    }
+    if (levels && this.rules.discoverLogLevels) addDetectedLevel(row);
     return row;
   }
 
@@ -118,6 +114,16 @@ export class FieldDeriver {
     }
     return out;
   }
+}
+
+/**
+ * Sets `detected_level` in the metadata of a row (or of an entry whose line, stream and metadata
+ * are still the row's). Each row's metadata object is its own (origin/rows.ts): set in place.
+ */
+export function addDetectedLevel(row: { stream: Labels; metadata: Labels; line: string }): void {
+  const existing = row.metadata[DETECTED_LEVEL];
+  const level = existing !== undefined ? normalizeLevel(existing) : detectLevel(row.stream, row.metadata, row.line);
+  if (level !== existing) row.metadata[DETECTED_LEVEL] = level;
 }
 
 /** The entry's level by Loki's rules, when it has no `detected_level` yet. */

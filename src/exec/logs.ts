@@ -15,6 +15,8 @@ import { EntryTopK } from "./topk";
 import { runWindows, splitWindows } from "./windows";
 import { printStage } from "../logql/printer";
 import { type LogWindowCache, logWindowCache } from "../cache/log-windows";
+import { levelsCanWait } from "../plan/derived-use";
+import { addDetectedLevel, derivedNames } from "../engine/derived-fields";
 
 export interface LogQueryOptions {
   window: TimeWindow;
@@ -45,6 +47,10 @@ export async function executeLogQuery(
 ): Promise<LogQueryResult> {
   const plan = planLogQuery(expr, { prefilter: opts.prefilter, derived: client.derivedFields });
   const pipeline = compileLogPipeline(plan.local);
+  // detected_level is read from each row only when a stage may see it; otherwise it is added to
+  // the entries returned, the few out of all the rows read.
+  const lateLevels =
+    client.derivedFields?.discoverLogLevels === true && levelsCanWait(plan.local, derivedNames(client.derivedFields));
   const backward = opts.direction === "backward";
   const top = new EntryTopK(opts.limit, opts.direction);
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
@@ -55,7 +61,7 @@ export async function executeLogQuery(
     let rows = 0;
     let bytes = 0;
     const scoped = signal ? client.withSignal(signal) : client;
-    for await (const batch of scoped.logRows(logsql, w)) {
+    for await (const batch of scoped.logRows(logsql, w, { levels: !lateLevels })) {
       rows += batch.length;
       for (const row of batch) {
         bytes += row.line.length;
@@ -118,7 +124,9 @@ export async function executeLogQuery(
       consume,
     );
   }
-  return { entries: top.sorted(), stats };
+  const entries = top.sorted();
+  if (lateLevels) for (const e of entries) addDetectedLevel(e);
+  return { entries, stats };
 }
 
 /**

@@ -157,9 +157,14 @@ export class OriginClient {
   /**
    * Log rows of a LogsQL query, streamed in batches (the rows of one network chunk): the hot path
    * of log queries and local metric evaluation, with no object per row besides the LogRow.
-   * `derive: false` leaves out the derived fields, for a query whose answer cannot depend on them.
+   * `derive: false` leaves out the derived fields, for a query whose answer cannot depend on them;
+   * `levels: false` leaves `detected_level` to be added to the few rows that make the answer.
    */
-  async *logRows(logsql: string, window: TimeWindow, { derive: deriveFields = true } = {}): AsyncGenerator<LogRow[]> {
+  async *logRows(
+    logsql: string,
+    window: TimeWindow,
+    { derive: deriveFields = true, levels = true } = {},
+  ): AsyncGenerator<LogRow[]> {
     const body = await this.queryBody(logsql, window);
     if (!body) return;
     const scanner = new RowScanner();
@@ -170,7 +175,7 @@ export class OriginClient {
         const rows = new Array<LogRow>(lines.length);
         for (let i = 0; i < lines.length; i++) {
           const row = scanner.scan(lines[i]!);
-          rows[i] = derive ? derive.derive(row) : row;
+          rows[i] = derive ? derive.derive(row, levels) : row;
         }
         yield rows;
       }

@@ -59,6 +59,15 @@ function stageReads(stage: PipelineStage, derived: ReadonlySet<string>): boolean
   }
 }
 
+/**
+ * Whether a log query's `detected_level` can wait until its answer is chosen: no stage may read it
+ * or change what it is derived from (the line, the labels), so computing it only for the entries
+ * returned gives the same answer.
+ */
+export function levelsCanWait(local: readonly PipelineStage[], derived: ReadonlySet<string>): boolean {
+  return local.every((s) => s.kind === "LineFilter" || (s.kind === "LabelFilter" && !reads(s.filter, derived)));
+}
+
 function reads(f: LabelFilterExpr, derived: ReadonlySet<string>): boolean {
   switch (f.type) {
     case "binary":

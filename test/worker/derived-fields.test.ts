@@ -150,6 +150,26 @@ describe("detected_level", () => {
   });
 });
 
+describe("detected_level added to the answer's entries only", () => {
+  it("equals detected_level read from every row", async () => {
+    const levels = async (query: string) => {
+      const a = await call(
+        "/loki/api/v1/query_range",
+        { ...W, query },
+        { headers: { "X-Loki-Response-Encoding-Flags": "categorize-labels" } },
+      );
+      return data(a)
+        .result.flatMap((s: any) => s.values.map((v: any[]) => `${v[1]} ${v[2].structuredMetadata.detected_level}`))
+        .sort();
+    };
+    // A line filter alone lets the level wait; a filter on the level needs it on every row.
+    const late = await levels('{service_name=~".+"} != "zzz"');
+    const early = await levels('{service_name=~".+"} | detected_level=~".+"');
+    expect(late).toHaveLength(8);
+    expect(late).toEqual(early);
+  });
+});
+
 describe("service_name", () => {
   it("selects streams by their derived name, and by their own name only when they have one", async () => {
     expect(lines(await call("/loki/api/v1/query_range", { ...W, query: '{service_name="batch"}' }))).toEqual([

@@ -1,8 +1,8 @@
-/** When a metric query's answer can depend on the derived fields, and when it cannot. */
+/** When a query's answer can depend on the derived fields, and when they can be left out or wait. */
 import { describe, expect, it } from "vitest";
-import { metricNeedsDerived } from "../../../src/plan/derived-use";
+import { levelsCanWait, metricNeedsDerived } from "../../../src/plan/derived-use";
 import { parseExpr } from "../../../src/logql/parser";
-import type { SampleExpr } from "../../../src/logql/ast";
+import type { PipelineStage, SampleExpr } from "../../../src/logql/ast";
 
 const DERIVED = new Set(["detected_level", "service_name"]);
 const needs = (q: string) => metricNeedsDerived(parseExpr(q) as SampleExpr, DERIVED);
@@ -39,5 +39,25 @@ describe("metricNeedsDerived", () => {
 
   it("is false when nothing is derived", () => {
     expect(metricNeedsDerived(parseExpr('count_over_time({app="x"}[5m])') as SampleExpr, new Set())).toBe(false);
+  });
+});
+
+describe("levelsCanWait", () => {
+  const local = (q: string) => (parseExpr(q) as unknown as { pipeline: PipelineStage[] }).pipeline;
+  it("lets detected_level wait for the answer's entries when only line and label filters run", () => {
+    expect(levelsCanWait(local('{app="x"} |= "a" != "b" | level="error"'), DERIVED)).toBe(true);
+    expect(levelsCanWait([], DERIVED)).toBe(true);
+  });
+  it("derives it from every row when a stage may read it or change what it is derived from", () => {
+    for (const q of [
+      '{app="x"} | detected_level="error"',
+      '{app="x"} | json',
+      '{app="x"} | line_format "{{.a}}"',
+      '{app="x"} | decolorize',
+      '{app="x"} | drop level',
+      '{app="x"} | keep app',
+    ]) {
+      expect(levelsCanWait(local(q), DERIVED), q).toBe(false);
+    }
   });
 });
