@@ -86,11 +86,16 @@ export async function executeLogQuery(
     ? `${plan.logsql} | sort by (_time${backward ? " desc" : ""}) | limit ${opts.limit}`
     : plan.logsql;
   const interval = cacheInterval(opts.splitInterval, opts.window);
-  const cache = logWindowCache(
-    client,
-    JSON.stringify([logsql, plan.local.map(printStage), opts.direction, opts.limit]),
-    interval,
-  );
+  // A range shorter than one cache window would be cut into pieces, each a lookup and an origin
+  // request of its own, to cache parts that cost a single small request: it is asked for directly.
+  const cache =
+    opts.window.end - opts.window.start >= interval
+      ? logWindowCache(
+          client,
+          JSON.stringify([logsql, plan.local.map(printStage), opts.direction, opts.limit]),
+          interval,
+        )
+      : undefined;
 
   if (cache) {
     // Aligned windows, so that historical ones are the same from one refresh to the next: each is
