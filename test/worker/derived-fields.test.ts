@@ -5,8 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { pushStreams } from "../support/push-streams";
 import type { Env } from "../../src/config";
 
 const TENANT = "7:6";
@@ -80,19 +81,10 @@ function lines(a: Answer): string[] {
 }
 
 beforeAll(async () => {
-  const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", AccountID: "7", ProjectID: "6" },
-    body: JSON.stringify({ streams: STREAMS }),
-  });
-  expect(res.status).toBe(204);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  await pushStreams(TENANT, STREAMS, async () => {
     const a = await call("/loki/api/v1/query_range", { ...W, query: '{service_name=~".+"}', limit: "100" });
-    if (a.status === 200 && lines(a).length === 8) break;
-    if (Date.now() > deadline) throw new Error(`pushed data not searchable after 60 s: ${a.body}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+    return (a.status === 200 && lines(a).length === 8) || a.body;
+  });
 });
 
 describe("detected_level", () => {

@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
+import { pushStreams } from "../support/push-streams";
 import type { Env } from "../../src/config";
 
 const TENANT = "7:3";
@@ -141,23 +142,12 @@ const SHOP_LABELS =
   '{"label":"flag","cardinality":2},{"label":"app","cardinality":1},{"label":"service_name","cardinality":1}]}\n';
 
 beforeAll(async () => {
-  const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", AccountID: "7", ProjectID: "3" },
-    body: JSON.stringify({ streams: STREAMS }),
-  });
-  expect(res.status).toBe(204);
-  // New streams are found by stream filters only once VictoriaLogs flushes its stream index (about
-  // 10 s): wait until both the stream index and the rows answer in full.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  // Both the stream index and the rows must answer in full.
+  await pushStreams(TENANT, STREAMS, async () => {
     const labels = await call("/loki/api/v1/detected_labels", shop);
     const fields = await call("/loki/api/v1/detected_fields", shop);
-    if (labels.body === SHOP_LABELS && fields.body === ALL_SHOP_FIELDS) break;
-    if (Date.now() > deadline)
-      throw new Error(`pushed data not searchable after 60 s:\n${labels.body}\n${fields.body}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+    return (labels.body === SHOP_LABELS && fields.body === ALL_SHOP_FIELDS) || `${labels.body}\n${fields.body}`;
+  });
 });
 
 describe("detected_labels", () => {

@@ -6,8 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
+import { pushStreams } from "../support/push-streams";
 import type { Env } from "../../src/config";
 
 const TENANT = "7:5";
@@ -78,21 +79,13 @@ const sortSets = (sets: unknown) =>
 const ALL = { query: '{app=~".+"}', start: String(T), end: String(T + 5400) };
 
 beforeAll(async () => {
-  const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", AccountID: "7", ProjectID: "5" },
-    body: JSON.stringify({ streams: STREAMS }),
-  });
-  expect(res.status).toBe(204);
-  // New streams answer stream filters only after VictoriaLogs flushes its stream index.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  await pushStreams(TENANT, STREAMS, async () => {
     const series = await call("/loki/api/v1/series", { "match[]": '{app=~".+"}', ...ALL });
     const volume = await call("/loki/api/v1/index/volume", ALL);
-    if (series.status === 200 && sortSets(data(series)).length === 3 && volume.body.includes('"24"')) break;
-    if (Date.now() > deadline) throw new Error(`pushed data not searchable after 60 s: ${series.body}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+    return (
+      (series.status === 200 && sortSets(data(series)).length === 3 && volume.body.includes('"24"')) || series.body
+    );
+  });
 });
 
 describe("entry limit", () => {

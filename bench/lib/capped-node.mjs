@@ -1,0 +1,47 @@
+// Runs a TypeScript benchmark in a fresh Node whose heap is capped at 128 MB, a Worker isolate's
+// limit: bundled with esbuild (already installed as wrangler's own bundler), started with
+// --expose-gc, its output echoed. Lines it prints as `RESULT {json}` are returned parsed.
+
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { build } from "esbuild";
+
+/**
+ * @param {string} entry the .ts file
+ * @param {Record<string, string>} env added to this process's environment
+ * @returns {Promise<{ exit: number | string | null, results: any[] }>} exit code, or the signal that ended it
+ */
+export async function runCappedNode(entry, env) {
+  const dir = await mkdtemp(join(tmpdir(), "lokivl-bench-"));
+  try {
+    const out = join(dir, basename(entry).replace(/\.ts$/, ".mjs"));
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      mainFields: ["module", "main"],
+      target: "es2022",
+      outfile: out,
+      logLevel: "warning",
+    });
+    const lines = [];
+    const exit = await new Promise((resolve) => {
+      const child = spawn(process.execPath, ["--expose-gc", "--max-old-space-size=128", out], {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      child.stdout.setEncoding("utf8").on("data", (chunk) => {
+        process.stdout.write(chunk);
+        lines.push(...chunk.split("\n"));
+      });
+      child.on("exit", (code, signal) => resolve(signal ?? code));
+    });
+    const results = lines.filter((l) => l.startsWith("RESULT ")).map((l) => JSON.parse(l.slice("RESULT ".length)));
+    return { exit, results };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
