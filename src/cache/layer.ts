@@ -110,10 +110,13 @@ async function fill(
   outcome ??= await attemptOrigin(options.direct, req, options.timeoutMs);
   if (isCacheable(outcome, req.path) && !req.noStore) {
     options.observe?.stored(req, outcome.body);
-    await quietly(options.cache?.put(key, outcome.body, policy.maxAgeSeconds));
-    if (policy.kv && options.kv && !outcome.kvStored && fitsInKv(outcome.body)) {
-      await quietly(options.kv.put(key, outcome.body, HISTORICAL_TTL_S));
-    }
+    // The two tiers are independent: writing them side by side keeps a cold answer from waiting
+    // for one write after the other.
+    const toKv = policy.kv && options.kv && !outcome.kvStored && fitsInKv(outcome.body);
+    await Promise.all([
+      quietly(options.cache?.put(key, outcome.body, policy.maxAgeSeconds)),
+      toKv ? quietly(options.kv?.put(key, outcome.body, HISTORICAL_TTL_S)) : undefined,
+    ]);
   }
   return outcome;
 }

@@ -116,6 +116,29 @@ describe("cachingTransport", () => {
     expect([...kv.entries.values()][0]!.ttl).toBe(86_400);
   });
 
+  it("writes a cold historical answer to the Cache API and KV side by side, not one after the other", async () => {
+    const origin = countingOrigin();
+    const kv = new MemoryKv();
+    // A Cache API write that completes only once the KV write has started: sequential writes would
+    // never get to KV and the request would not finish.
+    let kvStarted!: () => void;
+    const kvHasStarted = new Promise<void>((resolve) => (kvStarted = resolve));
+    const slowCache = new MemoryCache();
+    slowCache.put = async (key, body, maxAge) => {
+      await kvHasStarted;
+      slowCache.entries.set(key, { body, maxAge });
+    };
+    kv.put = async (key, body, ttl) => {
+      kvStarted();
+      kv.entries.set(key, { body, ttl });
+    };
+    const answered = layer(origin.transport, { cache: slowCache, kv })(req(), never());
+    const outcome = await Promise.race([answered, new Promise((resolve) => setTimeout(() => resolve("stuck"), 1000))]);
+    expect(outcome).toEqual({ status: 200, body: answerFor(0) });
+    expect([...slowCache.entries.values()]).toEqual([{ body: answerFor(0), maxAge: 86_400 }]);
+    expect([...kv.entries.values()]).toEqual([{ body: answerFor(0), ttl: 86_400 }]);
+  });
+
   it("caches a window touching the last 10 minutes for 30 s locally and never in KV", async () => {
     const origin = countingOrigin();
     const cache = new MemoryCache();
