@@ -126,6 +126,24 @@ export function addDetectedLevel(row: { stream: Labels; metadata: Labels; line: 
   if (level !== existing) row.metadata[DETECTED_LEVEL] = level;
 }
 
+/**
+ * Gives `entry`, made from `row` by the pipeline, the `detected_level` the row would have carried
+ * into it: computed from the row as read (its line, stream labels and metadata, whatever the stages
+ * did to the entry's), and left out when a parser extracted a `detected_level` label of its own,
+ * which replaces the metadata one in Loki's label builder.
+ */
+export function addDetectedLevelFromRow(
+  entry: { metadata: Labels; parsed: Labels },
+  row: { stream: Labels; metadata: Labels; line: string },
+): void {
+  if (Object.hasOwn(entry.parsed, DETECTED_LEVEL)) return;
+  const existing = row.metadata[DETECTED_LEVEL];
+  const level = existing !== undefined ? normalizeLevel(existing) : detectLevel(row.stream, row.metadata, row.line);
+  // Metadata named like a stream label enters the entry with a suffix (pipeline/labels.ts).
+  const name = Object.hasOwn(row.stream, DETECTED_LEVEL) ? `${DETECTED_LEVEL}_extracted` : DETECTED_LEVEL;
+  entry.metadata[name] = level;
+}
+
 /** The entry's level by Loki's rules, when it has no `detected_level` yet. */
 export function detectLevel(stream: Labels, metadata: Labels, line: string): string {
   const fromLabel = firstLevelField(stream) ?? firstLevelField(metadata);

@@ -16,7 +16,7 @@ import { runWindows, splitWindows } from "./windows";
 import { printStage } from "../logql/printer";
 import { type LogWindowCache, logWindowCache } from "../cache/log-windows";
 import { levelsCanWait } from "../plan/derived-use";
-import { addDetectedLevel, derivedNames } from "../engine/derived-fields";
+import { addDetectedLevelFromRow, derivedNames } from "../engine/derived-fields";
 
 export interface LogQueryOptions {
   window: TimeWindow;
@@ -47,8 +47,8 @@ export async function executeLogQuery(
 ): Promise<LogQueryResult> {
   const plan = planLogQuery(expr, { prefilter: opts.prefilter, derived: client.derivedFields });
   const pipeline = compileLogPipeline(plan.local);
-  // detected_level is read from each row only when a stage may see it; otherwise it is added to
-  // the entries returned, the few out of all the rows read.
+  // detected_level is read from each row only when a stage may see it; otherwise it is added, from
+  // the row as read, to the entries the pipeline keeps, the few out of all the rows read.
   const lateLevels =
     client.derivedFields?.discoverLogLevels === true && levelsCanWait(plan.local, derivedNames(client.derivedFields));
   const backward = opts.direction === "backward";
@@ -67,7 +67,9 @@ export async function executeLogQuery(
         bytes += row.line.length;
         if (!windowTop.admits(row.ts)) continue;
         const entry = pipeline.process(row);
-        if (entry) windowTop.push(entry);
+        if (!entry) continue;
+        if (lateLevels) addDetectedLevelFromRow(entry, row);
+        windowTop.push(entry);
       }
     }
     return { entries: windowTop.sorted(), rows, bytes, subqueries: 1 };
@@ -129,9 +131,7 @@ export async function executeLogQuery(
       consume,
     );
   }
-  const entries = top.sorted();
-  if (lateLevels) for (const e of entries) addDetectedLevel(e);
-  return { entries, stats };
+  return { entries: top.sorted(), stats };
 }
 
 /**

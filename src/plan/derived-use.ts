@@ -60,12 +60,29 @@ function stageReads(stage: PipelineStage, derived: ReadonlySet<string>): boolean
 }
 
 /**
- * Whether a log query's `detected_level` can wait until its answer is chosen: no stage may read it
- * or change what it is derived from (the line, the labels), so computing it only for the entries
- * returned gives the same answer.
+ * Whether a log query's `detected_level` can wait until the pipeline has kept an entry, computed
+ * then from the row as read: no stage may read it (label filters and drops naming it, templates)
+ * or remove it (`keep`). Parsers, line filters and decolorize neither read nor remove it.
  */
 export function levelsCanWait(local: readonly PipelineStage[], derived: ReadonlySet<string>): boolean {
-  return local.every((s) => s.kind === "LineFilter" || (s.kind === "LabelFilter" && !reads(s.filter, derived)));
+  return local.every((s) => {
+    switch (s.kind) {
+      case "LineFilter":
+      case "Decolorize":
+      case "JsonParser":
+      case "LogfmtParser":
+      case "RegexpParser":
+      case "PatternParser":
+      case "UnpackParser":
+        return true;
+      case "LabelFilter":
+        return !reads(s.filter, derived);
+      case "Drop":
+        return !s.items.some((item) => derived.has(item.name));
+      default:
+        return false;
+    }
+  });
 }
 
 function reads(f: LabelFilterExpr, derived: ReadonlySet<string>): boolean {

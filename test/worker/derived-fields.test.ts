@@ -154,11 +154,12 @@ describe("detected_level added to the answer's entries only", () => {
         .result.flatMap((s: any) => s.values.map((v: any[]) => `${v[1]} ${v[2].structuredMetadata.detected_level}`))
         .sort();
     };
-    // A line filter alone lets the level wait; a filter on the level needs it on every row.
-    const late = await levels('{service_name=~".+"} != "zzz"');
+    // Line filters and parsers let the level wait; a filter on the level needs it on every row.
     const early = await levels('{service_name=~".+"} | detected_level=~".+"');
-    expect(late).toHaveLength(8);
-    expect(late).toEqual(early);
+    expect(early).toHaveLength(8);
+    for (const stages of ['!= "zzz"', "| json", '| logfmt | drop level | msg!="x"', "| decolorize | unpack"]) {
+      expect(await levels(`{service_name=~".+"} ${stages}`), stages).toEqual(early);
+    }
   });
 });
 

@@ -44,17 +44,24 @@ describe("metricNeedsDerived", () => {
 
 describe("levelsCanWait", () => {
   const local = (q: string) => (parseExpr(q) as unknown as { pipeline: PipelineStage[] }).pipeline;
-  it("lets detected_level wait for the answer's entries when only line and label filters run", () => {
-    expect(levelsCanWait(local('{app="x"} |= "a" != "b" | level="error"'), DERIVED)).toBe(true);
+  it("lets detected_level wait for the entries kept when no stage reads or removes it", () => {
+    for (const q of [
+      '{app="x"} |= "a" != "b" | level="error"',
+      '{app="x"} | json | status >= 500',
+      '{app="x"} | decolorize | logfmt | drop level',
+      '{app="x"} | regexp "(?P<a>[a-z]+)" | pattern "<_> <b>" | unpack',
+    ]) {
+      expect(levelsCanWait(local(q), DERIVED), q).toBe(true);
+    }
     expect(levelsCanWait([], DERIVED)).toBe(true);
   });
-  it("derives it from every row when a stage may read it or change what it is derived from", () => {
+  it("derives it from every row when a stage may read it or remove it", () => {
     for (const q of [
       '{app="x"} | detected_level="error"',
-      '{app="x"} | json',
+      '{app="x"} | json | detected_level=~"e.*"',
       '{app="x"} | line_format "{{.a}}"',
-      '{app="x"} | decolorize',
-      '{app="x"} | drop level',
+      '{app="x"} | label_format a=b',
+      '{app="x"} | drop detected_level',
       '{app="x"} | keep app',
     ]) {
       expect(levelsCanWait(local(q), DERIVED), q).toBe(false);
