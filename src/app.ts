@@ -3,7 +3,7 @@
  * becomes Loki's text/plain error with Loki's status; nothing escapes as an unhandled exception.
  */
 import { Hono } from "hono";
-import { type Env, ConfigError, readConfig } from "./config";
+import { type Env, ConfigError, configOf } from "./config";
 import { errorResponse, HttpError } from "./http/errors";
 import { redactSecrets, secretsOf } from "./http/redact";
 import { authenticate } from "./auth/credentials";
@@ -53,7 +53,7 @@ const lokiContext = async (
   },
   next: () => Promise<void>,
 ) => {
-  const config = readConfig(c.env);
+  const config = configOf(c.env);
   const bound = await authenticate(config.tenancy, c.req.raw.headers.get("Authorization"));
   c.set("loki", await buildLokiRequest(c.req.raw, config, bound, waitUntilOf(c), c.get("telemetry")));
   await next();

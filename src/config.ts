@@ -75,6 +75,19 @@ export interface Config {
   tailLookBackNs: bigint;
 }
 
+/**
+ * Each bindings object's configuration, read once: the runtime passes the same `env` to every
+ * request of an isolate, and reading it parses URLs, durations and tenancy JSON. A bindings object
+ * whose configuration is invalid is read (and refused) again each time.
+ */
+const configs = new WeakMap<Env, Config>();
+
+export function configOf(env: Env): Config {
+  let config = configs.get(env);
+  if (config === undefined) configs.set(env, (config = readConfig(env)));
+  return config;
+}
+
 export function readConfig(env: Env): Config {
   const raw = env.ORIGIN_URL;
   if (!raw) throw new ConfigError("ORIGIN_URL is not configured");

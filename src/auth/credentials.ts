@@ -46,6 +46,15 @@ export function digestsEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 const UNAUTHENTICATED = "authentication required";
 
+/** The configured token's digest, computed once per policy (the configuration is read once per isolate). */
+const tokenDigests = new WeakMap<object, Promise<Uint8Array>>();
+
+function tokenDigest(policy: object, token: string): Promise<Uint8Array> {
+  let d = tokenDigests.get(policy);
+  if (d === undefined) tokenDigests.set(policy, (d = sha256(token)));
+  return d;
+}
+
 /**
  * The tenant the request's credential is bound to; undefined when the policy binds none (header
  * mode, where a gateway in front has authenticated the caller). Throws 401 without a valid credential.
@@ -56,7 +65,8 @@ export async function authenticate(policy: TenancyPolicy, authorization: string 
     if (policy.token === undefined) return policy.tenant;
     // Single-token mode ignores the Basic user, so any Grafana user name works with the token.
     const presented = presentedCredential(authorization);
-    if (presented && digestsEqual(await sha256(presented.token), await sha256(policy.token))) return policy.tenant;
+    if (presented && digestsEqual(await sha256(presented.token), await tokenDigest(policy, policy.token)))
+      return policy.tenant;
     throw new HttpError(401, UNAUTHENTICATED);
   }
   const presented = presentedCredential(authorization);

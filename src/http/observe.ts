@@ -28,25 +28,42 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
     route: routeOf(c),
     method: c.req.method,
     status: c.res.status,
-    tenant: tenant === undefined ? undefined : await digest(tenant),
-    // Scoped by tenant: equal queries of two tenants are not linkable through the logs.
-    query: tenant === undefined || query === "" ? undefined : await digest(`${tenant}\n${query}`),
     cache: r?.cacheStats,
   });
-  console.log(JSON.stringify(line));
-  c.env?.METRICS?.writeDataPoint({
-    blobs: [line.route, String(line.status), line.tenant ?? ""],
-    doubles: [
-      line.durationMs,
-      line.origin.ms,
-      line.origin.requests,
-      line.cache.hits,
-      line.cache.misses,
-      line.scanned.rows,
-      line.scanned.bytes,
-    ],
-    indexes: [line.tenant ?? ""],
-  });
+  const write = async () => {
+    if (tenant !== undefined) {
+      line.tenant = await digest(tenant);
+      // Scoped by tenant: equal queries of two tenants are not linkable through the logs.
+      if (query !== "") line.query = await digest(`${tenant}\n${query}`);
+    }
+    console.log(JSON.stringify(line));
+    c.env?.METRICS?.writeDataPoint({
+      blobs: [line.route, String(line.status), line.tenant ?? ""],
+      doubles: [
+        line.durationMs,
+        line.origin.ms,
+        line.origin.requests,
+        line.cache.hits,
+        line.cache.misses,
+        line.scanned.rows,
+        line.scanned.bytes,
+      ],
+      indexes: [line.tenant ?? ""],
+    });
+  };
+  // The digests are not the client's business: after the response when the runtime allows it.
+  const ctx = executionContextOf(c);
+  if (ctx) ctx.waitUntil(write().catch(() => {}));
+  else await write();
+}
+
+/** The execution context; hono throws when there is none (app.fetch called bare). */
+function executionContextOf(c: Context): ExecutionContext | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The route's pattern (`/loki/api/v1/label/:name/values`), never the path a client sent. */
