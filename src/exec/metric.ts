@@ -18,6 +18,8 @@ import { planMetricPushdown } from "../plan/metric-pushdown";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
 import { runBucketPlan } from "./metric-pushdown";
+import { planUnwrapPushdown } from "../plan/unwrap-pushdown";
+import { runUnwrapPlan } from "./unwrap-pushdown";
 
 export interface MetricQueryOptions {
   splitInterval: bigint;
@@ -43,7 +45,9 @@ export async function executeMetricQuery(
     async pushdown(sub: SampleExpr, grid: MetricQuery) {
       if (!opts.pushdown) return undefined;
       const plan = planMetricPushdown(sub, grid, client.derivedFields);
-      return plan ? runBucketPlan(client, plan, grid, stats) : undefined;
+      if (plan) return runBucketPlan(client, plan, grid, stats);
+      const unwrapPlan = planUnwrapPushdown(sub, grid, client.derivedFields);
+      return unwrapPlan ? runUnwrapPlan(client, unwrapPlan, grid, stats) : undefined;
     },
   };
   const evaluate = (sub: MetricQuery) => evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });

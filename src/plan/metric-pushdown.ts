@@ -98,12 +98,12 @@ function dropsNoneOf(stage: PipelineStage, groupBy: readonly string[]): boolean 
   return stage.kind === "Drop" && stage.items.every((item) => !item.matcher && !groupBy.includes(item.name));
 }
 
-function gcd(a: bigint, b: bigint): bigint {
+export function gcd(a: bigint, b: bigint): bigint {
   while (b !== 0n) [a, b] = [b, a % b];
   return a;
 }
 
-function mod(a: bigint, m: bigint): bigint {
+export function mod(a: bigint, m: bigint): bigint {
   const r = a % m;
   return r < 0n ? r + m : r;
 }

@@ -1,0 +1,86 @@
+/**
+ * Runs a pushed-down unwrap plan (src/plan/unwrap-pushdown.ts): VictoriaLogs returns per (bucket,
+ * group) the aggregate of the exactly-readable values, their count, and how many rows it could not
+ * prove Loki reads the same way. Any such row anywhere in the window means "evaluate locally"
+ * (undefined); otherwise each evaluation window combines its buckets.
+ */
+import type { Labels, Series } from "../engine/types";
+import type { OriginClient } from "../origin/client";
+import { parseVLTime } from "../origin/timefmt";
+import { extentRows } from "../cache/extents";
+import type { MetricGrid } from "../plan/metric-pushdown";
+import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
+import type { ScanStats } from "./logs";
+
+interface Bucket {
+  /** Inclusive bucket end, ns. */
+  end: bigint;
+  value: number;
+  count: number;
+}
+
+export async function runUnwrapPlan(
+  client: OriginClient,
+  plan: UnwrapBucketPlan,
+  grid: MetricGrid,
+  stats: ScanStats,
+): Promise<Series[] | undefined> {
+  stats.subqueries++;
+  const rows = await extentRows(client, {
+    logsql: plan.logsql,
+    window: plan.window,
+    width: plan.width,
+    shift: plan.shift,
+    clip: false,
+    section: grid.instant ? "instantMetricResult" : "result",
+  });
+  const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
+  for (const row of rows) {
+    if (Number(row.__bad ?? "0") !== 0) return undefined;
+    const count = Number(row.__n ?? "0");
+    // A bucket whose rows all lack the field yields no sample in Loki either.
+    if (count === 0) continue;
+    const labels: Labels = {};
+    // Loki drops empty labels; VictoriaLogs groups a missing field under "".
+    for (const name of plan.groupBy) if (row[name]) labels[name] = row[name]!;
+    const key = JSON.stringify(plan.groupBy.map((n) => labels[n] ?? ""));
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { labels, buckets: [] }));
+    g.buckets.push({ end: parseVLTime(row._time ?? "") + plan.width - 1n, value: Number(row.__v), count });
+  }
+
+  const times: bigint[] = [];
+  if (grid.instant) times.push(grid.start);
+  else for (let t = grid.start; t <= grid.end; t += grid.step) times.push(t);
+  const range = plan.width * BigInt(plan.bucketsPerWindow);
+
+  const out: Series[] = [];
+  for (const g of groups.values()) {
+    const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
+    const points: Series["points"] = [];
+    let lo = 0;
+    let hi = 0;
+    for (const t of times) {
+      const windowEnd = t - plan.offset;
+      // Window (windowEnd − range, windowEnd]: buckets ending in it, found with two pointers.
+      while (hi < buckets.length && buckets[hi]!.end <= windowEnd) hi++;
+      while (lo < hi && buckets[lo]!.end <= windowEnd - range) lo++;
+      if (hi > lo) points.push({ t, v: combine(plan.fn, buckets, lo, hi) });
+    }
+    if (points.length > 0) out.push({ labels: g.labels, points });
+  }
+  return out;
+}
+
+function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: number, hi: number): number {
+  let acc = fn === "min" ? Infinity : fn === "max" ? -Infinity : 0;
+  let count = 0;
+  for (let i = lo; i < hi; i++) {
+    const b = buckets[i]!;
+    if (fn === "min") acc = Math.min(acc, b.value);
+    else if (fn === "max") acc = Math.max(acc, b.value);
+    else acc += b.value;
+    count += b.count;
+  }
+  return fn === "avg" ? acc / count : acc;
+}

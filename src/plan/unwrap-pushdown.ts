@@ -1,0 +1,177 @@
+/**
+ * Which unwrap aggregations VictoriaLogs computes exactly, and the LogsQL that does it.
+ *
+ * Pushed shapes, over `selector |line filters | json | unwrap f [| __error__=""]` (an `__error__=""`
+ * filter may also stand between the parser and the unwrap):
+ * - `min|max|avg_over_time(...) by (labels)`: Loki groups the samples themselves by the labels;
+ * - `sum by (labels) (sum_over_time(...))`, `min by (min_over_time)`, `max by (max_over_time)`:
+ *   the outer aggregation of per-series totals / extremes is the total / extreme of the samples.
+ * Anything else (no grouping, `without`, other parsers or stages, conversions) stays local.
+ *
+ * VictoriaLogs and Loki agree on a row only when both see the same value for `f` and read it as
+ * the same number. That holds for one value shape, EXACT_NUMBER: plain decimals of at most 9
+ * integer and 6 fraction digits. Go's ParseFloat reads them correctly rounded; VictoriaLogs reads
+ * the integer part exactly and adds the fraction with one fused multiply-add (within one unit in
+ * the last place), and keeps min/max as the original text, which the Worker parses correctly
+ * rounded — so min and max are exact and sums and averages differ at most by float rounding,
+ * as any change of summation order does. Rows outside the shape are not aggregated by the origin;
+ * instead it counts, in the SAME request (`count() if (...) as __bad`), every row where Loki
+ * might see something else, and any such row sends the whole query back to local evaluation:
+ * - `f` is also a stream label or metadata field (Loki keeps that one and renames the parsed value
+ *   to `f_extracted`);
+ * - the parsed `f` is non-empty but not of the exact shape (exponents, hex, signs, NaN/Inf,
+ *   durations, huge numbers, JSON objects or arrays, ...);
+ * - the line names a key that Loki could turn into `f` (after trimming and replacing characters
+ *   outside [A-Za-z0-9_] by `_`) but VictoriaLogs extracted no exact number (malformed JSON, null,
+ *   a look-alike key), or names such a key twice, or an object under a key that flattens into `f`;
+ * - the line contains a `\u` escape (a key could be spelled with escapes);
+ * - a grouped label is missing from the stream but the line could give it to Loki.
+ * Names must start with a letter and use only [A-Za-z0-9_].
+ */
+import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import { escapeRegex, fieldName, quote } from "./logsql";
+import { planLogQuery } from "./logquery";
+import { gcd, mod, type MetricGrid } from "./metric-pushdown";
+import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
+
+export type UnwrapFn = "sum" | "min" | "max" | "avg";
+
+export interface UnwrapBucketPlan {
+  /** LogsQL including the stats pipe (no time filter: the client adds the window). */
+  logsql: string;
+  /** Origin window [start, end) covering every evaluation window. */
+  window: { start: bigint; end: bigint };
+  /** Bucket width, ns. */
+  width: bigint;
+  /** Bucket starts are `shift + k·width`. */
+  shift: bigint;
+  /** How many consecutive buckets make one evaluation window. */
+  bucketsPerWindow: number;
+  offset: bigint;
+  groupBy: string[];
+  fn: UnwrapFn;
+}
+
+/** Numbers both sides read alike (see above); no leading zeros, which VictoriaLogs does not read. */
+export const EXACT_NUMBER = "^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$";
+/** `-0` sorts and prints differently across the two sides: left to local evaluation. */
+const NEGATIVE_ZERO = "^-0(\\.0*)?$";
+const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+/** Prefix of the fields `unpack_json` writes, so parsed values never overwrite stream fields. */
+const PARSED = "__unwrap_";
+const MAX_BUCKETS = 20_000n;
+
+const RANGE_FN: Partial<Record<RangeAggregationExpr["op"], UnwrapFn>> = {
+  min_over_time: "min",
+  max_over_time: "max",
+  avg_over_time: "avg",
+};
+/** Outer vector aggregation ∘ range aggregation pairs that equal one aggregation of the samples. */
+const COMBINED: Record<string, UnwrapFn> = {
+  "sum/sum_over_time": "sum",
+  "min/min_over_time": "min",
+  "max/max_over_time": "max",
+};
+
+export function planUnwrapPushdown(
+  expr: SampleExpr,
+  grid: MetricGrid,
+  derived?: DerivedFieldRules,
+): UnwrapBucketPlan | undefined {
+  let inner: RangeAggregationExpr;
+  let groupBy: string[];
+  let fn: UnwrapFn | undefined;
+  if (expr.kind === "RangeAggregation") {
+    if (!expr.grouping || expr.grouping.without) return undefined;
+    inner = expr;
+    groupBy = expr.grouping.labels;
+    fn = RANGE_FN[expr.op];
+  } else if (expr.kind === "VectorAggregation" && expr.expr.kind === "RangeAggregation") {
+    if (expr.grouping?.without || expr.expr.grouping) return undefined;
+    inner = expr.expr;
+    groupBy = expr.grouping?.labels ?? [];
+    fn = COMBINED[`${expr.op}/${inner.op}`];
+  } else return undefined;
+  if (!fn) return undefined;
+
+  const unwrap = inner.range.unwrap;
+  if (!unwrap || unwrap.conversion !== "" || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
+  const field = unwrap.label;
+  if (!NAME.test(field) || groupBy.some((l) => !NAME.test(l) || l === field)) return undefined;
+  // Labels the Worker derives (`detected_level`, `service_name`) exist only in the Worker.
+  const derivedNow = derivedNames(derived);
+  if (derivedNow.has(field) || groupBy.some((l) => derivedNow.has(l))) return undefined;
+  const plan = planLogQuery(inner.range.selector, { derived });
+  if (!isPlainJsonPipeline(plan.local)) return undefined;
+
+  const range = BigInt(inner.range.range);
+  const offset = BigInt(inner.range.offset);
+  if (range <= 0n) return undefined;
+  const width = grid.instant ? range : gcd(range, grid.step);
+  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
+  const shift = mod(grid.start - offset + 1n, width);
+
+  const parsed = PARSED + field;
+  const exact = `(${parsed}:~${quote(EXACT_NUMBER)} not ${parsed}:~${quote(NEGATIVE_ZERO)})`;
+  const bad = [
+    `${fieldName(field)}:*`,
+    `(${parsed}:* not ${exact})`,
+    `(_msg:~${quote(looseKey(field))} not ${exact})`,
+    `_msg:~${quote(ambiguousRegex(field))}`,
+    `_msg:~${quote("\\\\u")}`,
+    ...groupBy.map((l) => `(${fieldName(l)}:"" _msg:~${quote(`${looseKey(l)}|${ambiguousRegex(l)}`)})`),
+  ].join(" or ");
+  const valueStat = fn === "avg" ? "sum" : fn;
+  const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy].join(", ");
+  const stats =
+    `stats by (${by}) ${valueStat}(${parsed}) if (${exact}) as __v, count() if (${exact}) as __n, ` +
+    `count() if (${bad}) as __bad`;
+  const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
+  return {
+    logsql: `${plan.logsql} | ${unpack} | ${stats}`,
+    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
+    width,
+    shift,
+    bucketsPerWindow: Number(range / width),
+    offset,
+    groupBy,
+    fn,
+  };
+}
+
+/**
+ * A JSON object key Loki may read as label `name`, followed by its colon: any character where the
+ * name has `_` (Loki writes `_` for each invalid one), and padding that Loki trims.
+ */
+function looseKey(name: string): string {
+  const PAD = String.raw`[^"\\\w]*`;
+  return `"${PAD}${name
+    .split("_")
+    .map(escapeRegex)
+    .join(String.raw`[^"\\]`)}${PAD}"\\s*:`;
+}
+
+/**
+ * Lines where Loki's label `name` is not simply the one top-level key: the key twice (which one
+ * wins differs), or an object under a key that flattens into it (`{"a": {"b": 1}}` gives `a_b`).
+ */
+function ambiguousRegex(name: string): string {
+  const parts = name.split("_");
+  const prefixes = parts.slice(1).map((_, i) => looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`);
+  return [`${looseKey(name)}[\\s\\S]*${looseKey(name)}`, ...prefixes].join("|");
+}
+
+/** `| json` without parameters, optionally followed by `| __error__=""`. */
+function isPlainJsonPipeline(stages: readonly PipelineStage[]): boolean {
+  const [parser, ...rest] = stages;
+  if (parser?.kind !== "JsonParser" || parser.params.length > 0) return false;
+  return rest.every((s) => s.kind === "LabelFilter" && isNoErrorFilter(s.filter));
+}
+
+/**
+ * `__error__=""`: with no error rows (the guard proves there are none that matter) it drops nothing
+ * the origin keeps.
+ */
+function isNoErrorFilter(f: LabelFilterExpr): boolean {
+  return f.type === "string" && f.name === "__error__" && f.op === "=" && f.value === "";
+}
