@@ -4,7 +4,7 @@
 //
 // BENCH_QUICK=1: 200k lines, 10 s per workload and target (a few minutes in all).
 // Otherwise: 1.2M lines over 3 days, 30 s each. BENCH_WORKLOADS=small,cold picks a subset;
-// BENCH_DURATION=20s overrides the duration. The loaded VictoriaLogs data is kept in the cache
+// BENCH_DURATION=20s overrides the duration; BENCH_PUSHDOWN=off runs the Worker with PUSHDOWN=off. The loaded VictoriaLogs data is kept in the cache
 // directory and reused by later runs with the same size.
 
 import { spawn } from "node:child_process";
@@ -77,7 +77,8 @@ async function startWorker(originUrl) {
   const worker = await serveWorker({
     root,
     port,
-    vars: { ORIGIN_URL: originUrl },
+    // BENCH_PUSHDOWN=off measures local evaluation of the same queries.
+    vars: { ORIGIN_URL: originUrl, ...(process.env.BENCH_PUSHDOWN ? { PUSHDOWN: process.env.BENCH_PUSHDOWN } : {}) },
     stateDir: join(root, ".wrangler", "bench"),
   });
   const unregister = registerCleanup({ stop: () => worker.dispose(), killNow: () => {} });

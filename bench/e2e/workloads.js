@@ -240,6 +240,48 @@ export const WORKLOADS = {
         ],
       }),
       (w) => ({
+        name: "sum_over_time of unwrapped json",
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query: 'sum by (cluster) (sum_over_time({app="api"} | json | unwrap latency_ms [5m]))',
+            start: w.start,
+            end: w.end,
+            step: 300,
+          },
+        ],
+        vl: [
+          "/select/logsql/stats_query_range",
+          {
+            query: S('{app="api"} | unpack_json fields (latency_ms) | stats by (cluster) sum(latency_ms) s'),
+            start: w.start,
+            end: w.end,
+            step: "5m",
+          },
+        ],
+      }),
+      (w) => ({
+        name: "avg_over_time of unwrapped json",
+        loki: [
+          "/loki/api/v1/query_range",
+          {
+            query: 'avg_over_time({app="api"} | json | unwrap latency_ms [5m]) by (cluster)',
+            start: w.start,
+            end: w.end,
+            step: 300,
+          },
+        ],
+        vl: [
+          "/select/logsql/stats_query_range",
+          {
+            query: S('{app="api"} | unpack_json fields (latency_ms) | stats by (cluster) avg(latency_ms) a'),
+            start: w.start,
+            end: w.end,
+            step: "5m",
+          },
+        ],
+      }),
+      (w) => ({
         name: "topk pods by bytes",
         loki: [
           "/loki/api/v1/query_range",
