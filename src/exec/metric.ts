@@ -20,6 +20,8 @@ import { derivedNames } from "../engine/derived-fields";
 import { runBucketPlan } from "./metric-pushdown";
 import { planUnwrapPushdown } from "../plan/unwrap-pushdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
+import { planUnwrapProjection } from "../plan/unwrap-projection";
+import { ProjectionRefused, projectedSamples } from "./unwrap-projection";
 
 export interface MetricQueryOptions {
   splitInterval: bigint;
@@ -38,9 +40,11 @@ export async function executeMetricQuery(
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
   // Rows get the derived fields only when the answer can depend on them.
   const derive = metricNeedsDerived(expr, derivedNames(client.derivedFields));
+  // Projected unwrap samples until a guard refuses them for this query (see unwrap-projection.ts).
+  let project = opts.pushdown === true;
   const source: SampleSource = {
     samples(agg: RangeAggregationExpr, from: bigint, to: bigint): AsyncIterable<readonly ExtractedSample[]> {
-      return rangeSamples(client, agg, from, to, opts, stats, derive);
+      return rangeSamples(client, agg, from, to, opts, stats, derive, project);
     },
     async pushdown(sub: SampleExpr, grid: MetricQuery) {
       if (!opts.pushdown) return undefined;
@@ -50,7 +54,15 @@ export async function executeMetricQuery(
       return unwrapPlan ? runUnwrapPlan(client, unwrapPlan, grid, stats) : undefined;
     },
   };
-  const evaluate = (sub: MetricQuery) => evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+  const evaluate = async (sub: MetricQuery) => {
+    try {
+      return await evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+    } catch (err) {
+      if (!(err instanceof ProjectionRefused)) throw err;
+      project = false;
+      return await evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+    }
+  };
   const aligned = alignToStep(q);
   // A query the origin computes whole is cached as its buckets (cache/extents.ts), which panels with
   // other functions of the same selector share; its final series need no second layer.
@@ -89,14 +101,23 @@ function rangeSamples(
   opts: MetricQueryOptions,
   stats: ScanStats,
   derive: boolean,
+  project: boolean,
 ): AsyncIterable<readonly ExtractedSample[]> {
+  const windows = splitWindows({ start: from + 1n, end: to + 1n }, opts.splitInterval, false);
+  const projection = project ? planUnwrapProjection(agg, client.derivedFields) : undefined;
+  if (projection) {
+    const perWindow = windows.map((w) => (signal: AbortSignal) => {
+      stats.subqueries++;
+      return projectedSamples(client.withSignal(signal), projection, w, stats);
+    });
+    return mergeConcurrent(perWindow, opts.maxConcurrency);
+  }
   const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
   const extractor = compileSampleExtractor(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,
     agg.grouping && !agg.grouping.without ? agg.grouping.labels : undefined,
   );
-  const windows = splitWindows({ start: from + 1n, end: to + 1n }, opts.splitInterval, false);
   const perWindow = windows.map(
     (w) =>
       async function* (signal: AbortSignal): AsyncGenerator<ExtractedSample[]> {

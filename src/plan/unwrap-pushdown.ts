@@ -94,6 +94,57 @@ export function planUnwrapPushdown(
   } else return undefined;
   if (!fn) return undefined;
 
+  const source = jsonUnwrapSource(inner, groupBy, derived);
+  if (!source) return undefined;
+  const { logsql, parsed, exact, bad, unpack } = source;
+
+  const range = BigInt(inner.range.range);
+  const offset = BigInt(inner.range.offset);
+  if (range <= 0n) return undefined;
+  const width = grid.instant ? range : gcd(range, grid.step);
+  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
+  const shift = mod(grid.start - offset + 1n, width);
+
+  const valueStat = fn === "avg" ? "sum" : fn;
+  const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy].join(", ");
+  const stats =
+    `stats by (${by}) ${valueStat}(${parsed}) if (${exact}) as __v, count() if (${exact}) as __n, ` +
+    `count() if (${bad}) as __bad`;
+  return {
+    logsql: `${logsql} | ${unpack} | ${stats}`,
+    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
+    width,
+    shift,
+    bucketsPerWindow: Number(range / width),
+    offset,
+    groupBy,
+    fn,
+  };
+}
+
+/**
+ * `selector | json | unwrap f [| __error__=""]` grouped by stream labels, in LogsQL terms: the
+ * selector and line filters, the `unpack_json` that extracts `f` alone (as `__unwrap_f`, so it never
+ * overwrites a stream field), the filter for values both sides read alike, and the guard that
+ * matches every row Loki might read differently (see the module comment). Undefined when the
+ * aggregation is not of that shape.
+ */
+export interface JsonUnwrapSource {
+  logsql: string;
+  unpack: string;
+  /** The LogsQL field holding the extracted value. */
+  parsed: string;
+  exact: string;
+  bad: string;
+  field: string;
+  groupBy: string[];
+}
+
+export function jsonUnwrapSource(
+  inner: RangeAggregationExpr,
+  groupBy: string[],
+  derived?: DerivedFieldRules,
+): JsonUnwrapSource | undefined {
   const unwrap = inner.range.unwrap;
   if (!unwrap || unwrap.conversion !== "" || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
   const field = unwrap.label;
@@ -103,13 +154,6 @@ export function planUnwrapPushdown(
   if (derivedNow.has(field) || groupBy.some((l) => derivedNow.has(l))) return undefined;
   const plan = planLogQuery(inner.range.selector, { derived });
   if (!isPlainJsonPipeline(plan.local)) return undefined;
-
-  const range = BigInt(inner.range.range);
-  const offset = BigInt(inner.range.offset);
-  if (range <= 0n) return undefined;
-  const width = grid.instant ? range : gcd(range, grid.step);
-  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
-  const shift = mod(grid.start - offset + 1n, width);
 
   const parsed = PARSED + field;
   const exact = `(${parsed}:~${quote(EXACT_NUMBER)} not ${parsed}:~${quote(NEGATIVE_ZERO)})`;
@@ -121,22 +165,8 @@ export function planUnwrapPushdown(
     `_msg:~${quote("\\\\u")}`,
     ...groupBy.map((l) => `(${fieldName(l)}:"" (${lineMatchesAny([looseKey(l), ...ambiguousRegexes(l)])}))`),
   ].join(" or ");
-  const valueStat = fn === "avg" ? "sum" : fn;
-  const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy].join(", ");
-  const stats =
-    `stats by (${by}) ${valueStat}(${parsed}) if (${exact}) as __v, count() if (${exact}) as __n, ` +
-    `count() if (${bad}) as __bad`;
   const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
-  return {
-    logsql: `${plan.logsql} | ${unpack} | ${stats}`,
-    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
-    width,
-    shift,
-    bucketsPerWindow: Number(range / width),
-    offset,
-    groupBy,
-    fn,
-  };
+  return { logsql: plan.logsql, unpack, parsed, exact, bad, field, groupBy };
 }
 
 /**

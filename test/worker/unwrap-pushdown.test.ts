@@ -20,6 +20,7 @@ interface Answer {
   body: string;
   series: Map<string, [number, string][]>;
   linesScanned: number;
+  bytesScanned: number;
 }
 
 async function ask(
@@ -38,13 +39,14 @@ async function ask(
   );
   const body = await res.text();
   const series = new Map<string, [number, string][]>();
-  if (res.status !== 200) return { status: res.status, body, series, linesScanned: -1 };
+  if (res.status !== 200) return { status: res.status, body, series, linesScanned: -1, bytesScanned: -1 };
   const json = JSON.parse(body);
   for (const s of json.data.result) {
     const key = JSON.stringify(Object.entries(s.metric).sort());
     series.set(key, instant ? [s.value] : s.values);
   }
-  return { status: 200, body, series, linesScanned: json.data.stats.summary.totalLinesProcessed };
+  const { totalLinesProcessed, totalBytesProcessed } = json.data.stats.summary;
+  return { status: 200, body, series, linesScanned: totalLinesProcessed, bytesScanned: totalBytesProcessed };
 }
 
 function expectSameAnswer(pushed: Answer, local: Answer, query: string): void {
@@ -155,6 +157,37 @@ describe("unwrap push-down on the compat data", () => {
       expect(pushed.linesScanned, query).toBe(0);
       expect(local.linesScanned, query).toBeGreaterThan(0);
       expect(local.series.size, query).toBeGreaterThan(0);
+    }
+  });
+
+  it("projects what stays local: the origin sends values, not lines", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_END), step: "600" };
+    for (const query of [
+      'quantile_over_time(0.9, {app="payments"} | json | unwrap latency_ms [10m]) by (app)',
+      'quantile_over_time(0.5, {namespace="prod"} |= "order" | json | unwrap bytes | __error__="" [30m]) by (cluster, pod)',
+      'stddev_over_time({app=~"checkout|payments"} | json | unwrap latency_ms [10m]) by (namespace)',
+      'stdvar_over_time({app="checkout"} | json | unwrap bytes [1h]) by (app)',
+      'topk(2, quantile_over_time(0.99, {app="api-gateway"} | json | unwrap latency_ms [5m]) by (pod))',
+    ]) {
+      const { pushed, local } = await both(query, params);
+      expect(local.series.size, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, query).toBeGreaterThan(0);
+      // Values only: a few bytes per row instead of the line.
+      expect(pushed.bytesScanned * 5, query).toBeLessThan(local.bytesScanned);
+    }
+  });
+
+  it("keeps order-dependent and converting aggregations on whole lines", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_START + 3600), step: "600" };
+    for (const query of [
+      'first_over_time({app="payments"} | json | unwrap latency_ms [10m]) by (app)',
+      'last_over_time({app="payments"} | json | unwrap latency_ms [10m]) by (pod)',
+      'quantile_over_time(0.9, {app="payments"} | json | unwrap duration(latency_ms) [10m]) by (app)',
+      'stddev_over_time({app="payments"} | json | unwrap bytes(bytes) [10m]) by (app)',
+      'quantile_over_time(0.9, {app="payments"} | json | unwrap latency_ms [10m])',
+    ]) {
+      const { pushed, local } = await both(query, params);
+      expect(pushed.bytesScanned, query).toBe(local.bytesScanned);
     }
   });
 
@@ -303,6 +336,8 @@ describe("generated values (property, real VictoriaLogs)", () => {
   });
 
   const shapes = [
+    (s: string) => `quantile_over_time(0.5, ${s} [1m]) by (set)`,
+    (s: string) => `stddev_over_time(${s} [40s]) by (group)`,
     (s: string) => `sum by (set) (sum_over_time(${s} [30s]))`,
     (s: string) => `sum by (group) (sum_over_time(${s} [1m]))`,
     (s: string) => `avg_over_time(${s} [20s]) by (set)`,
@@ -315,22 +350,51 @@ describe("generated values (property, real VictoriaLogs)", () => {
     let pushedSets = 0;
     let fellBack = 0;
     for (const [k, set] of sets.entries()) {
-      for (const [j, shape] of shapes.entries()) {
-        for (const errf of ["", ' | __error__=""']) {
+      // One set's queries at once: the origin and the Worker overlap their waits.
+      const cases = shapes.flatMap((shape, j) => ["", ' | __error__=""'].map((errf) => ({ shape, j, errf })));
+      const answers = await Promise.all(
+        cases.map(({ shape, j, errf }) => {
           const query = shape(`{app="gen", set="s${k}"} | json | unwrap v${errf}`);
           const params = { start: String(DATA_START), end: String(DATA_START + 300), step: j % 2 ? "10" : "30" };
-          const { pushed, local } = await both(query, params, TENANT);
-          const exactOnly = set.tricky.every((line) => HARMLESS.includes(line));
-          if (exactOnly) {
-            expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
-            expect(local.series.size, query).toBeGreaterThan(0);
-            pushedSets++;
-          } else if (pushed.status === 200 && pushed.linesScanned > 0) fellBack++;
+          return both(query, params, TENANT).then((answer) => ({ ...answer, query, j }));
+        }),
+      );
+      for (const { pushed, local, query, j } of answers) {
+        const exactOnly = set.tricky.every((line) => HARMLESS.includes(line));
+        // The first two shapes are projected (values, not lines), the others pushed down.
+        const projected = j < 2;
+        if (exactOnly) {
+          if (projected) expect(pushed.bytesScanned, `${query} was not projected`).toBeLessThan(local.bytesScanned);
+          else expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+          expect(local.series.size, query).toBeGreaterThan(0);
+          pushedSets++;
+        } else if (
+          pushed.status === 200 &&
+          (projected ? pushed.bytesScanned > local.bytesScanned : pushed.linesScanned > 0)
+        ) {
+          // Refused: the answer came from whole lines (after the projected rows, when projected).
+          fellBack++;
         }
       }
     }
     expect(pushedSets).toBeGreaterThan(0);
     expect(fellBack).toBeGreaterThan(0);
+  });
+
+  it("duration and bytes conversions stay on whole lines and agree", async () => {
+    for (const k of sets.keys()) {
+      for (const conversion of ["duration", "duration_seconds", "bytes"]) {
+        for (const wrap of [
+          (s: string) => `sum by (set) (sum_over_time(${s} [1m]))`,
+          (s: string) => `quantile_over_time(0.9, ${s} [1m]) by (set)`,
+        ]) {
+          const query = wrap(`{app="gen", set="s${k}"} | json | unwrap ${conversion}(v) | __error__=""`);
+          const params = { start: String(DATA_START), end: String(DATA_START + 300), step: "30" };
+          const { pushed, local } = await both(query, params, TENANT);
+          expect(pushed.bytesScanned, query).toBe(local.bytesScanned);
+        }
+      }
+    }
   });
 
   it("a group label present only in the JSON keeps the query local", async () => {

@@ -1,0 +1,55 @@
+/**
+ * Projection for unwrap aggregations the Worker evaluates itself (`quantile_over_time`,
+ * `stddev_over_time`, `stdvar_over_time`, and the others when push-down is off or refused) grouped
+ * by stream labels over `| json | unwrap f`: instead of whole lines, which the Worker would parse as
+ * JSON one by one, the origin returns one small row per sample — `_time`, the grouping labels and
+ * the value it extracted — and the Worker aggregates those.
+ *
+ * That is exact under the same guard as push-down (src/plan/unwrap-pushdown.ts): when no row of the
+ * window is one Loki might read differently, the value VictoriaLogs extracts is the text Loki's json
+ * parser yields, of a shape both read as the same number, and the grouping labels are the stream's.
+ * The guard runs as a second request over the same window (`limit 1`: one such row is enough); if
+ * it finds one, the query is evaluated again from whole lines.
+ *
+ * `first_over_time` and `last_over_time` are left out: between samples of one series at the same
+ * nanosecond their answer depends on the order rows arrive in, and a different request could change
+ * it.
+ */
+import type { RangeAggregationExpr } from "../logql/ast";
+import type { DerivedFieldRules } from "../engine/derived-fields";
+import { fieldName } from "./logsql";
+import { jsonUnwrapSource } from "./unwrap-pushdown";
+
+export interface UnwrapProjection {
+  /** LogsQL yielding one row per sample: `_time`, the grouping labels and `valueField`. */
+  rows: string;
+  /** LogsQL yielding a row when some row of the window could read differently in Loki. */
+  guard: string;
+  valueField: string;
+  groupBy: readonly string[];
+}
+
+const ORDER_DEPENDENT = new Set<RangeAggregationExpr["op"]>(["first_over_time", "last_over_time"]);
+
+export function planUnwrapProjection(
+  agg: RangeAggregationExpr,
+  derived?: DerivedFieldRules,
+): UnwrapProjection | undefined {
+  if (!agg.grouping || agg.grouping.without || ORDER_DEPENDENT.has(agg.op)) return undefined;
+  const source = jsonUnwrapSource(agg, agg.grouping.labels, derived);
+  if (!source) return undefined;
+  const { logsql, unpack, parsed, bad, groupBy } = source;
+  // Rows without the value give Loki no sample (an empty label is not unwrapped); rows with a value
+  // of another shape are the guard's.
+  //
+  // VictoriaLogs (v1.121) reads only the fields later pipes name, and `unpack_json … fields (f)
+  // result_prefix` does not name its source field when only prefixed outputs are asked for: `_msg`
+  // must be kept explicitly until after the unpack (the guard names `_msg` itself).
+  const kept = ["_time", ...groupBy.map(fieldName), "_msg"].join(", ");
+  return {
+    rows: `${logsql} | fields ${kept} | ${unpack} | filter ${parsed}:* | delete _msg`,
+    guard: `${logsql} | ${unpack} | filter ${bad} | limit 1 | fields _time`,
+    valueField: parsed,
+    groupBy,
+  };
+}

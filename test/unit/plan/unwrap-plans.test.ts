@@ -1,0 +1,111 @@
+/**
+ * Which unwrap aggregations go to the origin (push-down), which get projected rows, and which are
+ * read as whole lines. Equality of the answers is proved against the real VictoriaLogs in
+ * test/worker/unwrap-pushdown.test.ts; this pins down the shapes each planner accepts.
+ */
+import { describe, expect, it } from "vitest";
+import { parseExpr } from "../../../src/logql/parser";
+import type { RangeAggregationExpr, SampleExpr } from "../../../src/logql/ast";
+import { planUnwrapPushdown } from "../../../src/plan/unwrap-pushdown";
+import { planUnwrapProjection } from "../../../src/plan/unwrap-projection";
+import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
+
+const S = 1_000_000_000n;
+const GRID = { start: 3600n * S, end: 7200n * S, step: 60n * S, instant: false };
+const DISCOVERY: DerivedFieldRules = { serviceNameLabels: ["service", "app"], discoverLogLevels: true };
+
+const pushdown = (q: string, derived?: DerivedFieldRules) =>
+  planUnwrapPushdown(parseExpr(q) as SampleExpr, GRID, derived);
+const projection = (q: string, derived?: DerivedFieldRules) =>
+  planUnwrapProjection(parseExpr(q) as RangeAggregationExpr, derived);
+
+describe("planUnwrapPushdown", () => {
+  it("accepts aggregations of the samples themselves over json | unwrap", () => {
+    for (const [q, fn] of [
+      ['sum by (app) (sum_over_time({app="x"} | json | unwrap v [5m]))', "sum"],
+      ['sum(sum_over_time({app="x"} |= "e" | json | unwrap v | __error__="" [5m]))', "sum"],
+      ['min by (app) (min_over_time({app="x"} | json | unwrap v [5m]))', "min"],
+      ['max(max_over_time({app="x"} | json | __error__="" | unwrap v [5m]))', "max"],
+      ['avg_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "avg"],
+      ['max_over_time({app="x"} | json | unwrap v [5m]) by (pod, app)', "max"],
+    ] as const) {
+      expect(pushdown(q)?.fn, q).toBe(fn);
+    }
+  });
+
+  it("asks for the aggregate, the count and the guard in one stats pipe, buckets aligned to the grid", () => {
+    const plan = pushdown('sum by (app) (sum_over_time({app="x"} | json | unwrap v [5m]))')!;
+    expect(plan.width).toBe(60n * S);
+    expect(plan.bucketsPerWindow).toBe(5);
+    expect(plan.logsql).toContain('unpack_json from _msg fields (v) result_prefix "__unwrap_"');
+    expect(plan.logsql).toMatch(
+      /stats by \(_time:60000000000ns offset 1ns, app\) sum\(__unwrap_v\) if \(.*\) as __v, /,
+    );
+    expect(plan.logsql).toContain("count() if (v:* or ");
+  });
+
+  it("refuses what it cannot prove equal", () => {
+    for (const q of [
+      'avg by (app) (avg_over_time({app="x"} | json | unwrap v [5m]))',
+      'sum without (pod) (sum_over_time({app="x"} | json | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | unwrap duration(v) [5m]))',
+      'sum(sum_over_time({app="x"} | logfmt | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json v="w" | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | v > 1 | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | unwrap v | v > 1 [5m]))',
+      'max_over_time({app="x"} | json | unwrap v [5m]) by (v)',
+      'max_over_time({app="x"} | json | unwrap v [5m])',
+      'stddev_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+      'sum(rate({app="x"} | json | unwrap v [5m]))',
+    ]) {
+      expect(pushdown(q), q).toBeUndefined();
+    }
+  });
+
+  it("leaves labels the Worker derives to the Worker", () => {
+    const q = 'max_over_time({app="x"} | json | unwrap v [5m]) by (detected_level)';
+    expect(pushdown(q)).toBeDefined();
+    expect(pushdown(q, DISCOVERY)).toBeUndefined();
+    expect(pushdown('sum by (service_name) (sum_over_time({app="x"} | json | unwrap v [5m]))', DISCOVERY)).toBe(
+      undefined,
+    );
+  });
+});
+
+describe("planUnwrapProjection", () => {
+  it("projects grouped, order-independent aggregations to time, group labels and value", () => {
+    const plan = projection('quantile_over_time(0.99, {app="x"} |= "GET" | json | unwrap latency [5m]) by (cluster)')!;
+    expect(plan.valueField).toBe("__unwrap_latency");
+    expect(plan.groupBy).toEqual(["cluster"]);
+    expect(plan.rows).toMatch(
+      /^\{app="x"\} .* \| fields _time, cluster, _msg \| unpack_json from _msg fields \(latency\)/,
+    );
+    expect(plan.rows).toMatch(/\| filter __unwrap_latency:\* \| delete _msg$/);
+    expect(plan.guard).toMatch(/\| filter latency:\* or .* \| limit 1 \| fields _time$/);
+    for (const q of [
+      'stddev_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+      'stdvar_over_time({app="x"} | json | unwrap v | __error__="" [5m]) by (app, pod)',
+      'min_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+    ]) {
+      expect(projection(q), q).toBeDefined();
+    }
+  });
+
+  it("keeps whole lines where labels, order or conversions matter", () => {
+    for (const q of [
+      'quantile_over_time(0.9, {app="x"} | json | unwrap v [5m])',
+      'quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) without (pod)',
+      'first_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+      'last_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+      'quantile_over_time(0.9, {app="x"} | json | unwrap bytes(v) [5m]) by (app)',
+      'quantile_over_time(0.9, {app="x"} | logfmt | unwrap v [5m]) by (app)',
+      'quantile_over_time(0.9, {app="x"} | json | line_format "{{.v}}" | unwrap v [5m]) by (app)',
+      'quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) by (v)',
+    ]) {
+      expect(projection(q), q).toBeUndefined();
+    }
+    expect(projection('stddev_over_time({app="x"} | json | unwrap v [5m]) by (detected_level)', DISCOVERY)).toBe(
+      undefined,
+    );
+  });
+});
