@@ -28,8 +28,9 @@ const ratio = (a, b) => (b > 0 && Number.isFinite(a) ? (a / b).toFixed(2) : "–
  * @param {Row[]} rows
  * @param {{ workload: string, name: string, workerMs: number, vlMs: number }[]} probes
  * @param {{ mode: string, lines: number, days: number, durationS: number, when: string }} meta
+ * @param {{ stream?: any, memory: any[] }} [proofs] RESULT lines of bench/stream and bench/memory from the same run
  */
-export function markdown(rows, probes, meta) {
+export function markdown(rows, probes, meta, proofs) {
   const out = [
     `# End-to-end benchmark (${meta.mode})`,
     "",
@@ -72,7 +73,11 @@ export function markdown(rows, probes, meta) {
     );
   }
   out.push("- NDJSON → Loki ≤ 1 µs/line: see `npm run bench:micro` and bench/results/stream.md.", "");
-  out.push("## Single requests, unloaded (median of 3 in sequence, window at the data's end)", "");
+  out.push(...speedTargets(rows, probes, proofs));
+  out.push(
+    "## Single requests, unloaded (median of 3 in sequence, window at the data's end, `Cache-Control: no-cache`)",
+    "",
+  );
   out.push("| workload | request | Worker ms | VL ms | ratio |", "|---|---|---|---|---|");
   for (const p of probes)
     out.push(`| ${p.workload} | ${p.name} | ${f1(p.workerMs)} | ${f1(p.vlMs)} | ${ratio(p.workerMs, p.vlMs)} |`);
@@ -85,6 +90,65 @@ export function markdown(rows, probes, meta) {
     "",
   );
   return out.join("\n");
+}
+
+/**
+ * The speed targets, each figure from this run: single-request and per-workload ratios against
+ * VictoriaLogs direct, the row path, and memory under concurrency.
+ * @param {Row[]} rows @param {{ workload: string, name: string, workerMs: number, vlMs: number }[]} probes
+ * @param {{ stream?: any, memory: any[] } | undefined} proofs
+ */
+function speedTargets(rows, probes, proofs) {
+  const out = ["## Speed targets", "", "| what | this run | target | |", "|---|---|---|---|"];
+  const mark = (ok) => (ok === undefined ? "–" : ok ? "✅" : "❌");
+  const line = (what, figure, target, ok) => out.push(`| ${what} | ${figure} | ${target} | ${mark(ok)} |`);
+  const probe = (name) => probes.find((p) => p.name === name);
+  const q = probe("quantile_over_time of unwrapped json");
+  if (q) {
+    const r = q.workerMs / q.vlMs;
+    line("`quantile_over_time(… | json | unwrap …) by (…)`, single request", `${r.toFixed(2)}× VL`, "≤ 2×", r <= 2);
+  }
+  for (const name of ["compute", "compute_uncached"]) {
+    const row = rows.find((r) => r.workload === name);
+    if (!row) continue;
+    const r = row.worker.rps / row.vl.rps;
+    const how =
+      name === "compute" ? "results caches on, as deployed" : "`Cache-Control: no-cache`, every request evaluated";
+    line(`compute workload req/s (${how})`, `${r.toFixed(2)}× VL`, "≥ 0.6×", r >= 0.6);
+  }
+  const big = probe("5,000-entry log answer, median of 15");
+  if (big) {
+    const r = big.workerMs / big.vlMs;
+    line("5,000-entry log answer, Worker ÷ VL (median of 15)", `${r.toFixed(2)}×`, "≤ 1.3×", r <= 1.3);
+  }
+  if (proofs?.stream) {
+    const us = proofs.stream.usPerRow;
+    line("NDJSON → Loki per row, stream proof (Node, 128 MB heap)", `${us.toFixed(2)} µs`, "≤ 1.5 µs", us <= 1.5);
+  }
+  const cold = rows.find((r) => r.workload === "cold");
+  if (cold?.proxy) {
+    const own = cold.worker.p50 - cold.proxy.p50;
+    line(
+      "Worker's own work on a cold log query (p50 − bare forwarding Worker p50)",
+      `${f1(own)} ms`,
+      "≤ 0.4 ms",
+      own <= 0.4,
+    );
+  }
+  for (const m of proofs?.memory ?? []) {
+    const ok200 = Object.keys(m.statuses).every((s) => s === "200");
+    const statuses = Object.entries(m.statuses)
+      .map(([s, n]) => `${n}×${s}`)
+      .join(", ");
+    line(
+      `${m.concurrency} concurrent 5,000-entry log queries in one 128 MB heap (${m.name})`,
+      `${statuses}; peak live heap +${m.peakLiveGrowthMB} MB`,
+      "all succeed; ≤ 64 MB",
+      ok200 && m.peakLiveGrowthMB <= 64,
+    );
+  }
+  out.push("");
+  return out;
 }
 
 /** Grouped bars: per workload, Worker and VictoriaLogs p50 (solid) and p95 (light), log-free linear scale. */

@@ -13,7 +13,7 @@ const S = (q) => q; // marks LogsQL, for readability below
  */
 /**
  * @typedef {{ name: string, loki: [string, Record<string, string | number>], vl: [string, Record<string, string | number>] }} Request
- * @typedef {{ describe: string, window: [number, number], vus: number, p95Ms: number, templates: ((w: { start: number, end: number }) => Request)[] }} Workload
+ * @typedef {{ describe: string, window: [number, number], vus: number, p95Ms: number, noCache?: boolean, templates: ((w: { start: number, end: number }) => Request)[] }} Workload
  * @type {Record<string, Workload>}
  */
 export const WORKLOADS = {
@@ -321,6 +321,14 @@ export const WORKLOADS = {
       ],
     })),
   },
+};
+
+// The compute requests again with `Cache-Control: no-cache`: the Worker evaluates every one anew,
+// as VictoriaLogs (which has no results cache) does, so the ratio shows the evaluation itself.
+WORKLOADS.compute_uncached = {
+  ...WORKLOADS.compute,
+  describe: "the compute requests with Cache-Control: no-cache (the Worker's results caches not read)",
+  noCache: true,
 };
 
 /**

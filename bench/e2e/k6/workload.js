@@ -39,6 +39,7 @@ if (__ENV.THRESHOLDS === "1") {
 const headers = {};
 if (__ENV.AUTH_TOKEN) headers.Authorization = `Bearer ${__ENV.AUTH_TOKEN}`;
 if (__ENV.TENANT) headers["X-Scope-OrgID"] = __ENV.TENANT;
+if (workload.noCache && target === "worker") headers["Cache-Control"] = "no-cache";
 
 function query(params) {
   const parts = [];
