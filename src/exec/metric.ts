@@ -21,7 +21,7 @@ import { runBucketPlan } from "./metric-pushdown";
 import { planUnwrapPushdown } from "../plan/unwrap-pushdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection } from "../plan/unwrap-projection";
-import { ProjectionRefused, projectedSamples } from "./unwrap-projection";
+import { ProjectionRefused, projectedSamples, projectionGuard } from "./unwrap-projection";
 
 export interface MetricQueryOptions {
   splitInterval: bigint;
@@ -106,9 +106,11 @@ function rangeSamples(
   const windows = splitWindows({ start: from + 1n, end: to + 1n }, opts.splitInterval, false);
   const projection = project ? planUnwrapProjection(agg, client.derivedFields) : undefined;
   if (projection) {
+    stats.subqueries++;
+    const guard = projectionGuard(client, projection, { start: from + 1n, end: to + 1n });
     const perWindow = windows.map((w) => (signal: AbortSignal) => {
       stats.subqueries++;
-      return projectedSamples(client.withSignal(signal), projection, w, stats);
+      return projectedSamples(client.withSignal(signal), projection, w, stats, guard);
     });
     return mergeConcurrent(perWindow, opts.maxConcurrency);
   }

@@ -1,7 +1,7 @@
 /**
- * Samples of a projected unwrap aggregation (src/plan/unwrap-projection.ts) for one origin window:
- * the projected rows stream while the guard runs beside them; the window's samples are complete
- * only once the guard has found nothing. A guard that finds a row ends the evaluation with
+ * Samples of a projected unwrap aggregation (src/plan/unwrap-projection.ts): the projected rows of
+ * each sub-window stream while the guard runs beside them over the whole range; a sub-window's
+ * samples are complete only once the guard has found nothing. A guard that finds a row ends the evaluation with
  * ProjectionRefused, and the caller evaluates the query again from whole lines.
  */
 import type { ExtractedSample, Labels } from "../engine/types";
@@ -16,15 +16,29 @@ export class ProjectionRefused extends Error {
   }
 }
 
+/**
+ * Whether the guard finds a row anywhere in `window`: one request for the whole range of a query
+ * rather than one per sub-window, as the guard's regexes cost the origin more than the rows.
+ */
+export function projectionGuard(
+  client: OriginClient,
+  projection: UnwrapProjection,
+  window: TimeWindow,
+): Promise<boolean> {
+  const found = firstRow(client, projection.guard, window);
+  // Settled here so that a consumer stopping early leaves no unhandled rejection behind.
+  found.catch(() => {});
+  return found;
+}
+
+/** The samples of one sub-window; ends with ProjectionRefused when `guard` (its range's) finds a row. */
 export async function* projectedSamples(
   client: OriginClient,
   projection: UnwrapProjection,
   window: TimeWindow,
   stats: ScanStats,
+  guard: Promise<boolean>,
 ): AsyncGenerator<ExtractedSample[]> {
-  const guard = firstRow(client, projection.guard, window);
-  // Settled here so that a consumer stopping early leaves no unhandled rejection behind.
-  guard.catch(() => {});
   const { groupBy, valueField } = projection;
   // One labels object per distinct group, shared by its samples.
   const labelsByKey = new Map<string, Labels>();

@@ -27,6 +27,10 @@
  * - the line contains a `\u` escape (a key could be spelled with escapes);
  * - a grouped label is missing from the stream but the line could give it to Loki.
  * Names must start with a letter and use only [A-Za-z0-9_].
+ *
+ * The guard also keeps the aggregation itself right: VictoriaLogs (v1.121) reads only the fields a
+ * query names, and a prefixed `unpack_json … fields (f)` does not name its source — without the
+ * guard's `_msg` terms in the same stats pipe, every `__unwrap_f` would be empty.
  */
 import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { escapeRegex, fieldName, quote } from "./logsql";
