@@ -164,7 +164,8 @@ export function jsonUnwrapSource(
   const bad = [
     `${fieldName(field)}:*`,
     `(${parsed}:* not ${exact})`,
-    `(_msg:~${quote(looseKey(field))} not ${exact})`,
+    // The value test first: the origin then runs the line regex only on rows it did not read exactly.
+    `(not ${exact} _msg:~${quote(looseKey(field))})`,
     lineMatchesAny(ambiguousRegexes(field)),
     `_msg:~${quote("\\\\u")}`,
     ...groupBy.map((l) => `(${fieldName(l)}:"" (${lineMatchesAny([looseKey(l), ...ambiguousRegexes(l)])}))`),
@@ -196,7 +197,8 @@ function ambiguousRegexes(name: string): string[] {
   const parts = name.split("_");
   const prefixes = parts.slice(1).map((_, i) => looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`);
   // Separate regexes, not one alternation: each keeps its literal start.
-  return [`${looseKey(name)}[\\s\\S]*${looseKey(name)}`, ...prefixes];
+  // `(?s).*` is `[\s\S]*` for RE2, but the origin runs it about a third faster.
+  return [`(?s)${looseKey(name)}.*${looseKey(name)}`, ...prefixes];
 }
 
 /** `_msg` matches any of the regexes. */
