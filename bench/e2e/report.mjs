@@ -120,6 +120,16 @@ function speedTargets(rows, probes, proofs) {
   if (big) {
     const r = big.workerMs / big.vlMs;
     line("5,000-entry log answer, Worker ÷ VL (median of 15)", `${r.toFixed(2)}×`, "≤ 1.3×", r <= 1.3);
+    const floor = probe("5,000-entry VictoriaLogs answer via the bare forwarding Worker, median of 15");
+    if (floor) {
+      const own = big.workerMs - floor.workerMs;
+      line(
+        "— of which the Worker's own work (Worker − bare forwarding Worker carrying VL's answer)",
+        `${f1(own)} ms (${(own / big.vlMs).toFixed(2)}× VL's time)`,
+        "",
+        undefined,
+      );
+    }
   }
   if (proofs?.stream) {
     const us = proofs.stream.usPerRow;

@@ -212,6 +212,16 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
       `${vlUrl}/select/logsql/query?${new URLSearchParams({ query: '{cluster="us-east-1"} | sort by (_time desc) | limit 5000', ...window })}`,
     ),
   });
+  // The same VictoriaLogs answer through the bare forwarding Worker: what the local runtime alone
+  // costs to carry that many bytes, the floor under the Worker's figure above.
+  probes.push({
+    workload: "log",
+    name: "5,000-entry VictoriaLogs answer via the bare forwarding Worker, median of 15",
+    workerMs: await big(
+      `${proxyUrl}/select/logsql/query?${new URLSearchParams({ query: '{cluster="us-east-1"} | sort by (_time desc) | limit 5000', ...window })}`,
+    ),
+    vlMs: probes[probes.length - 1].vlMs,
+  });
   for (const name of selected) {
     const w = WORKLOADS[name];
     if (!w) throw new Error(`unknown workload ${name}`);

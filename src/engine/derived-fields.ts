@@ -90,10 +90,21 @@ export function withServiceName(stream: Labels, labels: readonly string[]): Labe
  * Adds the derived fields to rows as they come from the origin. Stream label sets are shared
  * between rows of a stream, so the extended set is made once per stream.
  */
-export class FieldDeriver {
-  private readonly streams = new WeakMap<Labels, Labels>();
+/**
+ * Extended stream label sets by rule list and stream: stream label sets are shared by every
+ * response of the isolate (origin/rows.ts), so each is extended once per configuration, not once
+ * per response. Both keys are immutable objects, so nothing here can go stale.
+ */
+const extendedStreams = new WeakMap<readonly string[], WeakMap<Labels, Labels>>();
 
-  constructor(private readonly rules: DerivedFieldRules) {}
+export class FieldDeriver {
+  private readonly streams: WeakMap<Labels, Labels>;
+
+  constructor(private readonly rules: DerivedFieldRules) {
+    let streams = extendedStreams.get(rules.serviceNameLabels);
+    if (!streams) extendedStreams.set(rules.serviceNameLabels, (streams = new WeakMap()));
+    this.streams = streams;
+  }
 
   get active(): boolean {
     return this.rules.serviceNameLabels.length > 0 || this.rules.discoverLogLevels;
@@ -146,19 +157,36 @@ export function addDetectedLevelFromRow(
 
 /** The entry's level by Loki's rules, when it has no `detected_level` yet. */
 export function detectLevel(stream: Labels, metadata: Labels, line: string): string {
-  const fromLabel = firstLevelField(stream) ?? firstLevelField(metadata);
+  const fromLabel = firstLevelField(stream, true) ?? firstLevelField(metadata);
   if (fromLabel !== undefined) return normalizeLevel(fromLabel);
   const severity = metadata["severity_number"];
   if (severity) return levelOfSeverityNumber(severity);
   return levelFromLine(line);
 }
 
-function firstLevelField(labels: Labels): string | undefined {
-  for (const name of LEVEL_FIELDS) {
-    const v = labels[name];
-    if (v) return v;
+/** Rank of each level field name in LEVEL_FIELDS: the first non-empty one by rank wins. */
+const LEVEL_FIELD_RANK = new Map(LEVEL_FIELDS.map((name, i) => [name, i]));
+/** Stream label sets are shared objects (origin/rows.ts): their level field is looked up once. */
+const streamLevelFields = new WeakMap<Labels, string | null>();
+
+function firstLevelField(labels: Labels, shared = false): string | undefined {
+  if (shared) {
+    const known = streamLevelFields.get(labels);
+    if (known !== undefined) return known ?? undefined;
   }
-  return undefined;
+  // A row carries a handful of labels and fourteen names are tried: walking the labels is cheaper
+  // than fourteen lookups that mostly miss.
+  let best: string | undefined;
+  let bestRank = LEVEL_FIELDS.length;
+  for (const name in labels) {
+    const rank = LEVEL_FIELD_RANK.get(name);
+    if (rank !== undefined && rank < bestRank && labels[name]) {
+      best = labels[name];
+      bestRank = rank;
+    }
+  }
+  if (shared) streamLevelFields.set(labels, best ?? null);
+  return best;
 }
 
 /** A known level spelling (any case) as Loki's level name; anything else unchanged. */
