@@ -163,6 +163,9 @@ async function warmUp(base, vlUrl) {
  * unloaded latency of that one request, which tells where the time goes.
  */
 async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
+  // Unloaded means nothing else in flight: the previous request's cache writes (waitUntil, which
+  // the local runtime emulates on this machine's CPU and disk) finish before the next is timed.
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 400));
   const problems = [];
   const probes = [];
   // The floor: a request that touches no data (the Worker's /ready, VictoriaLogs' /health).
@@ -193,6 +196,7 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
   const big = async (url) => {
     const times = [];
     for (let i = 0; i < 15; i++) {
+      await settle();
       const t0 = performance.now();
       const res = await fetch(url, { headers: { "Cache-Control": "no-cache" } });
       const body = await res.text();
@@ -238,6 +242,7 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
         const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
         const times = [];
         for (let i = 0; i < 3; i++) {
+          await settle();
           const t0 = performance.now();
           // Unloaded single requests, each evaluated anew (no-cache: the Worker's results caches are not read).
           const res = await fetch(`${base}${path}?${qs}`, { headers: { "Cache-Control": "no-cache" } });

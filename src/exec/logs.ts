@@ -99,7 +99,14 @@ export async function executeLogQuery(
         )
       : undefined;
 
-  if (cache) {
+  if (cache && plan.localKeepsEveryRow) {
+    await readCutWindows(cacheWindows(opts.window, interval, backward, cache), cache, {
+      limit: opts.limit,
+      backward,
+      fetch: (w) => fetchWindow(logsql, w, opts.signal),
+      consume,
+    });
+  } else if (cache) {
     // Aligned windows, so that historical ones are the same from one refresh to the next: each is
     // read from the cache when it can be, else asked for and kept.
     await runWindows(
@@ -132,6 +139,107 @@ export async function executeLogQuery(
     );
   }
   return { entries: top.sorted(), stats };
+}
+
+interface WindowAnswer {
+  entries: LogEntry[];
+  rows: number;
+  bytes: number;
+  subqueries: number;
+}
+
+/**
+ * The cached windows of a query the origin cuts to `limit`, in direction order. Windows found in
+ * the cache are used as they are; a window not found is asked for alone (it is the edge of what is
+ * missing), and when it held some entries but fewer than `limit`, the next request covers twice as
+ * many of the following missing windows as its density says the missing entries need — all of
+ * them when it held none. A sparse query (a rare substring over days) so costs two requests
+ * instead of one per window, as nearEdgeFirst does for uncached ranges.
+ *
+ * A window asked for alone is stored as its answer. Of a request over several windows, those the
+ * answer proves complete are stored: all when it has fewer than `limit` entries, else the ones
+ * wholly on the near side of its last entry (the origin's cut can fall among entries of that very
+ * nanosecond, never before it); the window holding the cut is asked for again by a later refresh.
+ */
+async function readCutWindows(
+  windows: readonly TimeWindow[],
+  cache: LogWindowCache,
+  opts: {
+    limit: number;
+    backward: boolean;
+    fetch: (w: TimeWindow) => Promise<WindowAnswer>;
+    consume: (answer: WindowAnswer) => boolean;
+  },
+): Promise<void> {
+  const lookups = new Map<number, Promise<LogEntry[] | undefined>>();
+  const lookup = (k: number) => {
+    let p = lookups.get(k);
+    if (!p) {
+      const w = windows[k]!;
+      lookups.set(k, (p = cache.storable(w) ? cache.lookup(w) : Promise.resolve(undefined)));
+    }
+    return p;
+  };
+  // How many missing windows the next request may cover: one after a cached window.
+  let take = 1;
+  let i = 0;
+  while (i < windows.length) {
+    const cached = await lookup(i);
+    if (cached) {
+      if (!opts.consume({ entries: cached, rows: 0, bytes: 0, subqueries: 0 })) return;
+      take = 1;
+      i++;
+      continue;
+    }
+    // Windows i..end-1: missing, at most `take` of them (looked up together).
+    let end = i + 1;
+    if (take > 1) {
+      const next: number[] = [];
+      for (let k = end; k < Math.min(windows.length, i + take); k++) next.push(k);
+      const found = await Promise.all(next.map(lookup));
+      const hit = found.findIndex((entries) => entries !== undefined);
+      end += hit < 0 ? next.length : hit;
+    }
+    const part = windows.slice(i, end);
+    const answer = await opts.fetch(spanOf(part));
+    storeComplete(part, answer.entries, cache, opts.limit, opts.backward);
+    if (!opts.consume(answer)) return;
+    const found = answer.entries.length;
+    take = part.length === 1 && found > 0 ? Math.ceil((2 * (opts.limit - found)) / found) : windows.length;
+    i = end;
+  }
+}
+
+function spanOf(ws: readonly TimeWindow[]): TimeWindow {
+  let start = ws[0]!.start;
+  let end = ws[0]!.end;
+  for (const w of ws) {
+    if (w.start < start) start = w.start;
+    if (w.end > end) end = w.end;
+  }
+  return { start, end };
+}
+
+/** Stores each storable window of `part` whose entries `entries` (the part's answer, direction order) hold in full. */
+function storeComplete(
+  part: readonly TimeWindow[],
+  entries: readonly LogEntry[],
+  cache: LogWindowCache,
+  limit: number,
+  backward: boolean,
+): void {
+  const last = entries[entries.length - 1];
+  // One window's answer is its top `limit` whatever it holds.
+  const cut = part.length === 1 || entries.length < limit || last === undefined ? undefined : last.ts;
+  for (const w of part) {
+    if (!cache.storable(w)) continue;
+    // Entries strictly nearer than the last one are all in the answer.
+    if (cut !== undefined && (backward ? w.start <= cut : w.end > cut)) continue;
+    cache.store(
+      w,
+      entries.filter((e) => e.ts >= w.start && e.ts < w.end),
+    );
+  }
 }
 
 /**

@@ -347,3 +347,50 @@ describe("concurrency and isolation", () => {
     expect(stats.section("result").entriesFound).toBe(stats.section("result").entriesRequested);
   });
 });
+
+describe("a log range the origin cuts to limit", () => {
+  const START = 1769904000;
+  const params = (needle: string, limit: number) => ({
+    query: `{namespace="prod"} |= "${needle}"`,
+    start: String(START),
+    end: String(START + 6 * 3600),
+    limit: String(limit),
+  });
+  const entriesOf = (a: Answer) =>
+    (a.body as { data: { result: { values: unknown[] }[] } }).data.result.reduce((n, s) => n + s.values.length, 0);
+
+  it("reads a sparse range in two requests, whatever its number of windows, then from the cache alone", async () => {
+    const expected = await ask("/loki/api/v1/query_range", params("imeout", 1000), { CACHE: "off" });
+    expect(entriesOf(expected)).toBeGreaterThan(0);
+    expect(entriesOf(expected)).toBeLessThan(1000);
+    const calls = watch();
+    const cold = await ask("/loki/api/v1/query_range", params("imeout", 1000));
+    expect(cold).toEqual({ ...expected, cache: cold.cache });
+    // The edge window, then the five others in one request (the answer holds fewer than `limit`).
+    expect(calls).toHaveLength(2);
+    calls.length = 0;
+    const warm = await ask("/loki/api/v1/query_range", params("imeout", 1000));
+    expect(warm).toEqual({ ...expected, cache: warm.cache });
+    expect(calls).toHaveLength(0);
+  });
+
+  it("keeps only the windows an answer cut to limit proves complete, and answers the same from them", async () => {
+    const all = entriesOf(await ask("/loki/api/v1/query_range", params("rror", 5000), { CACHE: "off" }));
+    expect(all).toBeGreaterThan(50);
+    // Cuts that fall in the edge window, in the request after it, and not at all.
+    for (const share of [0.05, 0.6, 0.9, 1.2]) {
+      const limit = Math.ceil(all * share);
+      const expected = await ask("/loki/api/v1/query_range", params("rror", limit), { CACHE: "off" });
+      const calls = watch();
+      const cold = await ask("/loki/api/v1/query_range", params("rror", limit));
+      expect(cold, `limit ${limit}`).toEqual({ ...expected, cache: cold.cache });
+      expect(calls.length, `limit ${limit}`).toBeLessThanOrEqual(3);
+      const coldCalls = calls.length;
+      calls.length = 0;
+      const warm = await ask("/loki/api/v1/query_range", params("rror", limit));
+      expect(warm, `limit ${limit}`).toEqual({ ...expected, cache: warm.cache });
+      // At most the window that held the cut, and what follows it, is asked for again.
+      expect(calls.length, `limit ${limit}`).toBeLessThan(Math.max(coldCalls, 2));
+    }
+  });
+});

@@ -168,6 +168,7 @@ describe("unwrap push-down on the compat data", () => {
       'stddev_over_time({app=~"checkout|payments"} | json | unwrap latency_ms [10m]) by (namespace)',
       'stdvar_over_time({app="checkout"} | json | unwrap bytes [1h]) by (app)',
       'topk(2, quantile_over_time(0.99, {app="api-gateway"} | json | unwrap latency_ms [5m]) by (pod))',
+      'quantile_over_time(0.75, {app="payments"} | json | unwrap latency_ms [15m] offset 30m) by (namespace)',
     ]) {
       const { pushed, local } = await both(query, params);
       expect(local.series.size, query).toBeGreaterThan(0);
