@@ -175,18 +175,20 @@ export function jsonUnwrapSource(
 }
 
 /**
- * The end of a JSON object key Loki may read as label `name`, and its colon: any character where
- * the name has `_` (Loki writes `_` for each invalid one), then padding that Loki trims. The key's
+ * The end of a JSON object key Loki may read as label `name`, and its colon: any character or
+ * escape sequence where the name has `_` (Loki writes `_` for each invalid one), then padding that
+ * Loki trims (spaces, or escaped whitespace such as `\t`). The key's
  * start is left open — a superset, which only sends more queries back to local evaluation — so the
  * regex starts with a literal, which the origin's regex engine finds by substring search (a
  * leading character class made the guard cost 40× the aggregation itself).
  */
 function looseKey(name: string): string {
+  // A character, or an escape sequence (`\t` unescapes to a character Loki trims or replaces).
   const head = name
     .split("_")
     .map(escapeRegex)
-    .join(String.raw`[^"\\]`);
-  return `${head}${String.raw`[^"\\\w]*"\s*:`}`;
+    .join(String.raw`(?:[^"\\]|\\.)`);
+  return `${head}${String.raw`(?:[^"\\\w]|\\.)*"\s*:`}`;
 }
 
 /**

@@ -279,6 +279,9 @@ describe("generated values (property, real VictoriaLogs)", () => {
     '{"v": 5, "broken": }',
     '{"\\u0076": 5}',
     '{" v ": 4}',
+    // Escaped whitespace around the key: Loki unescapes and trims it to `v`, VictoriaLogs keeps it.
+    '{"v\\t": 4}',
+    '{"\\nv": 4}',
     "v=5 plain logfmt",
     "not json at all",
     '{"v": 5} trailing',

@@ -10,8 +10,8 @@ describe("parseLoadtestOptions", () => {
       url: "https://lv.example.workers.dev",
       duration: "30s",
       rangeSeconds: 86_400,
-      workloads: ["small", "heavy", "long_range", "compute", "cold"],
-      p95Ms: { small: 1000, heavy: 2000, long_range: 3000, compute: 5000, cold: 1500 },
+      workloads: ["small", "heavy", "long_range", "compute", "cold", "compute_uncached"],
+      p95Ms: { small: 1000, heavy: 2000, long_range: 3000, compute: 5000, cold: 1500, compute_uncached: 5000 },
     });
     expect(Object.keys(WORKLOADS)).toEqual(o.workloads);
   });
