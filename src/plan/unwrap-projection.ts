@@ -38,7 +38,7 @@ export function planUnwrapProjection(
   if (!agg.grouping || agg.grouping.without || ORDER_DEPENDENT.has(agg.op)) return undefined;
   const source = jsonUnwrapSource(agg, agg.grouping.labels, derived);
   if (!source) return undefined;
-  const { logsql, unpack, parsed, bad, groupBy } = source;
+  const { logsql, unpack, guardPipes, parsed, bad, groupBy } = source;
   // Rows without the value give Loki no sample (an empty label is not unwrapped); rows with a value
   // of another shape are the guard's.
   //
@@ -48,7 +48,7 @@ export function planUnwrapProjection(
   const kept = ["_time", ...groupBy.map(fieldName), "_msg"].join(", ");
   return {
     rows: `${logsql} | fields ${kept} | ${unpack} | filter ${parsed}:* | delete _msg`,
-    guard: `${logsql} | ${unpack} | filter ${bad} | limit 1 | fields _time`,
+    guard: `${logsql} | ${unpack}${guardPipes} | filter ${bad} | limit 1 | fields _time`,
     valueField: parsed,
     groupBy,
   };

@@ -411,3 +411,72 @@ describe("generated values (property, real VictoriaLogs)", () => {
     expect(pushed.linesScanned).toBeGreaterThan(0);
   });
 });
+
+/**
+ * A field with a longer name (`latency_ms`): the guard finds its repeated keys by counting the
+ * name's longest part instead of by regex. Every line below is one Loki may read differently from
+ * VictoriaLogs, each in a stream of its own beside exact values: each must send its query back to
+ * whole lines, with the same answer, while the stream of exact values alone is pushed.
+ */
+describe("repeated and respelled keys of a longer field name (real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "8:8" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const ODD = [
+    '{"latency_ms": 5, "latency_ms": 7}',
+    '{"latency_ms": 5, "x": {"latency_ms": 9}, "latency_ms": 7}',
+    '{"latency-ms": 4, "latency_ms": 6}',
+    '{"latency_ms ": 4, "latency_ms": 6}',
+    '{"latency\\tms": 4}',
+    '{"latency_ms\\n": 4}',
+    '{"latency": {"ms": 3}}',
+    '{"latency": {"ms": 3}, "latency_ms": 8}',
+  ];
+  const sets = [[], ...ODD.map((line) => [line])];
+
+  beforeAll(async () => {
+    const streams = sets.map((odd, k) => ({
+      stream: { app: "gen2", set: `s${k}` },
+      values: [...["12", "-3.5", "40.25"].map((v) => `{"msg": "probe", "latency_ms": ${v}}`), ...odd].map((line, i) => [
+        String(base + BigInt(i * 5 + k) * 1_000_000_000n),
+        line,
+      ]),
+    }));
+    const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", AccountID: "8", ProjectID: "8" },
+      body: JSON.stringify({ streams }),
+    });
+    expect(res.status).toBe(204);
+    const total = streams.reduce((n, s) => n + s.values.length, 0);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const probe = await ask(
+        'sum(count_over_time({app="gen2"}[1h]))',
+        { time: String(DATA_START + 1800) },
+        false,
+        TENANT,
+      );
+      if ([...probe.series.values()][0]?.[0]?.[1] === String(total)) break;
+      if (Date.now() > deadline) throw new Error("generated lines not searchable after 60 s");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  });
+
+  it("sends every set with such a line back to whole lines, with the same answer", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_START + 120), step: "10" };
+    for (const [k, odd] of sets.entries()) {
+      for (const query of [
+        `sum by (set) (sum_over_time({app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]))`,
+        `quantile_over_time(0.5, {app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]) by (set)`,
+      ]) {
+        const { pushed, local } = await both(query, params, TENANT);
+        expect(local.series.size, query).toBeGreaterThan(0);
+        if (odd.length === 0) expect(pushed.bytesScanned, `${query} read whole lines`).toBeLessThan(local.bytesScanned);
+        else
+          expect(pushed.bytesScanned, `${query} (${odd[0]}) was not sent back`).toBeGreaterThanOrEqual(
+            local.bytesScanned,
+          );
+      }
+    }
+  });
+});
