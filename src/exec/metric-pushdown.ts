@@ -5,9 +5,10 @@
  */
 import type { Labels, Series } from "../engine/types";
 import type { OriginClient } from "../origin/client";
+import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
 import { extentRows } from "../cache/extents";
-import type { BucketPlan, MetricGrid } from "../plan/metric-pushdown";
+import type { BucketGrid, BucketPlan, MetricGrid } from "../plan/metric-pushdown";
 import type { ScanStats } from "./logs";
 
 interface GroupBuckets {
@@ -16,13 +17,21 @@ interface GroupBuckets {
   buckets: Map<bigint, number>;
 }
 
-export async function runBucketPlan(
+/** One row of a bucket grid's answer: its group's labels and key, and its bucket's inclusive end. */
+export interface BucketRow {
+  row: VLRow;
+  labels: Labels;
+  key: string;
+  end: bigint;
+}
+
+/** The rows of a bucket grid's stats query, chunk by chunk through the results cache. */
+export async function bucketRows(
   client: OriginClient,
-  plan: BucketPlan,
+  plan: BucketGrid,
   grid: MetricGrid,
   stats: ScanStats,
-): Promise<Series[]> {
-  const groups = new Map<string, GroupBuckets>();
+): Promise<BucketRow[]> {
   stats.subqueries++;
   const rows = await extentRows(client, {
     logsql: plan.logsql,
@@ -33,20 +42,37 @@ export async function runBucketPlan(
     clip: false,
     section: grid.instant ? "instantMetricResult" : "result",
   });
-  for (const row of rows) {
+  return rows.map((row) => {
     const labels: Labels = {};
     // Loki drops empty labels; VictoriaLogs groups a missing field under "".
     for (const name of plan.groupBy) if (row[name]) labels[name] = row[name]!;
     const key = JSON.stringify(plan.groupBy.map((n) => labels[n] ?? ""));
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { labels, buckets: new Map() }));
-    const end = parseVLTime(row._time ?? "") + plan.width - 1n;
-    g.buckets.set(end, (g.buckets.get(end) ?? 0) + Number(row.__v));
-  }
+    return { row, labels, key, end: parseVLTime(row._time ?? "") + plan.width - 1n };
+  });
+}
 
+/** The grid's evaluation times. */
+export function evaluationTimes(grid: MetricGrid): bigint[] {
   const times: bigint[] = [];
   if (grid.instant) times.push(grid.start);
   else for (let t = grid.start; t <= grid.end; t += grid.step) times.push(t);
+  return times;
+}
+
+export async function runBucketPlan(
+  client: OriginClient,
+  plan: BucketPlan,
+  grid: MetricGrid,
+  stats: ScanStats,
+): Promise<Series[]> {
+  const groups = new Map<string, GroupBuckets>();
+  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats)) {
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { labels, buckets: new Map() }));
+    g.buckets.set(end, (g.buckets.get(end) ?? 0) + Number(row.__v));
+  }
+
+  const times = evaluationTimes(grid);
   const range = plan.width * BigInt(plan.bucketsPerWindow);
 
   const out: Series[] = [];

@@ -6,11 +6,10 @@
  */
 import type { Labels, Series } from "../engine/types";
 import type { OriginClient } from "../origin/client";
-import { parseVLTime } from "../origin/timefmt";
-import { extentRows } from "../cache/extents";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import type { ScanStats } from "./logs";
+import { bucketRows, evaluationTimes } from "./metric-pushdown";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
@@ -25,33 +24,18 @@ export async function runUnwrapPlan(
   grid: MetricGrid,
   stats: ScanStats,
 ): Promise<Series[] | undefined> {
-  stats.subqueries++;
-  const rows = await extentRows(client, {
-    logsql: plan.logsql,
-    window: plan.window,
-    width: plan.width,
-    shift: plan.shift,
-    clip: false,
-    section: grid.instant ? "instantMetricResult" : "result",
-  });
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
-  for (const row of rows) {
+  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats)) {
     if (Number(row.__bad ?? "0") !== 0) return undefined;
     const count = Number(row.__n ?? "0");
     // A bucket whose rows all lack the field yields no sample in Loki either.
     if (count === 0) continue;
-    const labels: Labels = {};
-    // Loki drops empty labels; VictoriaLogs groups a missing field under "".
-    for (const name of plan.groupBy) if (row[name]) labels[name] = row[name]!;
-    const key = JSON.stringify(plan.groupBy.map((n) => labels[n] ?? ""));
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { labels, buckets: [] }));
-    g.buckets.push({ end: parseVLTime(row._time ?? "") + plan.width - 1n, value: Number(row.__v), count });
+    g.buckets.push({ end, value: Number(row.__v), count });
   }
 
-  const times: bigint[] = [];
-  if (grid.instant) times.push(grid.start);
-  else for (let t = grid.start; t <= grid.end; t += grid.step) times.push(t);
+  const times = evaluationTimes(grid);
   const range = plan.width * BigInt(plan.bucketsPerWindow);
 
   const out: Series[] = [];

@@ -24,7 +24,8 @@ export interface MetricGrid {
   instant: boolean;
 }
 
-export interface BucketPlan {
+/** A stats query grouped by `_time` buckets and labels, and how its buckets make evaluation windows. */
+export interface BucketGrid {
   /** LogsQL including the stats pipe (no time filter: the client adds the window). */
   logsql: string;
   /** Origin window [start, end) covering every evaluation window. */
@@ -38,6 +39,9 @@ export interface BucketPlan {
   /** Evaluation time t's window ends at bucket end t − offset; bucket end = bucket start + width − 1ns. */
   offset: bigint;
   groupBy: string[];
+}
+
+export interface BucketPlan extends BucketGrid {
   value: "count" | "bytes";
   /** Divide the window's total by this many seconds (rate, bytes_rate), or 0 for none. */
   perSeconds: number;

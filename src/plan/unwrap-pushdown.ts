@@ -37,24 +37,12 @@
 import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { escapeRegex, fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
-import { gcd, mod, type MetricGrid } from "./metric-pushdown";
+import { type BucketGrid, gcd, mod, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export type UnwrapFn = "sum" | "min" | "max" | "avg";
 
-export interface UnwrapBucketPlan {
-  /** LogsQL including the stats pipe (no time filter: the client adds the window). */
-  logsql: string;
-  /** Origin window [start, end) covering every evaluation window. */
-  window: { start: bigint; end: bigint };
-  /** Bucket width, ns. */
-  width: bigint;
-  /** Bucket starts are `shift + k·width`. */
-  shift: bigint;
-  /** How many consecutive buckets make one evaluation window. */
-  bucketsPerWindow: number;
-  offset: bigint;
-  groupBy: string[];
+export interface UnwrapBucketPlan extends BucketGrid {
   fn: UnwrapFn;
 }
 

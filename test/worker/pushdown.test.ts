@@ -4,57 +4,28 @@
  * (PUSHDOWN=off) — and must agree point for point. The pushed answer must also really be pushed
  * (no rows scanned by the Worker), or the property would compare the local evaluator with itself.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
-import { beforeAll, describe, expect, inject, it } from "vitest";
-import worker from "../../src/index";
-import type { Env } from "../../src/config";
+import { beforeAll, describe, expect, it } from "vitest";
+import { askMetric, expectSameAnswer, type MetricAnswer } from "../support/metric-answers";
+import { pushStreams } from "../support/push-streams";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
 
-interface Answer {
-  series: Map<string, [number, string][]>;
-  linesScanned: number;
-}
-
+/** An answer that must be a success (every query here is valid). */
 async function ask(
   query: string,
   params: Record<string, string>,
   pushdown: boolean,
   headers: Record<string, string> = {},
-): Promise<Answer> {
-  const instant = !("step" in params);
-  const qs = new URLSearchParams({ query, ...params });
-  const path = instant ? "/loki/api/v1/query" : "/loki/api/v1/query_range";
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers }) as Request<unknown, IncomingRequestCfProperties>,
-    { ...(env as Env), PUSHDOWN: pushdown ? "on" : "off", CACHE: "off" },
-    createExecutionContext(),
-  );
-  const body = await res.text();
-  expect(res.status, body).toBe(200);
-  const json = JSON.parse(body);
-  const series = new Map<string, [number, string][]>();
-  for (const s of json.data.result) {
-    const key = JSON.stringify(Object.entries(s.metric).sort());
-    series.set(key, instant ? [s.value] : s.values);
-  }
-  return { series, linesScanned: json.data.stats.summary.totalLinesProcessed };
+): Promise<MetricAnswer> {
+  const answer = await askMetric(query, params, pushdown, headers);
+  expect(answer.status, answer.body).toBe(200);
+  return answer;
 }
 
-function expectSameSeries(pushed: Answer, local: Answer): void {
-  expect([...pushed.series.keys()].sort()).toEqual([...local.series.keys()].sort());
-  for (const [key, points] of local.series) {
-    const other = pushed.series.get(key)!;
-    expect(
-      other.map((p) => p[0]),
-      key,
-    ).toEqual(points.map((p) => p[0]));
-    other.forEach((p, i) => expect(Number(p[1])).toBeCloseTo(Number(points[i]![1]), 9));
-  }
-}
+/** Counts and bytes are exact; rates are divisions of them, equal to 9 decimal places. */
+const expectSameSeries = (pushed: MetricAnswer, local: MetricAnswer) => expectSameAnswer(pushed, local, "", 1e-9);
 
 const selector = fc.constantFrom(
   '{app="nginx"}',
@@ -149,16 +120,9 @@ describe("window boundaries", () => {
       ts,
       `edge ${ts}`,
     ]);
-    const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", AccountID: "9", ProjectID: "9" },
-      body: JSON.stringify({ streams: [{ stream: { app: "edge" }, values }] }),
-    });
-    expect(res.status).toBe(204);
     // A new stream is found by stream filters only once VictoriaLogs flushes its stream index,
     // about 10 s after ingestion: wait for all 7 entries, and fail here rather than compare empties.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
+    await pushStreams("9:9", [{ stream: { app: "edge" }, values }], async () => {
       const probe = await ask(
         'sum(count_over_time({app="edge"}[1h]))',
         { time: String(1769904000 + 1800) },
@@ -166,11 +130,8 @@ describe("window boundaries", () => {
         TENANT,
       );
       const seen = [...probe.series.values()][0]?.[0]?.[1];
-      if (seen === "7") break;
-      if (Date.now() > deadline)
-        throw new Error(`boundary entries not searchable after 60 s (saw ${seen ?? "none"} of 7)`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+      return seen === "7" || `saw ${seen ?? "none"} of 7`;
+    });
   });
 
   it.each([

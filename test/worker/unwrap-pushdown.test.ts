@@ -5,79 +5,34 @@
  * Loki could read a number differently; the tests also check which answers really were pushed (no
  * rows scanned), so the property never just compares local evaluation with itself.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
-import { beforeAll, describe, expect, inject, it } from "vitest";
-import worker from "../../src/index";
-import type { Env } from "../../src/config";
+import { beforeAll, describe, expect, it } from "vitest";
+import { askMetric, expectSameAnswer } from "../support/metric-answers";
+import { pushStreams } from "../support/push-streams";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
 
-interface Answer {
-  status: number;
-  body: string;
-  series: Map<string, [number, string][]>;
-  linesScanned: number;
-  bytesScanned: number;
-}
-
-async function ask(
-  query: string,
-  params: Record<string, string>,
-  pushdown: boolean,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  const instant = !("step" in params);
-  const qs = new URLSearchParams({ query, ...params });
-  const path = instant ? "/loki/api/v1/query" : "/loki/api/v1/query_range";
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers }) as Request<unknown, IncomingRequestCfProperties>,
-    { ...(env as Env), PUSHDOWN: pushdown ? "on" : "off", CACHE: "off" },
-    createExecutionContext(),
-  );
-  const body = await res.text();
-  const series = new Map<string, [number, string][]>();
-  if (res.status !== 200) return { status: res.status, body, series, linesScanned: -1, bytesScanned: -1 };
-  const json = JSON.parse(body);
-  for (const s of json.data.result) {
-    const key = JSON.stringify(Object.entries(s.metric).sort());
-    series.set(key, instant ? [s.value] : s.values);
-  }
-  const { totalLinesProcessed, totalBytesProcessed } = json.data.stats.summary;
-  return { status: 200, body, series, linesScanned: totalLinesProcessed, bytesScanned: totalBytesProcessed };
-}
-
-function expectSameAnswer(pushed: Answer, local: Answer, query: string): void {
-  expect(pushed.status, `${query}: ${pushed.body}`).toBe(local.status);
-  if (local.status !== 200) {
-    expect(pushed.body, query).toBe(local.body);
-    return;
-  }
-  expect([...pushed.series.keys()].sort(), query).toEqual([...local.series.keys()].sort());
-  for (const [key, points] of local.series) {
-    const other = pushed.series.get(key)!;
-    expect(
-      other.map((p) => p[0]),
-      `${query} ${key}`,
-    ).toEqual(points.map((p) => p[0]));
-    other.forEach((p, i) => {
-      const a = Number(p[1]);
-      const b = Number(points[i]![1]);
-      // Only local evaluation meets ±Inf and NaN (the origin never aggregates such values), and the
-      // order in which it adds series is not fixed: Inf + −Inf may come out as either side.
-      if (!Number.isFinite(a) && !Number.isFinite(b)) return;
-      // Sums of decimals differ by summation order at most (a few units in the last place).
-      expect(Math.abs(a - b), `${query} ${key} at ${p[0]}: ${a} vs ${b}`).toBeLessThanOrEqual(
-        1e-12 * Math.max(1, Math.abs(b)),
-      );
-    });
-  }
+/** Pushes `streams` (of label app=`app`) into `tenant`, and waits until every line is counted. */
+async function pushCounted(tenant: string, app: string, streams: { values: unknown[] }[]): Promise<void> {
+  const total = streams.reduce((n, s) => n + s.values.length, 0);
+  await pushStreams(tenant, streams, async () => {
+    const probe = await askMetric(
+      `sum(count_over_time({app="${app}"}[1h]))`,
+      { time: String(DATA_START + 1800) },
+      false,
+      { "X-Scope-OrgID": tenant },
+    );
+    const seen = [...probe.series.values()][0]?.[0]?.[1];
+    return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
+  });
 }
 
 async function both(query: string, params: Record<string, string>, headers: Record<string, string> = {}) {
-  const [pushed, local] = await Promise.all([ask(query, params, true, headers), ask(query, params, false, headers)]);
+  const [pushed, local] = await Promise.all([
+    askMetric(query, params, true, headers),
+    askMetric(query, params, false, headers),
+  ]);
   expectSameAnswer(pushed, local, query);
   return { pushed, local };
 }
@@ -315,28 +270,7 @@ describe("generated values (property, real VictoriaLogs)", () => {
         values: lines.map((line, i) => [String(base + BigInt(i * 7 + k) * 1_000_000_000n), line]),
       };
     });
-    const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", AccountID: "7", ProjectID: "7" },
-      body: JSON.stringify({ streams }),
-    });
-    expect(res.status).toBe(204);
-    const total = streams.reduce((n, s) => n + s.values.length, 0);
-    // New streams become searchable once VictoriaLogs flushes its stream index (~10 s).
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const probe = await ask(
-        'sum(count_over_time({app="gen"}[1h]))',
-        { time: String(DATA_START + 1800) },
-        false,
-        TENANT,
-      );
-      const seen = [...probe.series.values()][0]?.[0]?.[1];
-      if (seen === String(total)) break;
-      if (Date.now() > deadline)
-        throw new Error(`generated lines not searchable after 60 s (saw ${seen ?? "none"} of ${total})`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await pushCounted("7:7", "gen", streams);
   });
 
   const shapes = [
@@ -441,25 +375,7 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
         line,
       ]),
     }));
-    const res = await fetch(`${inject("originUrl")}/insert/loki/api/v1/push?disable_message_parsing=1`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", AccountID: "8", ProjectID: "8" },
-      body: JSON.stringify({ streams }),
-    });
-    expect(res.status).toBe(204);
-    const total = streams.reduce((n, s) => n + s.values.length, 0);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const probe = await ask(
-        'sum(count_over_time({app="gen2"}[1h]))',
-        { time: String(DATA_START + 1800) },
-        false,
-        TENANT,
-      );
-      if ([...probe.series.values()][0]?.[0]?.[1] === String(total)) break;
-      if (Date.now() > deadline) throw new Error("generated lines not searchable after 60 s");
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await pushCounted("8:8", "gen2", streams);
   });
 
   it("sends every set with such a line back to whole lines, with the same answer", async () => {

@@ -1,0 +1,76 @@
+/**
+ * A metric query answered by the Worker (in workerd, against the test VictoriaLogs, results cache
+ * off) with push-down on or off, and the comparison of the two answers: the push-down tests hold
+ * every pushed (or projected) answer equal to local evaluation of the same query.
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import { expect } from "vitest";
+import worker from "../../src/index";
+import type { Env } from "../../src/config";
+
+export interface MetricAnswer {
+  status: number;
+  body: string;
+  /** Points by the series' sorted label pairs (as JSON). */
+  series: Map<string, [number, string][]>;
+  /** `totalLinesProcessed` and `totalBytesProcessed`; -1 for an error answer. */
+  linesScanned: number;
+  bytesScanned: number;
+}
+
+/** `params` with `step` makes a range query, without it an instant one. */
+export async function askMetric(
+  query: string,
+  params: Record<string, string>,
+  pushdown: boolean,
+  headers: Record<string, string> = {},
+): Promise<MetricAnswer> {
+  const instant = !("step" in params);
+  const qs = new URLSearchParams({ query, ...params });
+  const path = instant ? "/loki/api/v1/query" : "/loki/api/v1/query_range";
+  const res = await worker.fetch(
+    new Request(`http://loki.test${path}?${qs}`, { headers }) as Request<unknown, IncomingRequestCfProperties>,
+    { ...(env as Env), PUSHDOWN: pushdown ? "on" : "off", CACHE: "off" },
+    createExecutionContext(),
+  );
+  const body = await res.text();
+  const series = new Map<string, [number, string][]>();
+  if (res.status !== 200) return { status: res.status, body, series, linesScanned: -1, bytesScanned: -1 };
+  const json = JSON.parse(body);
+  for (const s of json.data.result) {
+    const key = JSON.stringify(Object.entries(s.metric).sort());
+    series.set(key, instant ? [s.value] : s.values);
+  }
+  const { totalLinesProcessed, totalBytesProcessed } = json.data.stats.summary;
+  return { status: 200, body, series, linesScanned: totalLinesProcessed, bytesScanned: totalBytesProcessed };
+}
+
+/**
+ * Same status (and error text), same series, same timestamps, and values equal up to `relative`
+ * (sums in another order differ in the last places). Non-finite values on both sides count as
+ * equal: Inf + −Inf comes out as either side depending on the order series are added in.
+ */
+export function expectSameAnswer(pushed: MetricAnswer, local: MetricAnswer, query: string, relative = 1e-12): void {
+  expect(pushed.status, `${query}: ${pushed.body}`).toBe(local.status);
+  if (local.status !== 200) {
+    expect(pushed.body, query).toBe(local.body);
+    return;
+  }
+  expect([...pushed.series.keys()].sort(), query).toEqual([...local.series.keys()].sort());
+  for (const [key, points] of local.series) {
+    const other = pushed.series.get(key)!;
+    expect(
+      other.map((p) => p[0]),
+      `${query} ${key}`,
+    ).toEqual(points.map((p) => p[0]));
+    other.forEach((p, i) => {
+      const a = Number(p[1]);
+      const b = Number(points[i]![1]);
+      if (!Number.isFinite(a) && !Number.isFinite(b)) return;
+      expect(Math.abs(a - b), `${query} ${key} at ${p[0]}: ${a} vs ${b}`).toBeLessThanOrEqual(
+        relative * Math.max(1, Math.abs(b)),
+      );
+    });
+  }
+}
