@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { askMetric, expectSameAnswer } from "../support/metric-answers";
+import { askMetric, expectSameAnswer } from "./support/metric-answers";
 import { pushStreams } from "../support/push-streams";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z

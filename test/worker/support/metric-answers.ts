@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
-import worker from "../../src/index";
-import type { Env } from "../../src/config";
+import worker from "../../../src/index";
+import type { Env } from "../../../src/config";
 
 export interface MetricAnswer {
   status: number;
