@@ -10,6 +10,7 @@ import { authenticate } from "./auth/credentials";
 import { LogQLParseError } from "./logql/errors";
 import { buildLokiRequest, type LokiRequest } from "./http/context";
 import { observe } from "./http/observe";
+import { waitUntilOf } from "./http/wait-until";
 import type { RequestTelemetry } from "./http/telemetry";
 import { statusRoutes } from "./routes/status";
 import { queryRoutes } from "./routes/query";
@@ -58,16 +59,6 @@ const lokiContext = async (
   c.set("loki", await buildLokiRequest(c.req.raw, config, bound, waitUntilOf(c), c.get("telemetry")));
   await next();
 };
-
-/** The execution context's waitUntil; hono throws when there is none (app.fetch called bare). */
-function waitUntilOf(c: { executionCtx: ExecutionContext }): ((work: Promise<unknown>) => void) | undefined {
-  try {
-    const ctx = c.executionCtx;
-    return (work) => ctx.waitUntil(work);
-  } catch {
-    return undefined;
-  }
-}
 
 export function toErrorResponse(err: unknown, secrets: string[] = []): Response {
   // The engine's errors extend HttpError, carrying Loki's status and message.

@@ -7,6 +7,7 @@ import { matchedRoutes } from "hono/route";
 import type { Env } from "../config";
 import type { LokiRequest } from "./context";
 import { digest, RequestTelemetry } from "./telemetry";
+import { waitUntilOf } from "./wait-until";
 
 type ObservedEnv = { Bindings: Env; Variables: { loki: LokiRequest; telemetry: RequestTelemetry } };
 
@@ -52,18 +53,9 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
     });
   };
   // The digests are not the client's business: after the response when the runtime allows it.
-  const ctx = executionContextOf(c);
-  if (ctx) ctx.waitUntil(write().catch(() => {}));
+  const waitUntil = waitUntilOf(c);
+  if (waitUntil) waitUntil(write().catch(() => {}));
   else await write();
-}
-
-/** The execution context; hono throws when there is none (app.fetch called bare). */
-function executionContextOf(c: Context): ExecutionContext | undefined {
-  try {
-    return c.executionCtx;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The route's pattern (`/loki/api/v1/label/:name/values`), never the path a client sent. */
