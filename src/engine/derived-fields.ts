@@ -87,16 +87,16 @@ export function withServiceName(stream: Labels, labels: readonly string[]): Labe
 }
 
 /**
- * Adds the derived fields to rows as they come from the origin. Stream label sets are shared
- * between rows of a stream, so the extended set is made once per stream.
- */
-/**
  * Extended stream label sets by rule list and stream: stream label sets are shared by every
  * response of the isolate (origin/rows.ts), so each is extended once per configuration, not once
  * per response. Both keys are immutable objects, so nothing here can go stale.
  */
 const extendedStreams = new WeakMap<readonly string[], WeakMap<Labels, Labels>>();
 
+/**
+ * Adds the derived fields to rows as they come from the origin. Stream label sets are shared
+ * between rows of a stream, so the extended set is made once per stream.
+ */
 export class FieldDeriver {
   private readonly streams: WeakMap<Labels, Labels>;
 
@@ -157,7 +157,7 @@ export function addDetectedLevelFromRow(
 
 /** The entry's level by Loki's rules, when it has no `detected_level` yet. */
 export function detectLevel(stream: Labels, metadata: Labels, line: string): string {
-  const fromLabel = firstLevelField(stream, true) ?? firstLevelField(metadata);
+  const fromLabel = streamLevelField(stream) ?? firstLevelField(metadata);
   if (fromLabel !== undefined) return normalizeLevel(fromLabel);
   const severity = metadata["severity_number"];
   if (severity) return levelOfSeverityNumber(severity);
@@ -169,11 +169,13 @@ const LEVEL_FIELD_RANK = new Map(LEVEL_FIELDS.map((name, i) => [name, i]));
 /** Stream label sets are shared objects (origin/rows.ts): their level field is looked up once. */
 const streamLevelFields = new WeakMap<Labels, string | null>();
 
-function firstLevelField(labels: Labels, shared = false): string | undefined {
-  if (shared) {
-    const known = streamLevelFields.get(labels);
-    if (known !== undefined) return known ?? undefined;
-  }
+function streamLevelField(stream: Labels): string | undefined {
+  let known = streamLevelFields.get(stream);
+  if (known === undefined) streamLevelFields.set(stream, (known = firstLevelField(stream) ?? null));
+  return known ?? undefined;
+}
+
+function firstLevelField(labels: Labels): string | undefined {
   // A row carries a handful of labels and fourteen names are tried: walking the labels is cheaper
   // than fourteen lookups that mostly miss.
   let best: string | undefined;
@@ -185,7 +187,6 @@ function firstLevelField(labels: Labels, shared = false): string | undefined {
       bestRank = rank;
     }
   }
-  if (shared) streamLevelFields.set(labels, best ?? null);
   return best;
 }
 
