@@ -196,8 +196,8 @@ async function readCutWindows(
     if (take > 1) {
       const next: number[] = [];
       for (let k = end; k < Math.min(windows.length, i + take); k++) next.push(k);
-      const found = await Promise.all(next.map(lookup));
-      const hit = found.findIndex((entries) => entries !== undefined);
+      const ahead = await Promise.all(next.map(lookup));
+      const hit = ahead.findIndex((entries) => entries !== undefined);
       end += hit < 0 ? next.length : hit;
     }
     const part = windows.slice(i, end);

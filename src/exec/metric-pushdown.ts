@@ -43,12 +43,17 @@ export async function bucketRows(
     section: grid.instant ? "instantMetricResult" : "result",
   });
   return rows.map((row) => {
-    const labels: Labels = {};
-    // Loki drops empty labels; VictoriaLogs groups a missing field under "".
-    for (const name of plan.groupBy) if (row[name]) labels[name] = row[name]!;
+    const labels = groupLabelsOf(row, plan.groupBy);
     const key = JSON.stringify(plan.groupBy.map((n) => labels[n] ?? ""));
     return { row, labels, key, end: parseVLTime(row._time ?? "") + plan.width - 1n };
   });
+}
+
+/** A row's labels among `groupBy`: Loki has no empty labels, VictoriaLogs reads a missing field as "". */
+export function groupLabelsOf(row: VLRow, groupBy: readonly string[]): Labels {
+  const labels: Labels = {};
+  for (const name of groupBy) if (row[name]) labels[name] = row[name];
+  return labels;
 }
 
 /** The grid's evaluation times. */
@@ -73,23 +78,41 @@ export async function runBucketPlan(
   }
 
   const times = evaluationTimes(grid);
-  const range = plan.width * BigInt(plan.bucketsPerWindow);
-
   const out: Series[] = [];
   for (const g of groups.values()) {
     const ends = [...g.buckets.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const points: Series["points"] = [];
-    let lo = 0;
-    let hi = 0;
+    // The window total, kept as the span slides: admit the buckets it gains, retire those it leaves.
     let sum = 0;
-    for (const t of times) {
-      const windowEnd = t - plan.offset;
-      // Window (windowEnd − range, windowEnd]: admit buckets ending by windowEnd, retire older ones.
-      while (hi < ends.length && ends[hi]! <= windowEnd) sum += g.buckets.get(ends[hi++]!)!;
-      while (lo < hi && ends[lo]! <= windowEnd - range) sum -= g.buckets.get(ends[lo++]!)!;
-      if (hi > lo) points.push({ t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
+    let admitted = 0;
+    let retired = 0;
+    for (const { t, lo, hi } of windowSpans(ends, times, plan)) {
+      while (admitted < hi) sum += g.buckets.get(ends[admitted++]!)!;
+      while (retired < lo) sum -= g.buckets.get(ends[retired++]!)!;
+      points.push({ t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
     }
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
   return out;
+}
+
+/**
+ * For each evaluation time whose window (t − offset − range, t − offset] holds buckets, the index
+ * span [lo, hi) of those buckets in `ends` (inclusive bucket ends, ascending), found with two
+ * pointers: linear in buckets plus times.
+ */
+export function* windowSpans(
+  ends: readonly bigint[],
+  times: readonly bigint[],
+  plan: Pick<BucketGrid, "offset" | "width" | "bucketsPerWindow">,
+): Generator<{ t: bigint; lo: number; hi: number }> {
+  const range = plan.width * BigInt(plan.bucketsPerWindow);
+  let lo = 0;
+  let hi = 0;
+  for (const t of times) {
+    const windowEnd = t - plan.offset;
+    while (hi < ends.length && ends[hi]! <= windowEnd) hi++;
+    while (lo < hi && ends[lo]! <= windowEnd - range) lo++;
+    if (hi > lo) yield { t, lo, hi };
+  }
 }

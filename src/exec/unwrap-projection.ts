@@ -9,6 +9,7 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { parseVLTime } from "../origin/timefmt";
 import type { UnwrapProjection } from "../plan/unwrap-projection";
 import type { ScanStats } from "./logs";
+import { groupLabelsOf } from "./metric-pushdown";
 
 export class ProjectionRefused extends Error {
   constructor() {
@@ -52,12 +53,7 @@ export async function* projectedSamples(
       let key = "";
       for (const name of groupBy) key += (row[name] ?? "") + "\u0000";
       let labels = labelsByKey.get(key);
-      if (!labels) {
-        labels = {};
-        // Loki has no empty labels; VictoriaLogs reads a missing field as "".
-        for (const name of groupBy) if (row[name]) labels[name] = row[name];
-        labelsByKey.set(key, labels);
-      }
+      if (!labels) labelsByKey.set(key, (labels = groupLabelsOf(row, groupBy)));
       samples[i] = { ts: parseVLTime(row._time ?? ""), value: Number(value), labels };
     }
     if (samples.length > 0) yield samples;

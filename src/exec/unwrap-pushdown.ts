@@ -9,7 +9,7 @@ import type { OriginClient } from "../origin/client";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import type { ScanStats } from "./logs";
-import { bucketRows, evaluationTimes } from "./metric-pushdown";
+import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
@@ -36,21 +36,13 @@ export async function runUnwrapPlan(
   }
 
   const times = evaluationTimes(grid);
-  const range = plan.width * BigInt(plan.bucketsPerWindow);
-
   const out: Series[] = [];
   for (const g of groups.values()) {
     const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
+    const ends = buckets.map((b) => b.end);
     const points: Series["points"] = [];
-    let lo = 0;
-    let hi = 0;
-    for (const t of times) {
-      const windowEnd = t - plan.offset;
-      // Window (windowEnd − range, windowEnd]: buckets ending in it, found with two pointers.
-      while (hi < buckets.length && buckets[hi]!.end <= windowEnd) hi++;
-      while (lo < hi && buckets[lo]!.end <= windowEnd - range) lo++;
-      if (hi > lo) points.push({ t, v: combine(plan.fn, buckets, lo, hi) });
-    }
+    for (const { t, lo, hi } of windowSpans(ends, times, plan))
+      points.push({ t, v: combine(plan.fn, buckets, lo, hi) });
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
   return out;

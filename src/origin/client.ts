@@ -145,10 +145,7 @@ export class OriginClient {
     if (!body) return;
     // Only reading and parsing throw in here: a consumer's own error ends the loop with return().
     try {
-      for await (const row of readNdjson<VLRow>(body)) {
-        if (typeof row !== "object" || row === null || Array.isArray(row)) throw new Error("a row is not an object");
-        yield row;
-      }
+      for await (const row of readNdjson(body)) yield asRow(row);
     } catch (err) {
       throw streamError(err);
     }
@@ -165,11 +162,7 @@ export class OriginClient {
     try {
       for await (const lines of readLineBatches(body)) {
         const rows = new Array<VLRow>(lines.length);
-        for (let i = 0; i < lines.length; i++) {
-          const row: unknown = JSON.parse(lines[i]!);
-          if (typeof row !== "object" || row === null || Array.isArray(row)) throw new Error("a row is not an object");
-          rows[i] = row as VLRow;
-        }
+        for (let i = 0; i < lines.length; i++) rows[i] = asRow(JSON.parse(lines[i]!));
         yield rows;
       }
     } catch (err) {
@@ -355,6 +348,12 @@ export interface PromMatrixResponse {
 }
 
 /** `_time:[start, end)`: exact, unlike the `end` parameter which VictoriaLogs widens. */
+/** A parsed NDJSON line as a row; anything but an object is a broken answer, never a made-up row. */
+function asRow(value: unknown): VLRow {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("a row is not an object");
+  return value as VLRow;
+}
+
 export function timeFilter(w: TimeWindow): string {
   return `_time:[${formatRFC3339Nano(w.start)}, ${formatRFC3339Nano(w.end)})`;
 }
