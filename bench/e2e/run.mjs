@@ -206,24 +206,21 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
     return times.sort((a, b) => a - b)[7];
   };
   const window = { start: String(data.dataEnd - 6 * 3600), end: String(data.dataEnd) };
+  const vlPath = `/select/logsql/query?${new URLSearchParams({ query: '{cluster="us-east-1"} | sort by (_time desc) | limit 5000', ...window })}`;
   probes.push({
     workload: "log",
     name: "5,000-entry log answer, median of 15",
     workerMs: await big(
       `${workerUrl}/loki/api/v1/query_range?${new URLSearchParams({ query: '{cluster="us-east-1"}', limit: "5000", ...window })}`,
     ),
-    vlMs: await big(
-      `${vlUrl}/select/logsql/query?${new URLSearchParams({ query: '{cluster="us-east-1"} | sort by (_time desc) | limit 5000', ...window })}`,
-    ),
+    vlMs: await big(`${vlUrl}${vlPath}`),
   });
   // The same VictoriaLogs answer through the bare forwarding Worker: what the local runtime alone
   // costs to carry that many bytes, the floor under the Worker's figure above.
   probes.push({
     workload: "log",
     name: "5,000-entry VictoriaLogs answer via the bare forwarding Worker, median of 15",
-    workerMs: await big(
-      `${proxyUrl}/select/logsql/query?${new URLSearchParams({ query: '{cluster="us-east-1"} | sort by (_time desc) | limit 5000', ...window })}`,
-    ),
+    workerMs: await big(`${proxyUrl}${vlPath}`),
     vlMs: probes[probes.length - 1].vlMs,
   });
   for (const name of selected) {
