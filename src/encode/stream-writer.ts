@@ -177,12 +177,14 @@ function renderLabels(labels: Labels): RenderedLabels {
 /**
  * The merged label set (stream, then metadata, then parsed; later wins) as sorted JSON, merging the
  * stream's pre-sorted members with the few per-entry labels instead of sorting everything again.
+ * Runs once per entry with labels of its own, so it builds no intermediate object.
  */
 function mergedLabelsJson(base: RenderedLabels, metadata: Labels, parsed: Labels): string {
-  const extra: Labels = {};
-  for (const k in metadata) extra[k] = metadata[k]!;
-  for (const k in parsed) extra[k] = parsed[k]!;
-  const extraNames = Object.keys(extra).sort();
+  const parsedAny = !isEmpty(parsed);
+  const extraNames: string[] = [];
+  for (const k in metadata) if (!parsedAny || !Object.hasOwn(parsed, k)) extraNames.push(k);
+  if (parsedAny) for (const k in parsed) extraNames.push(k);
+  sortNames(extraNames);
   let out = "{";
   let i = 0;
   let j = 0;
@@ -195,11 +197,29 @@ function mergedLabelsJson(base: RenderedLabels, metadata: Labels, parsed: Labels
       out += members[i++];
     } else {
       if (a === b) i++; // overridden by the entry's own label
-      out += `${jsonString(b)}:${jsonString(extra[b]!)}`;
+      const value = parsedAny && Object.hasOwn(parsed, b) ? parsed[b]! : metadata[b]!;
+      out += `${jsonString(b)}:${jsonString(value)}`;
       j++;
     }
   }
   return out + "}";
+}
+
+/** Sorts a few names in place (code-unit order, as Array.prototype.sort) without sort's scratch array. */
+function sortNames(names: string[]): void {
+  if (names.length > 12) {
+    names.sort();
+    return;
+  }
+  for (let k = 1; k < names.length; k++) {
+    const name = names[k]!;
+    let m = k - 1;
+    while (m >= 0 && names[m]! > name) {
+      names[m + 1] = names[m]!;
+      m--;
+    }
+    names[m + 1] = name;
+  }
 }
 
 /** Characters JSON must escape, and lone surrogates (which JSON.stringify escapes too). */

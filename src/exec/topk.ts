@@ -13,7 +13,13 @@ import { BadRequestError } from "../http/errors";
 export const ENTRY_TEXT_BUDGET = 16 * 1024 * 1024;
 
 export class EntryTopK {
-  private readonly heap: LogEntry[] = [];
+  /**
+   * While entries arrive in direction order (as the origin sends them when it sorts), they are
+   * kept in that order, best first, and neither a heap nor a final sort is needed. The first entry
+   * out of order turns the list into the heap (reversed, a sorted list is one).
+   */
+  private inOrder = true;
+  private heap: LogEntry[] = [];
   /** Characters of line text held. */
   private held = 0;
   /** True when `a` should be evicted before `b`. */
@@ -37,11 +43,25 @@ export class EntryTopK {
   /** Whether an entry at `ts` could still enter the result. */
   admits(ts: bigint): boolean {
     if (!this.full) return true;
-    const root = this.heap[0]!;
-    return this.direction === "backward" ? ts > root.ts : ts < root.ts;
+    const worst = this.inOrder ? this.heap[this.heap.length - 1]! : this.heap[0]!;
+    return this.direction === "backward" ? ts > worst.ts : ts < worst.ts;
   }
 
   push(e: LogEntry): void {
+    if (this.inOrder) {
+      const list = this.heap;
+      const last = list[list.length - 1];
+      if (last === undefined || !this.worse(last, e)) {
+        // No better than any kept entry: appended, or (when full) it would be evicted first.
+        if (list.length < this.limit) {
+          list.push(e);
+          this.hold(e.line.length);
+        }
+        return;
+      }
+      this.heap = list.reverse();
+      this.inOrder = false;
+    }
     const h = this.heap;
     if (h.length < this.limit) {
       h.push(e);
@@ -66,6 +86,7 @@ export class EntryTopK {
 
   /** The kept entries ordered by direction (newest first for backward). */
   sorted(): LogEntry[] {
+    if (this.inOrder) return this.heap.slice();
     const out = this.heap.slice();
     out.sort(this.direction === "backward" ? (a, b) => cmp(b.ts, a.ts) : (a, b) => cmp(a.ts, b.ts));
     return out;

@@ -22,16 +22,24 @@ export async function* readLineBatches(body: ReadableStream<Uint8Array>): AsyncG
         break;
       }
       const chunk = decoder.decode(value, { stream: true });
-      const text = carry.length > 0 ? carry + chunk : chunk;
       const batch: string[] = [];
-      let from = 0;
-      let nl = text.indexOf("\n");
-      while (nl !== -1) {
-        if (nl > from) batch.push(text.slice(from, nl));
-        from = nl + 1;
-        nl = text.indexOf("\n", from);
+      let nl = chunk.indexOf("\n");
+      if (nl === -1) {
+        carry += chunk;
+        continue;
       }
-      carry = from === 0 ? text : text.slice(from);
+      // Only the row cut by the previous chunk is joined: `carry + chunk` would copy the whole
+      // chunk again the first time it is searched.
+      const first = carry.length > 0 ? carry + chunk.slice(0, nl) : chunk.slice(0, nl);
+      if (first.length > 0) batch.push(first);
+      let from = nl + 1;
+      nl = chunk.indexOf("\n", from);
+      while (nl !== -1) {
+        if (nl > from) batch.push(chunk.slice(from, nl));
+        from = nl + 1;
+        nl = chunk.indexOf("\n", from);
+      }
+      carry = chunk.slice(from);
       if (batch.length > 0) yield batch;
     }
     if (carry.length > 0) yield [carry];

@@ -77,7 +77,8 @@ export class RowDecoder {
 }
 
 const QUOTE = 34; // "
-const BACKSLASH = 92; // \\
+/** The rest of a JSON string after its opening quote, through the closing quote (sticky: from lastIndex). */
+const STRING_REST = /[^"\\]*(?:\\.[^"\\]*)*"/y;
 const UNDERSCORE = 95; // _
 
 /**
@@ -136,6 +137,7 @@ export class RowScanner {
     // the fields that repeat stream labels are skipped without being sliced.
     let stream: StreamEntry | undefined;
     let time: string | undefined;
+    let metadata: Labels | undefined;
     let fieldNames: string[] | undefined;
     let fieldValues: string[] | undefined;
     while (i < n && text.charCodeAt(i) !== 125 /* } */) {
@@ -146,13 +148,13 @@ export class RowScanner {
       const vStart = keyEnd + 2;
       let vEnd = text.indexOf('"', vStart + 1);
       let escaped = false;
-      while (vEnd > nextEsc) {
-        // A quote preceded by an odd run of backslashes is part of the value.
+      if (vEnd > nextEsc) {
+        // The value holds an escape: its end is the first quote not escaped, which one native
+        // regex run finds (a JSON line in `_msg` has a dozen escaped quotes to step over).
         escaped = true;
-        let k = vEnd - 1;
-        while (text.charCodeAt(k) === BACKSLASH) k--;
-        if ((vEnd - 1 - k) % 2 === 0) break;
-        vEnd = text.indexOf('"', vEnd + 1);
+        STRING_REST.lastIndex = vStart + 1;
+        if (!STRING_REST.test(text)) return undefined;
+        vEnd = STRING_REST.lastIndex - 1;
       }
       if (vEnd < 0) return undefined;
       if (escaped) {
@@ -171,19 +173,23 @@ export class RowScanner {
             this.lastStream && vEnd + 1 - vStart === last.length && text.startsWith(last, vStart)
               ? this.lastStream
               : this.stream(text.slice(vStart, vEnd + 1));
+          if (fieldNames) {
+            metadata = withoutStreamLabels(fieldNames, fieldValues!, stream, metadata);
+            fieldNames = fieldValues = undefined;
+          }
         } else if (key === "_time") time = text.slice(vStart + 1, vEnd);
         // other underscore fields (_stream_id, ...) are VictoriaLogs' own
       } else {
         const name = text.slice(fieldStart, keyEnd);
-        if (stream?.names.has(name)) {
-          i = vEnd + 1;
-          if (text.charCodeAt(i) === 44 /* , */) i++;
-          continue;
+        if (stream === undefined || !stream.names.has(name)) {
+          const value = escaped ? (JSON.parse(text.slice(vStart, vEnd + 1)) as string) : text.slice(vStart + 1, vEnd);
+          if (stream !== undefined) (metadata ??= {})[name] = value;
+          else {
+            // Before `_stream`: kept aside until it says which fields repeat stream labels.
+            (fieldNames ??= []).push(name);
+            (fieldValues ??= []).push(value);
+          }
         }
-        (fieldNames ??= []).push(name);
-        (fieldValues ??= []).push(
-          escaped ? (JSON.parse(text.slice(vStart, vEnd + 1)) as string) : text.slice(vStart + 1, vEnd),
-        );
       }
       i = vEnd + 1;
       const c = text.charCodeAt(i);
@@ -192,14 +198,7 @@ export class RowScanner {
     }
     if (i !== n - 1) return undefined;
     stream ??= this.stream('"{}"');
-    let metadata: Labels | undefined;
-    if (fieldNames) {
-      for (let f = 0; f < fieldNames.length; f++) {
-        const name = fieldNames[f]!;
-        if (stream.names.has(name)) continue;
-        (metadata ??= {})[name] = fieldValues![f]!;
-      }
-    }
+    if (fieldNames) metadata = withoutStreamLabels(fieldNames, fieldValues!, stream, metadata);
     let line = "";
     if (rawLine !== undefined) {
       // Without a backslash the literal's inside is the value itself.
@@ -247,6 +246,20 @@ export class RowScanner {
     for (; digits < 9; digits++) frac *= 10;
     return this.lastSecondNs + BigInt(frac);
   }
+}
+
+/** `metadata` with the fields (names[i] = values[i]) that are not labels of `stream` added. */
+function withoutStreamLabels(
+  names: string[],
+  values: string[],
+  stream: StreamEntry,
+  metadata: Labels | undefined,
+): Labels | undefined {
+  for (let f = 0; f < names.length; f++) {
+    const name = names[f]!;
+    if (!stream.names.has(name)) (metadata ??= {})[name] = values[f]!;
+  }
+  return metadata;
 }
 
 function hasOwn(labels: Labels, name: string): boolean {

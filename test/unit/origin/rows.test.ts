@@ -132,6 +132,8 @@ describe("RowScanner", () => {
       fc.string(),
       fc.string({ unit: "grapheme" }),
       fc.constantFrom('"', "\\", '\\"', "\n", "\u0000", "\ud800", "é☕"),
+      // Runs of quotes, backslashes and separators: a value's end is its first unescaped quote.
+      fc.array(fc.constantFrom('"', "\\", ",", '","', "x", '":"', "}"), { maxLength: 8 }).map((a) => a.join("")),
     );
     const name = fc.oneof(
       fc.constantFrom("app", "pod", "trace_id", "level", "toString", "_stream_id", "_x"),
