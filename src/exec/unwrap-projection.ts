@@ -6,10 +6,9 @@
  */
 import type { ExtractedSample, Labels } from "../engine/types";
 import type { OriginClient, TimeWindow } from "../origin/client";
-import { parseVLTime } from "../origin/timefmt";
+import { VLTimeReader } from "../origin/timefmt";
 import type { UnwrapProjection } from "../plan/unwrap-projection";
 import type { ScanStats } from "./logs";
-import { groupLabelsOf } from "./metric-pushdown";
 
 export class ProjectionRefused extends Error {
   constructor() {
@@ -41,22 +40,30 @@ export async function* projectedSamples(
   guard: Promise<boolean>,
 ): AsyncGenerator<ExtractedSample[]> {
   const { groupBy, valueField } = projection;
+  // Per row: its time, its value, then its group labels.
+  const width = 2 + groupBy.length;
+  const times = new VLTimeReader();
   // One labels object per distinct group, shared by its samples.
   const labelsByKey = new Map<string, Labels>();
-  for await (const batch of client.queryBatches(projection.rows, window)) {
-    const samples = new Array<ExtractedSample>(batch.length);
-    for (let i = 0; i < batch.length; i++) {
-      const row = batch[i]!;
-      const value = row[valueField] ?? "";
+  for await (const values of client.queryPicked(projection.rows, window, ["_time", valueField, ...groupBy])) {
+    const count = values.length / width;
+    const samples = new Array<ExtractedSample>(count);
+    for (let r = 0, at = 0; r < count; r++, at += width) {
+      const value = values[at + 1]!;
       stats.rowsScanned++;
       stats.bytesScanned += value.length;
-      let key = "";
-      for (const name of groupBy) key += (row[name] ?? "") + "\u0000";
+      // One group label (the common case) is its own key: no string is built per row.
+      let key = width > 2 ? values[at + 2]! : "";
+      for (let k = 3; k < width; k++) key += "\u0000" + values[at + k];
       let labels = labelsByKey.get(key);
-      if (!labels) labelsByKey.set(key, (labels = groupLabelsOf(row, groupBy)));
-      samples[i] = { ts: parseVLTime(row._time ?? ""), value: Number(value), labels };
+      if (!labels) {
+        labels = {};
+        for (let k = 2; k < width; k++) if (values[at + k]) labels[groupBy[k - 2]!] = values[at + k]!;
+        labelsByKey.set(key, labels);
+      }
+      samples[r] = { ts: times.read(values[at]!), value: Number(value), labels };
     }
-    if (samples.length > 0) yield samples;
+    if (count > 0) yield samples;
   }
   if (await guard) throw new ProjectionRefused();
 }

@@ -10,7 +10,7 @@ import { checkAnswer } from "./answers";
 import { invalidAnswer, OriginDeadline } from "./deadline";
 import { readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
-import { RowScanner, type VLRow } from "./rows";
+import { FieldPicker, RowScanner, type VLRow } from "./rows";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
 import type { ResultCache } from "../cache/extents";
 
@@ -164,6 +164,26 @@ export class OriginClient {
         const rows = new Array<VLRow>(lines.length);
         for (let i = 0; i < lines.length; i++) rows[i] = asRow(JSON.parse(lines[i]!));
         yield rows;
+      }
+    } catch (err) {
+      throw streamError(err);
+    }
+  }
+
+  /**
+   * The fields `names` of each row of a LogsQL query, in batches (the rows of one network chunk),
+   * flat: row r's value of names[k] is at r·names.length + k ("" when absent). For rows of a few
+   * fields that are read by the ten thousand, where an object per row costs more than its values.
+   */
+  async *queryPicked(logsql: string, window: TimeWindow, names: readonly string[]): AsyncGenerator<string[]> {
+    const body = await this.queryBody(logsql, window);
+    if (!body) return;
+    const picker = new FieldPicker(names);
+    try {
+      for await (const lines of readLineBatches(body)) {
+        const values = new Array<string>(lines.length * names.length);
+        for (let i = 0; i < lines.length; i++) picker.pick(lines[i]!, values, i * names.length);
+        yield values;
       }
     } catch (err) {
       throw streamError(err);

@@ -1,6 +1,6 @@
 /** VictoriaLogs rows → the engine's LogRow (stream labels, structured metadata, line, time). */
 import type { Labels, LogRow } from "../engine/types";
-import { parseVLTime } from "./timefmt";
+import { parseVLTime, VLTimeReader } from "./timefmt";
 import { BoundedMap } from "../util/bounded-map";
 
 export type VLRow = Record<string, string>;
@@ -112,9 +112,7 @@ export class RowScanner {
   private lastStream: StreamEntry | undefined;
   /** Streams already met in this response (up to RESPONSE_STREAMS of them). */
   private readonly seen = new Map<string, StreamEntry>();
-  /** One-entry cache: consecutive rows mostly share their second, and Date.UTC is the costly part. */
-  private lastSecond = "\u0000"; // matches no time until the first is read
-  private lastSecondNs = 0n;
+  private readonly times = new VLTimeReader();
 
   /** Throws on a line that is not a JSON object (a cut line, a proxy's page): never a made-up row. */
   scan(text: string): LogRow {
@@ -204,7 +202,7 @@ export class RowScanner {
       // Without a backslash the literal's inside is the value itself.
       line = rawLine.indexOf("\\") < 0 ? rawLine.slice(1, -1) : (JSON.parse(rawLine) as string);
     }
-    return { ts: this.time(time ?? ""), line, rawLine, stream: stream.labels, metadata: metadata ?? {} };
+    return { ts: this.times.read(time ?? ""), line, rawLine, stream: stream.labels, metadata: metadata ?? {} };
   }
 
   /** Stream labels by `_stream`'s JSON literal: the cache key, decoded once per distinct stream. */
@@ -226,26 +224,6 @@ export class RowScanner {
     this.lastStream = entry;
     return entry;
   }
-
-  private time(s: string): bigint {
-    // YYYY-MM-DDTHH:MM:SS[.fffffffff]Z: the second is shared by neighbouring rows.
-    if (s.length < 20 || !s.startsWith(this.lastSecond)) {
-      const second = s.slice(0, 19);
-      this.lastSecondNs = parseVLTime(second + "Z");
-      this.lastSecond = second;
-    }
-    if (s.charCodeAt(19) !== 46 /* . */) return s.length === 20 ? this.lastSecondNs : parseVLTime(s);
-    let frac = 0;
-    let digits = 0;
-    for (let k = 20; k < s.length - 1; k++) {
-      const d = s.charCodeAt(k) - 48;
-      if (d < 0 || d > 9 || digits === 9) return parseVLTime(s);
-      frac = frac * 10 + d;
-      digits++;
-    }
-    for (; digits < 9; digits++) frac *= 10;
-    return this.lastSecondNs + BigInt(frac);
-  }
 }
 
 /** `metadata` with the fields (names[i] = values[i]) that are not labels of `stream` added. */
@@ -264,4 +242,68 @@ function withoutStreamLabels(
 
 function hasOwn(labels: Labels, name: string): boolean {
   return Object.hasOwn(labels, name);
+}
+
+/**
+ * Chosen fields of flat NDJSON rows whose values are strings (VictoriaLogs' rows), read in place:
+ * keys are compared where they stand and only the chosen values are sliced, so a row costs no object
+ * and no key strings. Rows of any other shape go through JSON.parse, with the same result.
+ */
+export class FieldPicker {
+  constructor(private readonly names: readonly string[]) {}
+
+  /**
+   * The row's value of each name into `out` from `at` on, in the names' order ("" when absent).
+   * Throws on a line that is not a JSON object.
+   */
+  pick(text: string, out: string[], at: number): void {
+    const names = this.names;
+    for (let k = 0; k < names.length; k++) out[at + k] = "";
+    if (this.tryPick(text, out, at)) return;
+    const row: unknown = JSON.parse(text);
+    if (typeof row !== "object" || row === null || Array.isArray(row)) throw new Error("a row is not a JSON object");
+    for (let k = 0; k < names.length; k++) {
+      const value = Object.hasOwn(row, names[k]!) ? (row as Record<string, unknown>)[names[k]!] : undefined;
+      out[at + k] = typeof value === "string" ? value : value === undefined || value === null ? "" : String(value);
+    }
+  }
+
+  private tryPick(text: string, out: string[], at: number): boolean {
+    const names = this.names;
+    const n = text.length;
+    if (text.charCodeAt(0) !== 123 /* { */) return false;
+    let i = 1;
+    let nextEsc = text.indexOf("\\", i);
+    if (nextEsc < 0) nextEsc = n;
+    while (i < n && text.charCodeAt(i) !== 125 /* } */) {
+      if (text.charCodeAt(i) !== QUOTE) return false;
+      const keyEnd = text.indexOf('"', i + 1);
+      if (keyEnd < 0 || keyEnd > nextEsc) return false; // escaped key: rare, take the slow path
+      if (text.charCodeAt(keyEnd + 1) !== 58 /* : */ || text.charCodeAt(keyEnd + 2) !== QUOTE) return false;
+      const vStart = keyEnd + 2;
+      let vEnd = text.indexOf('"', vStart + 1);
+      let escaped = false;
+      if (vEnd > nextEsc) {
+        escaped = true;
+        STRING_REST.lastIndex = vStart + 1;
+        if (!STRING_REST.test(text)) return false;
+        vEnd = STRING_REST.lastIndex - 1;
+        nextEsc = text.indexOf("\\", vEnd);
+        if (nextEsc < 0) nextEsc = n;
+      }
+      if (vEnd < 0) return false;
+      const keyLength = keyEnd - i - 1;
+      for (let k = 0; k < names.length; k++) {
+        const name = names[k]!;
+        if (name.length === keyLength && text.startsWith(name, i + 1)) {
+          out[at + k] = escaped ? (JSON.parse(text.slice(vStart, vEnd + 1)) as string) : text.slice(vStart + 1, vEnd);
+        }
+      }
+      i = vEnd + 1;
+      const c = text.charCodeAt(i);
+      if (c === 44 /* , */) i++;
+      else if (c !== 125) return false;
+    }
+    return i === n - 1;
+  }
 }

@@ -1,8 +1,8 @@
 /** VictoriaLogs rows → LogRow: stream labels, structured metadata, line and nanosecond time. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseStreamLabels, RowDecoder, RowScanner, type VLRow } from "../../../src/origin/rows";
-import { formatRFC3339Nano, parseVLTime } from "../../../src/origin/timefmt";
+import { FieldPicker, parseStreamLabels, RowDecoder, RowScanner, type VLRow } from "../../../src/origin/rows";
+import { formatRFC3339Nano, parseVLTime, VLTimeReader } from "../../../src/origin/timefmt";
 
 describe("parseStreamLabels", () => {
   it("reads plain label sets", () => {
@@ -178,6 +178,62 @@ describe("RowScanner", () => {
   });
 });
 
+describe("FieldPicker", () => {
+  const names = ["_time", "v", "cluster", "constructor"];
+
+  /** The reference: JSON.parse, then each name's own string value ("" when absent). */
+  function reference(line: string): string[] {
+    const row = JSON.parse(line) as Record<string, unknown>;
+    return names.map((name) => {
+      const value = Object.hasOwn(row, name) ? row[name] : undefined;
+      return typeof value === "string" ? value : value === undefined || value === null ? "" : String(value);
+    });
+  }
+
+  function picked(line: string, at = 0): string[] {
+    const out = new Array<string>(at + names.length).fill("unset");
+    new FieldPicker(names).pick(line, out, at);
+    return out.slice(at);
+  }
+
+  it("reads the chosen fields in place, in the names' order, with '' for absent ones", () => {
+    const line = '{"_time":"2026-02-01T00:00:00Z","cluster":"eu","other":"x","v":"1.5"}';
+    expect(picked(line, 3)).toEqual(["2026-02-01T00:00:00Z", "1.5", "eu", ""]);
+    expect(picked('{"v":"a\\"b","cluster":"\\u00e9"}')).toEqual(["", 'a"b', "é", ""]);
+  });
+
+  it("agrees with JSON.parse on random rows, duplicate keys and non-string values included (property)", () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc.constantFrom('"', "\\", '\\"', "\u0000", "é☕", ""),
+      fc.array(fc.constantFrom('"', "\\", ",", '","', "x", '":"', "}"), { maxLength: 8 }).map((a) => a.join("")),
+    );
+    const key = fc.oneof(fc.constantFrom(...names, "vv", "_stream", "clusterx", "toString"), fc.string());
+    const value = fc.oneof(
+      text.map((t) => JSON.stringify(t)),
+      fc.constantFrom("1", "-2.5", "true", "null", "[]", '{"v":"in"}'),
+    );
+    const row = fc
+      .array(fc.tuple(key, value), { maxLength: 7 })
+      .map((fields) => `{${fields.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`);
+    const picker = new FieldPicker(names);
+    fc.assert(
+      fc.property(row, (line) => {
+        const out = new Array<string>(names.length);
+        picker.pick(line, out, 0);
+        expect(out).toEqual(reference(line));
+      }),
+      { numRuns: 3000, seed: 7 },
+    );
+  });
+
+  it("throws on a line that is not a JSON object", () => {
+    for (const line of ['{"v":"1"', '["v"]', "null", '{"v":"1"} x']) {
+      expect(() => picked(line)).toThrow();
+    }
+  });
+});
+
 describe("timestamps", () => {
   it("parses VictoriaLogs' trimmed fractions exactly", () => {
     expect(parseVLTime("2026-02-01T00:00:00Z")).toBe(1_769_904_000_000_000_000n);
@@ -190,6 +246,39 @@ describe("timestamps", () => {
     expect(formatRFC3339Nano(1_769_904_000_000_000_001n)).toBe("2026-02-01T00:00:00.000000001Z");
     expect(formatRFC3339Nano(0n)).toBe("1970-01-01T00:00:00.000000000Z");
     expect(formatRFC3339Nano(-1n)).toBe("1969-12-31T23:59:59.999999999Z");
+  });
+
+  it("reads a response's times as parseVLTime does, remembering the hour (property)", () => {
+    // Runs of one hour, as rows come; fractions of every length; odd spellings fall back.
+    const time = fc
+      .tuple(
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.string({ unit: fc.constantFrom("0", "1", "5", "9"), maxLength: 10 }),
+        fc.boolean(),
+      )
+      .map(([h, m, sec, frac, dot]) => {
+        const two = (v: number) => String(v).padStart(2, "0");
+        return `2026-02-01T${two(h)}:${two(m)}:${two(sec)}${dot ? "." + frac : ""}Z`;
+      });
+    const odd = fc.constantFrom("2026-02-01T00:00:00.1234567890Z", "2026-02-01T00:0x:00Z", "2026-02-01T00:00:00.5", "");
+    fc.assert(
+      fc.property(fc.array(fc.oneof(time, time, time, odd), { maxLength: 30 }), (times) => {
+        const reader = new VLTimeReader();
+        for (const t of times) {
+          let want: bigint | Error;
+          try {
+            want = parseVLTime(t);
+          } catch (err) {
+            want = err as Error;
+          }
+          if (want instanceof Error) expect(() => reader.read(t)).toThrow();
+          else expect(reader.read(t)).toBe(want);
+        }
+      }),
+      { numRuns: 1000, seed: 3 },
+    );
   });
 
   it("round-trips", () => {

@@ -61,6 +61,34 @@ function seriesLabelsOf(sample: ExtractedSample, expr: RangeAggregationExpr, out
   return out;
 }
 
+/**
+ * Series by label set. The series of the last sample's labels object is remembered: samples of one
+ * group or stream share that object (label objects are never changed once a sample carries them),
+ * so most samples cost neither a grouping nor a key.
+ */
+class SeriesTable<S> {
+  readonly all = new Map<string, S>();
+  private lastLabels: Labels | undefined;
+  private last: S | undefined;
+
+  constructor(
+    private readonly expr: RangeAggregationExpr,
+    private readonly outer: Grouping | undefined,
+    private readonly create: (labels: Labels) => S,
+  ) {}
+
+  of(sample: ExtractedSample): S {
+    if (sample.labels === this.lastLabels) return this.last!;
+    const labels = seriesLabelsOf(sample, this.expr, this.outer);
+    const key = labelsKey(labels);
+    let s = this.all.get(key);
+    if (!s) this.all.set(key, (s = this.create(labels)));
+    this.lastLabels = sample.labels;
+    this.last = s;
+    return s;
+  }
+}
+
 interface FoldSeries {
   labels: Labels;
   windows: Map<number, WindowAcc>;
@@ -74,18 +102,12 @@ async function foldOverTime(
   outer: Grouping | undefined,
 ): Promise<StepVectors> {
   const w = windowOf(expr);
-  const series = new Map<string, FoldSeries>();
+  const series = new SeriesTable<FoldSeries>(expr, outer, (labels) => ({ labels, windows: new Map() }));
   for await (const batch of samples)
     for (const sample of batch) {
       const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
       if (!covered) continue;
-      const labels = seriesLabelsOf(sample, expr, outer);
-      const key = labelsKey(labels);
-      let s = series.get(key);
-      if (!s) {
-        s = { labels, windows: new Map() };
-        series.set(key, s);
-      }
+      const s = series.of(sample);
       for (let k = covered[0]; k <= covered[1]; k++) {
         let acc = s.windows.get(k);
         if (!acc) {
@@ -97,7 +119,7 @@ async function foldOverTime(
     }
   const rangeSeconds = Number(w.range) / 1e9;
   const out = emptySteps(grid.count);
-  for (const s of sortedSeries(series)) {
+  for (const s of sortedSeries(series.all)) {
     for (const [k, acc] of s.windows)
       out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
   }
@@ -117,26 +139,25 @@ async function pointsOverTime(
   outer: Grouping | undefined,
 ): Promise<StepVectors> {
   const w = windowOf(expr);
-  const series = new Map<string, PointSeries>();
+  const series = new SeriesTable<PointSeries>(expr, outer, (labels) => ({ labels, ts: [], vs: [] }));
+  // When windows overlap or touch (range ≥ step), the samples some window holds are one interval.
+  const first = grid.start - w.offset - w.range;
+  const last = timeAt(grid, Math.max(grid.count - 1, 0)) - w.offset;
+  const contiguous = grid.count > 0 && w.range >= grid.step;
   for await (const batch of samples)
     for (const sample of batch) {
-      if (!stepsCovering(grid, sample.ts, w.range, w.offset)) continue;
-      const labels = seriesLabelsOf(sample, expr, outer);
-      const key = labelsKey(labels);
-      let s = series.get(key);
-      if (!s) {
-        s = { labels, ts: [], vs: [] };
-        series.set(key, s);
-      }
+      const covered = contiguous
+        ? sample.ts > first && sample.ts <= last
+        : stepsCovering(grid, sample.ts, w.range, w.offset) !== undefined;
+      if (!covered) continue;
+      const s = series.of(sample);
       s.ts.push(sample.ts);
       s.vs.push(sample.value);
     }
   const windowValue = pointsFunction(expr);
   const out = emptySteps(grid.count);
-  for (const s of sortedSeries(series)) {
-    const order = s.ts.map((_, i) => i).sort((a, b) => (s.ts[a]! < s.ts[b]! ? -1 : s.ts[a]! > s.ts[b]! ? 1 : a - b));
-    const ts = order.map((i) => s.ts[i]!);
-    const vs = order.map((i) => s.vs[i]!);
+  for (const s of sortedSeries(series.all)) {
+    const { ts, vs } = inTimeOrder(s);
     const n = ts.length;
     let lo = 0;
     let hi = 0;
@@ -157,6 +178,15 @@ async function pointsOverTime(
     }
   }
   return out;
+}
+
+/** The series' points by time (equal times in arrival order); as they are when they came so. */
+function inTimeOrder(s: PointSeries): { ts: bigint[]; vs: number[] } {
+  let ordered = true;
+  for (let i = 1; i < s.ts.length && ordered; i++) ordered = s.ts[i - 1]! <= s.ts[i]!;
+  if (ordered) return s;
+  const order = s.ts.map((_, i) => i).sort((a, b) => (s.ts[a]! < s.ts[b]! ? -1 : s.ts[a]! > s.ts[b]! ? 1 : a - b));
+  return { ts: order.map((i) => s.ts[i]!), vs: order.map((i) => s.vs[i]!) };
 }
 
 type PointsFunction = (ts: bigint[], vs: number[], range: bigint) => number;
