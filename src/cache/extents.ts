@@ -46,6 +46,8 @@ export interface ResultCache {
   nowNs: () => bigint;
   /** Keeps a write running after the response is sent (the execution context's waitUntil). */
   defer: (work: Promise<unknown>) => void;
+  /** Runs work that prepares a write once the answer is out, off the client's wait. */
+  later: (task: () => void) => void;
   /** The chunk's key: digest of tenant, origin, credentials context, LogsQL and chunk window. */
   keyOf: (logsql: string, chunk: TimeWindow) => Promise<string>;
 }

@@ -50,17 +50,22 @@ export function logWindowCache(client: OriginClient, identity: string, interval:
       return entries;
     },
     store(w, entries) {
-      const body = encodeEntries(entries);
-      if (body.length > MAX_WINDOW_BYTES) return;
-      cache.stats.stored("logResult", body);
-      cache.defer(cache.keyOf(identity, w).then((key) => cache.store.put(key, body)));
+      // Encoding thousands of entries costs milliseconds the client need not wait for: it runs
+      // once the answer is out. The entries are final by now; nothing changes them afterwards.
+      cache.later(() => {
+        const body = encodeEntries(entries);
+        if (body.length > MAX_WINDOW_BYTES) return;
+        cache.stats.stored("logResult", body);
+        cache.defer(cache.keyOf(identity, w).then((key) => cache.store.put(key, body)));
+      });
     },
   };
 }
 
+/** `line` is null when `rawLine` (its JSON literal) is kept: it is read back from that. */
 type StoredEntry = [
   ts: string,
-  line: string,
+  line: string | null,
   stream: LogEntry["stream"],
   metadata: LogEntry["metadata"],
   parsed: LogEntry["parsed"],
@@ -69,9 +74,8 @@ type StoredEntry = [
 
 export function encodeEntries(entries: readonly LogEntry[]): string {
   const out: StoredEntry[] = entries.map((e) => {
-    const row: StoredEntry = [String(e.ts), e.line, e.stream, e.metadata, e.parsed];
-    if (e.rawLine !== undefined) row.push(e.rawLine);
-    return row;
+    if (e.rawLine === undefined) return [String(e.ts), e.line, e.stream, e.metadata, e.parsed];
+    return [String(e.ts), null, e.stream, e.metadata, e.parsed, e.rawLine];
   });
   return JSON.stringify({ entries: out });
 }
@@ -84,9 +88,11 @@ export function decodeEntries(body: string): LogEntry[] | undefined {
     const out: LogEntry[] = [];
     for (const item of parsed.entries as unknown[]) {
       if (!Array.isArray(item) || item.length < 5) return undefined;
-      const [ts, line, stream, metadata, parsedLabels, rawLine] = item as StoredEntry;
-      if (typeof ts !== "string" || !/^-?\d+$/.test(ts) || typeof line !== "string") return undefined;
+      const [ts, stored, stream, metadata, parsedLabels, rawLine] = item as StoredEntry;
+      if (typeof ts !== "string" || !/^-?\d+$/.test(ts)) return undefined;
       if (!isLabels(stream) || !isLabels(metadata) || !isLabels(parsedLabels)) return undefined;
+      const line = typeof stored === "string" ? stored : stored === null ? lineOf(rawLine) : undefined;
+      if (line === undefined) return undefined;
       const entry: LogEntry = { ts: BigInt(ts), line, stream, metadata, parsed: parsedLabels };
       if (typeof rawLine === "string") entry.rawLine = rawLine;
       out.push(entry);
@@ -95,6 +101,13 @@ export function decodeEntries(body: string): LogEntry[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The line a stored JSON literal spells, or undefined when it is not a string literal. */
+function lineOf(rawLine: unknown): string | undefined {
+  if (typeof rawLine !== "string") return undefined;
+  const line: unknown = JSON.parse(rawLine);
+  return typeof line === "string" ? line : undefined;
 }
 
 function isLabels(v: unknown): v is Record<string, string> {

@@ -23,6 +23,8 @@ export interface CacheUse {
   stats: CacheStats;
   /** Keeps cache writes running after the response (the execution context's waitUntil). */
   defer: (work: Promise<unknown>) => void;
+  /** Runs work that prepares a cache write once the answer is out (src/http/after-answer.ts). */
+  later: (task: () => void) => void;
 }
 
 /** The `stats.cache` section of a whole-answer origin request. */
@@ -35,7 +37,7 @@ function sectionOf(path: string): CacheSection {
 
 export function originTransport(
   config: Config,
-  use?: Omit<CacheUse, "defer">,
+  use?: Omit<CacheUse, "defer" | "later">,
   meter?: (elapsedMs: number) => void,
 ): JsonTransport {
   const origin = { ...originConfigOf(config), meter };
@@ -94,6 +96,7 @@ export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): R
     horizonNs: BigInt(config.cacheFreshnessMs) * 1_000_000n,
     nowNs: () => BigInt(Date.now()) * 1_000_000n,
     defer: use.defer,
+    later: use.later,
     // Keyed like every origin answer (origin and credential, tenant, window, form), under a path of its own.
     // Kept results hold the derived fields, so the derivation rules are part of the key.
     keyOf: (logsql, chunk) =>

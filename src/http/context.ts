@@ -2,6 +2,7 @@
  * Everything a route needs about one request, built once by middleware: configuration, merged
  * GET/POST parameters, the tenant-scoped origin client, the clock and the response flavour.
  */
+import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
 import { OriginClient, type Tenant } from "../origin/client";
 import { originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
@@ -22,6 +23,8 @@ export interface LokiRequest {
   /** What the caches did for this request (Loki's `stats.cache`). */
   cacheStats: CacheStats;
   telemetry: RequestTelemetry;
+  /** Cache writes prepared after the answer is out (see after-answer.ts). */
+  afterAnswer: AfterAnswer;
 }
 
 /**
@@ -51,7 +54,9 @@ export async function buildLokiRequest(
   const cacheStats = new CacheStats();
   // Loki's query frontend skips its results cache for `Cache-Control: no-cache`; so do we.
   const read = !/(?:^|,)\s*no-cache\s*(?:,|$)/i.test(req.headers.get("Cache-Control") ?? "");
-  const use = { read, stats: cacheStats, defer: (work: Promise<unknown>) => waitUntil(work.catch(() => {})) };
+  const defer = (work: Promise<unknown>) => waitUntil(work.catch(() => {}));
+  const afterAnswer = new AfterAnswer(defer);
+  const use = { read, stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task) };
   return {
     config,
     params: rawParamsFrom(url.searchParams, form),
@@ -68,6 +73,7 @@ export async function buildLokiRequest(
     startedAt: Date.now(),
     cacheStats,
     telemetry,
+    afterAnswer,
   };
 }
 

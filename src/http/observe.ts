@@ -16,6 +16,8 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
   c.set("telemetry", telemetry);
   await next();
   const r = c.get("loki") as LokiRequest | undefined;
+  // The answer exists: its cache writes may be prepared, unless a streamed body still holds them.
+  r?.afterAnswer.answered();
   try {
     c.res.headers.set("Server-Timing", telemetry.serverTiming(r?.cacheStats));
   } catch {

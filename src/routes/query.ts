@@ -64,7 +64,13 @@ async function queryRange(r: LokiRequest): Promise<Response> {
       const body = streamsResponseStream(groupByLabelSet(entries, r.categorize), r.categorize, () =>
         requestStats(r, stats, entries.length),
       );
-      return new Response(releasingWhenDone(body, release), {
+      // Cache writes wait until the last chunk is out (src/http/after-answer.ts).
+      r.afterAnswer.hold();
+      const done = () => {
+        release();
+        r.afterAnswer.release();
+      };
+      return new Response(releasingWhenDone(body, done), {
         headers: { "Content-Type": "application/json; charset=UTF-8" },
       });
     } catch (err) {

@@ -319,7 +319,12 @@ describe("concurrency and isolation", () => {
     const stats = new CacheStats();
     const pending: Promise<unknown>[] = [];
     const tenant = { accountId: 0, projectId: 0 };
-    const results = resultCacheFor(config, tenant, { read: true, stats, defer: (p) => pending.push(p) })!;
+    const results = resultCacheFor(config, tenant, {
+      read: true,
+      stats,
+      defer: (p) => pending.push(p),
+      later: (task) => task(),
+    })!;
     const client = new OriginClient(originConfigOf(config), tenant, undefined, undefined, {
       ...results,
       store: tieredChunkStore(undefined, kvAnswers(ENV.CACHE_KV!), null),

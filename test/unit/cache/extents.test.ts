@@ -52,6 +52,7 @@ function setup(nowNs: bigint, read = true) {
     horizonNs: 10n * MIN,
     nowNs: () => nowNs,
     defer: (p) => pending.push(p),
+    later: (task) => task(),
     keyOf: async (logsql, chunk) => `${chunk.start}#${chunk.end}#${logsql}`,
   };
   const client = { results, statsRows: origin.statsRows.bind(origin) } as unknown as OriginClient;

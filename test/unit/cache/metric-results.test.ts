@@ -39,6 +39,7 @@ function clientAt(nowNs: bigint, store = new Map<string, string>()) {
     horizonNs: 10n * MIN,
     nowNs: () => nowNs,
     defer: (p) => pending.push(p),
+    later: (task) => task(),
     keyOf: async (material, w) => `${material}@${w.start}-${w.end}`,
   };
   return { client: { results } as unknown as OriginClient, store, settle: () => Promise.all(pending), results };
@@ -114,6 +115,15 @@ describe("stored forms", () => {
       { ts: 2n, line: "é\u2028", stream: {}, metadata: {}, parsed: {} },
     ];
     expect(decodeEntries(encodeEntries(entries))).toEqual(entries);
+    // A line with its literal is kept once, as the literal.
+    expect(JSON.parse(encodeEntries(entries.slice(0, 1))).entries[0][1]).toBeNull();
+    // Entries written with both (earlier releases) still read back.
+    expect(decodeEntries('{"entries":[["1","a \\"b\\"",{},{},{},"\\"a \\\\\\"b\\\\\\"\\""]]}')).toEqual([
+      { ts: 1n, line: 'a "b"', rawLine: '"a \\"b\\""', stream: {}, metadata: {}, parsed: {} },
+    ]);
+    expect(decodeEntries('{"entries":[["1",null,{},{},{}]]}')).toBeUndefined();
+    expect(decodeEntries('{"entries":[["1",null,{},{},{},"not a literal"]]}')).toBeUndefined();
+    expect(decodeEntries('{"entries":[["1",null,{},{},{},"3"]]}')).toBeUndefined();
     expect(decodeEntries('{"entries":[["x","line",{},{},{}]]}')).toBeUndefined();
     expect(decodeEntries('{"entries":[["1","line",{"a":2},{},{}]]}')).toBeUndefined();
   });
