@@ -8,7 +8,7 @@ import { HttpError, OriginError } from "../http/errors";
 import type { LogRow } from "../engine/types";
 import { checkAnswer } from "./answers";
 import { invalidAnswer, OriginDeadline } from "./deadline";
-import { readLineBatches, readNdjson } from "./ndjson";
+import { type ChunkReader, readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
 import { FieldPicker, RowScanner, type VLRow } from "./rows";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
@@ -220,7 +220,7 @@ export class OriginClient {
     }
   }
 
-  private async queryBody(logsql: string, window: TimeWindow): Promise<ReadableStream<Uint8Array> | null> {
+  private async queryBody(logsql: string, window: TimeWindow): Promise<ChunkReader | null> {
     return await this.post("/select/logsql/query", {
       query: `${timeFilter(window)} ${logsql}`,
       start: formatRFC3339Nano(window.start),
@@ -297,7 +297,7 @@ export class OriginClient {
       if (err instanceof HttpError) throw err;
       throw deadline.connectError(err);
     } finally {
-      deadline.clear();
+      deadline.end();
     }
     if (answer.status < 200 || answer.status > 299) throw originStatusError(answer.status);
     const checked = checkAnswer(path, answer.body);
@@ -306,10 +306,7 @@ export class OriginClient {
   }
 
   /** The 2xx body of a streamed endpoint, guarded by the idle limit and mapped to Loki's errors. */
-  private async post(
-    path: string,
-    form: Record<string, string | string[]>,
-  ): Promise<ReadableStream<Uint8Array> | null> {
+  private async post(path: string, form: Record<string, string | string[]>): Promise<ChunkReader | null> {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(form)) {
       for (const item of Array.isArray(v) ? v : [v]) body.append(k, item);
@@ -322,13 +319,17 @@ export class OriginClient {
     try {
       res = await fetch(this.config.baseUrl + path, { method: "POST", body, headers, signal: deadline.signal });
     } catch (err) {
-      deadline.clear();
+      deadline.end();
       throw deadline.connectError(err);
     } finally {
       this.config.meter?.(performance.now() - started);
     }
-    deadline.clear();
-    if (res.ok) return res.body ? deadline.guard(res.body) : null;
+    if (res.ok && res.body) {
+      deadline.clear();
+      return deadline.guard(res.body);
+    }
+    deadline.end();
+    if (res.ok) return null;
     // The origin's error text is not ours to show: it may quote the query, internal addresses or a
     // proxy's page. Only the status goes to the client.
     await res.body?.cancel().catch(() => {});

@@ -7,12 +7,18 @@
  * The complete lines of each network chunk as one batch (empty lines dropped): consumers loop over
  * a batch synchronously instead of awaiting once per row, which costs more than decoding the row.
  */
-export async function* readLineBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<string[]> {
+/** What the readers below read: a stream's reader, or anything that reads and cancels like one. */
+export interface ChunkReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+export async function* readLineBatches(body: ReadableStream<Uint8Array> | ChunkReader): AsyncGenerator<string[]> {
   // A streaming TextDecoder on the body's own reader: a TextDecoderStream would add a second
   // stream (and its promise hops) per chunk. `stream: true` keeps a UTF-8 sequence cut between
   // chunks for the next call.
   const decoder = new TextDecoder();
-  const reader = body.getReader();
+  const reader = "getReader" in body ? body.getReader() : body;
   let carry = "";
   try {
     for (;;) {
@@ -50,7 +56,7 @@ export async function* readLineBatches(body: ReadableStream<Uint8Array>): AsyncG
 }
 
 /** One parsed object per line: for small answers, where per-row cost does not matter. */
-export async function* readNdjson<T = unknown>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
+export async function* readNdjson<T = unknown>(body: ReadableStream<Uint8Array> | ChunkReader): AsyncGenerator<T> {
   for await (const batch of readLineBatches(body)) {
     for (const line of batch) yield JSON.parse(line) as T;
   }

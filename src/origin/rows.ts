@@ -113,6 +113,7 @@ export class RowScanner {
   /** Streams already met in this response (up to RESPONSE_STREAMS of them). */
   private readonly seen = new Map<string, StreamEntry>();
   private readonly times = new VLTimeReader();
+  private readonly fields = new FieldWalker();
 
   /** Throws on a line that is not a JSON object (a cut line, a proxy's page): never a made-up row. */
   scan(text: string): LogRow {
@@ -124,12 +125,8 @@ export class RowScanner {
   }
 
   private tryScan(text: string): LogRow | undefined {
-    const n = text.length;
-    if (text.charCodeAt(0) !== 123 /* { */) return undefined;
-    let i = 1;
-    // Position of the next backslash at or after i, or n: values before it have no escapes.
-    let nextEsc = text.indexOf("\\", i);
-    if (nextEsc < 0) nextEsc = n;
+    const fields = this.fields;
+    if (!fields.start(text)) return undefined;
     let rawLine: string | undefined;
     // Resolved as soon as `_stream` is read (VictoriaLogs sends it before the other fields), so
     // the fields that repeat stream labels are skipped without being sliced.
@@ -138,28 +135,8 @@ export class RowScanner {
     let metadata: Labels | undefined;
     let fieldNames: string[] | undefined;
     let fieldValues: string[] | undefined;
-    while (i < n && text.charCodeAt(i) !== 125 /* } */) {
-      if (text.charCodeAt(i) !== QUOTE) return undefined;
-      const keyEnd = text.indexOf('"', i + 1);
-      if (keyEnd < 0 || keyEnd > nextEsc) return undefined; // escaped key: rare, take the slow path
-      if (text.charCodeAt(keyEnd + 1) !== 58 /* : */ || text.charCodeAt(keyEnd + 2) !== QUOTE) return undefined;
-      const vStart = keyEnd + 2;
-      let vEnd = text.indexOf('"', vStart + 1);
-      let escaped = false;
-      if (vEnd > nextEsc) {
-        // The value holds an escape: its end is the first quote not escaped, which one native
-        // regex run finds (a JSON line in `_msg` has a dozen escaped quotes to step over).
-        escaped = true;
-        STRING_REST.lastIndex = vStart + 1;
-        if (!STRING_REST.test(text)) return undefined;
-        vEnd = STRING_REST.lastIndex - 1;
-      }
-      if (vEnd < 0) return undefined;
-      if (escaped) {
-        nextEsc = text.indexOf("\\", vEnd);
-        if (nextEsc < 0) nextEsc = n;
-      }
-      const fieldStart = i + 1;
+    while (fields.next()) {
+      const { keyStart: fieldStart, keyEnd, valueStart: vStart, valueEnd: vEnd } = fields;
       const k0 = text.charCodeAt(fieldStart);
       if (k0 === UNDERSCORE) {
         const key = text.slice(fieldStart, keyEnd);
@@ -180,7 +157,7 @@ export class RowScanner {
       } else {
         const name = text.slice(fieldStart, keyEnd);
         if (stream === undefined || !stream.names.has(name)) {
-          const value = escaped ? (JSON.parse(text.slice(vStart, vEnd + 1)) as string) : text.slice(vStart + 1, vEnd);
+          const value = fields.value();
           if (stream !== undefined) (metadata ??= {})[name] = value;
           else {
             // Before `_stream`: kept aside until it says which fields repeat stream labels.
@@ -189,12 +166,8 @@ export class RowScanner {
           }
         }
       }
-      i = vEnd + 1;
-      const c = text.charCodeAt(i);
-      if (c === 44 /* , */) i++;
-      else if (c !== 125) return undefined;
     }
-    if (i !== n - 1) return undefined;
+    if (!fields.complete) return undefined;
     stream ??= this.stream('"{}"');
     if (fieldNames) metadata = withoutStreamLabels(fieldNames, fieldValues!, stream, metadata);
     let line = "";
@@ -250,6 +223,8 @@ function hasOwn(labels: Labels, name: string): boolean {
  * and no key strings. Rows of any other shape go through JSON.parse, with the same result.
  */
 export class FieldPicker {
+  private readonly fields = new FieldWalker();
+
   constructor(private readonly names: readonly string[]) {}
 
   /**
@@ -270,40 +245,101 @@ export class FieldPicker {
 
   private tryPick(text: string, out: string[], at: number): boolean {
     const names = this.names;
-    const n = text.length;
-    if (text.charCodeAt(0) !== 123 /* { */) return false;
-    let i = 1;
-    let nextEsc = text.indexOf("\\", i);
-    if (nextEsc < 0) nextEsc = n;
-    while (i < n && text.charCodeAt(i) !== 125 /* } */) {
-      if (text.charCodeAt(i) !== QUOTE) return false;
-      const keyEnd = text.indexOf('"', i + 1);
-      if (keyEnd < 0 || keyEnd > nextEsc) return false; // escaped key: rare, take the slow path
-      if (text.charCodeAt(keyEnd + 1) !== 58 /* : */ || text.charCodeAt(keyEnd + 2) !== QUOTE) return false;
-      const vStart = keyEnd + 2;
-      let vEnd = text.indexOf('"', vStart + 1);
-      let escaped = false;
-      if (vEnd > nextEsc) {
-        escaped = true;
-        STRING_REST.lastIndex = vStart + 1;
-        if (!STRING_REST.test(text)) return false;
-        vEnd = STRING_REST.lastIndex - 1;
-        nextEsc = text.indexOf("\\", vEnd);
-        if (nextEsc < 0) nextEsc = n;
-      }
-      if (vEnd < 0) return false;
-      const keyLength = keyEnd - i - 1;
-      for (let k = 0; k < names.length; k++) {
-        const name = names[k]!;
-        if (name.length === keyLength && text.startsWith(name, i + 1)) {
-          out[at + k] = escaped ? (JSON.parse(text.slice(vStart, vEnd + 1)) as string) : text.slice(vStart + 1, vEnd);
-        }
-      }
-      i = vEnd + 1;
-      const c = text.charCodeAt(i);
-      if (c === 44 /* , */) i++;
-      else if (c !== 125) return false;
+    const fields = this.fields;
+    if (!fields.start(text)) return false;
+    while (fields.next()) {
+      for (let k = 0; k < names.length; k++) if (fields.keyIs(names[k]!)) out[at + k] = fields.value();
     }
-    return i === n - 1;
+    return fields.complete;
+  }
+}
+
+/**
+ * Walks the fields of one flat JSON object whose values are all strings, as VictoriaLogs writes its
+ * rows (no spaces): each step gives where a key and its value's literal stand, found with indexOf
+ * (values with escapes by one sticky regex run), so the caller slices only what it keeps. Anything
+ * else (an escaped key, a number, spaces) stops the walk with `complete` false, and the caller
+ * takes the row through JSON.parse.
+ */
+class FieldWalker {
+  private text = "";
+  private at = 0;
+  /** Position of the next backslash at or after `at`, or the text's length: values before it have no escapes. */
+  private nextEscape = 0;
+  private failed = false;
+  /** The key is text[keyStart, keyEnd). */
+  keyStart = 0;
+  keyEnd = 0;
+  /** The value's literal, quotes included, is text[valueStart, valueEnd]. */
+  valueStart = 0;
+  valueEnd = 0;
+  /** Whether the value's literal holds escapes (so slicing its inside is not its value). */
+  escaped = false;
+
+  /** False when `text` does not open an object. */
+  start(text: string): boolean {
+    this.text = text;
+    this.at = 1;
+    this.failed = false;
+    const esc = text.indexOf("\\", 1);
+    this.nextEscape = esc < 0 ? text.length : esc;
+    return text.charCodeAt(0) === 123; /* { */
+  }
+
+  /** Steps to the next field; false at the object's end or at anything unexpected. */
+  next(): boolean {
+    const text = this.text;
+    const n = text.length;
+    const i = this.at;
+    if (i >= n || text.charCodeAt(i) === 125 /* } */) return false;
+    if (text.charCodeAt(i) !== QUOTE) return this.fail();
+    const keyEnd = text.indexOf('"', i + 1);
+    if (keyEnd < 0 || keyEnd > this.nextEscape) return this.fail(); // escaped key: rare, the slow path
+    if (text.charCodeAt(keyEnd + 1) !== 58 /* : */ || text.charCodeAt(keyEnd + 2) !== QUOTE) return this.fail();
+    const valueStart = keyEnd + 2;
+    let valueEnd = text.indexOf('"', valueStart + 1);
+    let escaped = false;
+    if (valueEnd > this.nextEscape) {
+      // The value holds an escape: its end is the first quote not escaped, which one native regex
+      // run finds (a JSON line in `_msg` has a dozen escaped quotes to step over).
+      escaped = true;
+      STRING_REST.lastIndex = valueStart + 1;
+      if (!STRING_REST.test(text)) return this.fail();
+      valueEnd = STRING_REST.lastIndex - 1;
+      const esc = text.indexOf("\\", valueEnd);
+      this.nextEscape = esc < 0 ? n : esc;
+    }
+    if (valueEnd < 0) return this.fail();
+    const c = text.charCodeAt(valueEnd + 1);
+    if (c !== 44 /* , */ && c !== 125) return this.fail();
+    this.keyStart = i + 1;
+    this.keyEnd = keyEnd;
+    this.valueStart = valueStart;
+    this.valueEnd = valueEnd;
+    this.escaped = escaped;
+    this.at = c === 44 ? valueEnd + 2 : valueEnd + 1;
+    return true;
+  }
+
+  /** Whether the walk ended at the object's closing brace, the text's last character. */
+  get complete(): boolean {
+    return !this.failed && this.at === this.text.length - 1 && this.text.charCodeAt(this.at) === 125;
+  }
+
+  keyIs(name: string): boolean {
+    return name.length === this.keyEnd - this.keyStart && this.text.startsWith(name, this.keyStart);
+  }
+
+  /** The current value: its literal's inside, decoded only when it has escapes. */
+  value(): string {
+    const { text, valueStart, valueEnd } = this;
+    return this.escaped
+      ? (JSON.parse(text.slice(valueStart, valueEnd + 1)) as string)
+      : text.slice(valueStart + 1, valueEnd);
+  }
+
+  private fail(): false {
+    this.failed = true;
+    return false;
   }
 }
