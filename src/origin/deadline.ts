@@ -17,8 +17,10 @@ export class OriginDeadline {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the current wait on the origin began; undefined while we are not waiting. */
   private waitingSince: number | undefined;
-  /** Rejects when `signal` aborts: one listener per request, shared by every wait. */
-  private abortedPromise: Promise<never> | undefined;
+  /** Whether the abort listener is in place (one per request, added by the first wait). */
+  private listening = false;
+  /** Rejects the read in flight; undefined when none is. */
+  private rejectWait: ((reason: unknown) => void) | undefined;
   /** Aborts the fetch and its body when the deadline passes or the client goes away. */
   readonly signal: AbortSignal;
 
@@ -117,14 +119,26 @@ export class OriginDeadline {
   private race<T>(p: Promise<T>): Promise<T> {
     const signal = this.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (!this.abortedPromise) {
-      this.abortedPromise = new Promise<never>((_, reject) =>
-        signal.addEventListener("abort", () => reject(signal.reason), { once: true }),
-      );
-      // Observed only through race(): an abort with no wait in progress is not an unhandled rejection.
-      this.abortedPromise.catch(() => {});
+    if (!this.listening) {
+      // One listener for the whole request, rejecting whichever read is in flight (one at a time).
+      // Not Promise.race against one long-lived promise: every race would stay subscribed to it,
+      // and hold its chunk, until the request ends.
+      this.listening = true;
+      signal.addEventListener("abort", () => this.rejectWait?.(signal.reason), { once: true });
     }
-    return Promise.race([p, this.abortedPromise]);
+    return new Promise<T>((resolve, reject) => {
+      this.rejectWait = reject;
+      p.then(
+        (value) => {
+          this.rejectWait = undefined;
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.rejectWait = undefined;
+          reject(err);
+        },
+      );
+    });
   }
 }
 
