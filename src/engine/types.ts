@@ -34,7 +34,11 @@ export interface LogEntry {
   parsed: Labels;
 }
 
-/** A sample extracted from a row by a range aggregation's pipeline (count: 1, bytes: length, unwrap: value). */
+/**
+ * A sample extracted from a row by a range aggregation's pipeline (count: 1, bytes: length, unwrap:
+ * value). Samples of one group may share their `labels` object, which nothing changes afterwards:
+ * the evaluator recognises a group by that object (range/evaluate.ts).
+ */
 export interface ExtractedSample {
   ts: bigint;
   value: number;
