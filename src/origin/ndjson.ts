@@ -3,16 +3,16 @@
  * stays bounded by the longest row plus one network chunk, whatever the response size.
  */
 
-/**
- * The complete lines of each network chunk as one batch (empty lines dropped): consumers loop over
- * a batch synchronously instead of awaiting once per row, which costs more than decoding the row.
- */
 /** What the readers below read: a stream's reader, or anything that reads and cancels like one. */
 export interface ChunkReader {
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   cancel(reason?: unknown): Promise<void>;
 }
 
+/**
+ * The complete lines of each network chunk as one batch (empty lines dropped): consumers loop over
+ * a batch synchronously instead of awaiting once per row, which costs more than decoding the row.
+ */
 export async function* readLineBatches(body: ReadableStream<Uint8Array> | ChunkReader): AsyncGenerator<string[]> {
   // A streaming TextDecoder on the body's own reader: a TextDecoderStream would add a second
   // stream (and its promise hops) per chunk. `stream: true` keeps a UTF-8 sequence cut between

@@ -283,7 +283,7 @@ class FieldWalker {
     this.failed = false;
     const esc = text.indexOf("\\", 1);
     this.nextEscape = esc < 0 ? text.length : esc;
-    return text.charCodeAt(0) === 123; /* { */
+    return text.charCodeAt(0) === 123; // "{"
   }
 
   /** Steps to the next field; false at the object's end or at anything unexpected. */

@@ -141,8 +141,7 @@ async function pointsOverTime(
   const w = windowOf(expr);
   const series = new SeriesTable<PointSeries>(expr, outer, (labels) => ({ labels, ts: [], vs: [] }));
   // When windows overlap or touch (range ≥ step), the samples some window holds are one interval.
-  const first = grid.start - w.offset - w.range;
-  const last = timeAt(grid, Math.max(grid.count - 1, 0)) - w.offset;
+  const { from: first, to: last } = sampleSpan(expr, grid);
   const contiguous = grid.count > 0 && w.range >= grid.step;
   for await (const batch of samples)
     for (const sample of batch) {
