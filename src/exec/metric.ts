@@ -51,7 +51,11 @@ export async function executeMetricQuery(
       const plan = planMetricPushdown(sub, grid, client.derivedFields);
       if (plan) return runBucketPlan(client, plan, grid, stats);
       const unwrapPlan = planUnwrapPushdown(sub, grid, client.derivedFields);
-      return unwrapPlan ? runUnwrapPlan(client, unwrapPlan, grid, stats) : undefined;
+      if (!unwrapPlan) return undefined;
+      const outcome = await runUnwrapPlan(client, unwrapPlan, grid, stats);
+      // The rows that made the origin's guard count would make the projection's guard refuse too.
+      if (outcome === "guarded") project = false;
+      return typeof outcome === "string" ? undefined : outcome;
     },
   };
   const evaluate = async (sub: MetricQuery) => {

@@ -1,10 +1,12 @@
 /**
  * Runs a pushed-down unwrap plan (src/plan/unwrap-pushdown.ts): VictoriaLogs returns per (bucket,
- * group) the aggregate of the exactly-readable values, their count, and how many rows it could not
- * prove Loki reads the same way. Any such row anywhere in the window means "evaluate locally"
- * (undefined); otherwise each evaluation window combines its buckets.
+ * group) the aggregate of the exactly-readable values (or, for a quantile, the values themselves),
+ * their count, and how many rows it could not prove Loki reads the same way. Any such row anywhere
+ * in the window means "evaluate locally" ("guarded"), as does a quantile bucket whose values the
+ * origin did not all send ("incomplete"); otherwise each evaluation window combines its buckets.
  */
 import type { Labels, Series } from "../engine/types";
+import { quantile } from "../engine/metric/range/functions";
 import type { OriginClient } from "../origin/client";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
@@ -16,6 +18,8 @@ interface Bucket {
   end: bigint;
   value: number;
   count: number;
+  /** A quantile's bucket: its values, as Loki reads them. */
+  values?: Float64Array;
 }
 
 export async function runUnwrapPlan(
@@ -23,16 +27,23 @@ export async function runUnwrapPlan(
   plan: UnwrapBucketPlan,
   grid: MetricGrid,
   stats: ScanStats,
-): Promise<Series[] | undefined> {
+): Promise<Series[] | "guarded" | "incomplete"> {
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
   for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats)) {
-    if (Number(row.__bad ?? "0") !== 0) return undefined;
+    if (Number(row.__bad ?? "0") !== 0) return "guarded";
     const count = Number(row.__n ?? "0");
     // A bucket whose rows all lack the field yields no sample in Loki either.
     if (count === 0) continue;
+    let bucket: Bucket;
+    if (plan.fn === "quantile") {
+      const values = bucketValues(row.__v, count);
+      // More values than `values … limit` sends: the origin's list is not the whole bucket.
+      if (!values) return "incomplete";
+      bucket = { end, value: 0, count, values };
+    } else bucket = { end, value: Number(row.__v), count };
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { labels, buckets: [] }));
-    g.buckets.push({ end, value: Number(row.__v), count });
+    g.buckets.push(bucket);
   }
 
   const times = evaluationTimes(grid);
@@ -42,10 +53,40 @@ export async function runUnwrapPlan(
     const ends = buckets.map((b) => b.end);
     const points: Series["points"] = [];
     for (const { t, lo, hi } of windowSpans(ends, times, plan))
-      points.push({ t, v: combine(plan.fn, buckets, lo, hi) });
+      points.push({
+        t,
+        v: plan.fn === "quantile" ? windowQuantile(plan.phi, buckets, lo, hi) : combine(plan.fn, buckets, lo, hi),
+      });
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
   return out;
+}
+
+/**
+ * A bucket's values from the JSON array of texts `values` sends, read as Loki's unwrap reads them
+ * (every one is of the exact shape: the guard saw to it); undefined when the list is not all `count`
+ * of them.
+ */
+function bucketValues(list: string | undefined, count: number): Float64Array | undefined {
+  let texts: unknown;
+  try {
+    texts = JSON.parse(list ?? "");
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(texts) || texts.length !== count) return undefined;
+  const values = new Float64Array(count);
+  for (let i = 0; i < count; i++) values[i] = Number(texts[i]);
+  return values;
+}
+
+function windowQuantile(phi: number, buckets: readonly Bucket[], lo: number, hi: number): number {
+  let n = 0;
+  for (let i = lo; i < hi; i++) n += buckets[i]!.count;
+  const values = new Array<number>(n);
+  let at = 0;
+  for (let i = lo; i < hi; i++) for (const v of buckets[i]!.values!) values[at++] = v;
+  return quantile(phi, values);
 }
 
 function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: number, hi: number): number {

@@ -5,16 +5,19 @@
  * filter may also stand between the parser and the unwrap):
  * - `min|max|avg_over_time(...) by (labels)`: Loki groups the samples themselves by the labels;
  * - `sum by (labels) (sum_over_time(...))`, `min by (min_over_time)`, `max by (max_over_time)`:
- *   the outer aggregation of per-series totals / extremes is the total / extreme of the samples.
+ *   the outer aggregation of per-series totals / extremes is the total / extreme of the samples;
+ * - `quantile_over_time(φ, ...) by (labels)`: the origin sends each bucket's values (`values`, as
+ *   the text it extracted) and the Worker takes the quantile of each window's values — the same
+ *   multiset Loki sorts, so the same number, whatever order the values come in.
  * Anything else (no grouping, `without`, other parsers or stages, conversions) stays local.
  *
  * VictoriaLogs and Loki agree on a row only when both see the same value for `f` and read it as
  * the same number. That holds for one value shape, EXACT_NUMBER: plain decimals of at most 9
  * integer and 6 fraction digits. Go's ParseFloat reads them correctly rounded; VictoriaLogs reads
  * the integer part exactly and adds the fraction with one fused multiply-add (within one unit in
- * the last place), and keeps min/max as the original text, which the Worker parses correctly
- * rounded — so min and max are exact and sums and averages differ at most by float rounding,
- * as any change of summation order does. Rows outside the shape are not aggregated by the origin;
+ * the last place), and keeps min/max (and the values of `values`) as the original text, which the
+ * Worker parses correctly rounded — so min, max and quantiles are exact and sums and averages
+ * differ at most by float rounding, as any change of summation order does. Rows outside the shape are not aggregated by the origin;
  * instead it counts, in the SAME request (`count() if (...) as __bad`), every row where Loki
  * might see something else, and any such row sends the whole query back to local evaluation:
  * - `f` is also a stream label or metadata field (Loki keeps that one and renames the parsed value
@@ -40,11 +43,19 @@ import { planLogQuery } from "./logquery";
 import { type BucketGrid, gcd, mod, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
-export type UnwrapFn = "sum" | "min" | "max" | "avg";
+export type UnwrapFn = "sum" | "min" | "max" | "avg" | "quantile";
 
 export interface UnwrapBucketPlan extends BucketGrid {
   fn: UnwrapFn;
+  /** φ of `quantile`. */
+  phi: number;
 }
+
+/**
+ * Most values one bucket of one group may send (`values … limit`): bounds what the origin holds for
+ * a quantile; a bucket with more declines the push-down (its count says so).
+ */
+export const MAX_BUCKET_VALUES = 1_000_000;
 
 /** Numbers both sides read alike (see above); no leading zeros, which VictoriaLogs does not read. */
 export const EXACT_NUMBER = "^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$";
@@ -61,6 +72,7 @@ const RANGE_FN: Partial<Record<RangeAggregationExpr["op"], UnwrapFn>> = {
   min_over_time: "min",
   max_over_time: "max",
   avg_over_time: "avg",
+  quantile_over_time: "quantile",
 };
 /** Outer vector aggregation ∘ range aggregation pairs that equal one aggregation of the samples. */
 const COMBINED: Record<string, UnwrapFn> = {
@@ -101,10 +113,11 @@ export function planUnwrapPushdown(
   if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
   const shift = mod(grid.start - offset + 1n, width);
 
-  const valueStat = fn === "avg" ? "sum" : fn;
+  const valueStat =
+    fn === "quantile" ? `values(${parsed}) limit ${MAX_BUCKET_VALUES}` : `${fn === "avg" ? "sum" : fn}(${parsed})`;
   const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy].join(", ");
   const stats =
-    `stats by (${by}) ${valueStat}(${parsed}) if (${exact}) as __v, count() if (${exact}) as __n, ` +
+    `stats by (${by}) ${valueStat} if (${exact}) as __v, count() if (${exact}) as __n, ` +
     `count() if (${bad}) as __bad`;
   return {
     logsql: `${logsql} | ${unpack}${guardPipes} | ${stats}`,
@@ -115,6 +128,7 @@ export function planUnwrapPushdown(
     offset,
     groupBy,
     fn,
+    phi: inner.param ?? NaN,
   };
 }
 
@@ -211,13 +225,18 @@ const MIN_COUNTED = 4;
  * start is left open — a superset, which only sends more queries back to local evaluation — so the
  * regex starts with a literal, which the origin's regex engine finds by substring search (a
  * leading character class made the guard cost 40× the aggregation itself).
+ *
+ * Where the name has `_`, the character is any at all (`(?s:.)`), quotes and backslashes included:
+ * a superset again. The exact class, `[^"\\]`, costs VictoriaLogs (v1.121) about 12 ms to prepare
+ * for every query that holds it (in its regex simplification, before any row is read): more than
+ * scanning the rows of a six-hour dashboard panel costs it.
  */
 function looseKey(name: string): string {
   // A character, or an escape sequence (`\t` unescapes to a character Loki trims or replaces).
   const head = name
     .split("_")
     .map(escapeRegex)
-    .join(String.raw`(?:[^"\\]|\\.)`);
+    .join(String.raw`(?:(?s:.)|\\.)`);
   return `${head}${String.raw`(?:[^"\\\w]|\\.)*"\s*:`}`;
 }
 

@@ -28,6 +28,7 @@ describe("planUnwrapPushdown", () => {
       ['max(max_over_time({app="x"} | json | __error__="" | unwrap v [5m]))', "max"],
       ['avg_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "avg"],
       ['max_over_time({app="x"} | json | unwrap v [5m]) by (pod, app)', "max"],
+      ['quantile_over_time(0.99, {app="x"} | json | unwrap v [5m]) by (cluster)', "quantile"],
     ] as const) {
       expect(pushdown(q)?.fn, q).toBe(fn);
     }
@@ -42,6 +43,20 @@ describe("planUnwrapPushdown", () => {
       /stats by \(_time:60000000000ns offset 1ns, app\) sum\(__unwrap_v\) if \(.*\) as __v, /,
     );
     expect(plan.logsql).toContain("count() if (v:* or ");
+  });
+
+  it("asks for a quantile's values, bounded per bucket, and keeps φ", () => {
+    const plan = pushdown('quantile_over_time(0.99, {app="x"} | json | unwrap latency_ms [5m]) by (cluster)')!;
+    expect(plan.phi).toBe(0.99);
+    expect(plan.logsql).toMatch(
+      /stats by \(_time:60000000000ns offset 1ns, cluster\) values\(__unwrap_latency_ms\) limit 1000000 if \(.*\) as __v, count\(\) if \(.*\) as __n, count\(\) if \(latency_ms:\* or /,
+    );
+  });
+
+  it("spells a key's `_` as any character or escape, never as a wide negated class", () => {
+    const plan = pushdown('sum by (app) (sum_over_time({app="x"} | json | unwrap latency_ms [5m]))')!;
+    expect(plan.logsql).toContain(String.raw`_msg:~"latency(?:(?s:.)|\\\\.)ms(?:[^\"\\\\\\w]|\\\\.)*\"`);
+    expect(plan.logsql).not.toContain(String.raw`[^\"\\\\]`);
   });
 
   it("refuses what it cannot prove equal", () => {
