@@ -97,9 +97,10 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
   const cache = client.results;
   if (!cache) return client.statsRows(q.logsql, q.window);
   const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
-  const keys = await Promise.all(planned.map((p) => (p.storable ? cache.keyOf(q.logsql, p.chunk) : undefined)));
   const found = await Promise.all(
-    planned.map((p, i) => (p.storable && cache.read ? lookup(cache, q.section, keys[i]!, p.chunk) : undefined)),
+    planned.map(async (p) =>
+      p.storable && cache.read ? lookup(cache, q.section, await cache.keyOf(q.logsql, p.chunk), p.chunk) : undefined,
+    ),
   );
 
   const rows: VLRow[] = [];
@@ -136,7 +137,9 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
     for (const [i, chunkRows] of byChunk) {
       const body = JSON.stringify({ rows: chunkRows });
       cache.stats.stored(q.section, body);
-      cache.defer(cache.store.put(keys[i]!, body));
+      // The writes wait until the answer is out: the client need not share the isolate with them.
+      const chunk = planned[i]!.chunk;
+      cache.later(() => cache.defer(cache.keyOf(q.logsql, chunk).then((key) => cache.store.put(key, body))));
     }
   });
   return rows;

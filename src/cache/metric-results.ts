@@ -43,12 +43,11 @@ export async function cachedMatrix(
     const times = { start: c * length, end: (c + 1n) * length };
     chunks.push({ times, storable: times.end <= settled });
   }
-  const keys = await Promise.all(chunks.map((chunk) => (chunk.storable ? cache.keyOf(material, chunk.times) : "")));
   await Promise.all(
-    chunks.map(async (chunk, i) => {
+    chunks.map(async (chunk) => {
       if (!chunk.storable || !cache.read) return;
       const started = Date.now();
-      const body = await cache.store.get(keys[i]!);
+      const body = await cache.store.get(await cache.keyOf(material, chunk.times));
       chunk.series = body === undefined ? undefined : decodeSeries(body);
       cache.stats.lookedUp("result", chunk.series ? body : undefined, Date.now() - started, length);
     }),
@@ -77,7 +76,9 @@ export async function cachedMatrix(
       const body = encodeSeries(chunk.series);
       if (body.length > MAX_CHUNK_BYTES) continue;
       cache.stats.stored("result", body);
-      cache.defer(cache.store.put(keys[k]!, body));
+      // Written once the answer is out, as extents.ts does.
+      const times = chunk.times;
+      cache.later(() => cache.defer(cache.keyOf(material, times).then((key) => cache.store.put(key, body))));
     }
     i = j + 1;
   }
