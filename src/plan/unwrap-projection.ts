@@ -1,6 +1,6 @@
 /**
- * Projection for unwrap aggregations the Worker evaluates itself (`quantile_over_time`,
- * `stddev_over_time`, `stdvar_over_time`, and the others when push-down is off or refused) grouped
+ * Projection for unwrap aggregations the Worker evaluates itself (`stddev_over_time`,
+ * `stdvar_over_time`, and the others, quantiles included, when push-down is off or declines) grouped
  * by stream labels over `| json | unwrap f`: instead of whole lines, which the Worker would parse as
  * JSON one by one, the origin returns one small row per sample — `_time`, the grouping labels and
  * the value it extracted — and the Worker aggregates those.
