@@ -97,9 +97,12 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
   const cache = client.results;
   if (!cache) return client.statsRows(q.logsql, q.window);
   const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
+  // A chunk's key, digested once whether its lookup, its write after the answer, or both need it.
+  const keys: Promise<string>[] = [];
+  const keyAt = (i: number) => (keys[i] ??= cache.keyOf(q.logsql, planned[i]!.chunk));
   const found = await Promise.all(
-    planned.map(async (p) =>
-      p.storable && cache.read ? lookup(cache, q.section, await cache.keyOf(q.logsql, p.chunk), p.chunk) : undefined,
+    planned.map(async (p, i) =>
+      p.storable && cache.read ? lookup(cache, q.section, await keyAt(i), p.chunk) : undefined,
     ),
   );
 
@@ -138,8 +141,7 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
       const body = JSON.stringify({ rows: chunkRows });
       cache.stats.stored(q.section, body);
       // The writes wait until the answer is out: the client need not share the isolate with them.
-      const chunk = planned[i]!.chunk;
-      cache.later(() => cache.defer(cache.keyOf(q.logsql, chunk).then((key) => cache.store.put(key, body))));
+      cache.later(() => cache.defer(keyAt(i).then((key) => cache.store.put(key, body))));
     }
   });
   return rows;

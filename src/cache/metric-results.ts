@@ -43,11 +43,14 @@ export async function cachedMatrix(
     const times = { start: c * length, end: (c + 1n) * length };
     chunks.push({ times, storable: times.end <= settled });
   }
+  // A chunk's key, digested once whether its lookup, its write after the answer, or both need it.
+  const keys: Promise<string>[] = [];
+  const keyAt = (i: number) => (keys[i] ??= cache.keyOf(material, chunks[i]!.times));
   await Promise.all(
-    chunks.map(async (chunk) => {
+    chunks.map(async (chunk, i) => {
       if (!chunk.storable || !cache.read) return;
       const started = Date.now();
-      const body = await cache.store.get(await cache.keyOf(material, chunk.times));
+      const body = await cache.store.get(await keyAt(i));
       chunk.series = body === undefined ? undefined : decodeSeries(body);
       cache.stats.lookedUp("result", chunk.series ? body : undefined, Date.now() - started, length);
     }),
@@ -77,8 +80,7 @@ export async function cachedMatrix(
       if (body.length > MAX_CHUNK_BYTES) continue;
       cache.stats.stored("result", body);
       // Written once the answer is out, as extents.ts does.
-      const times = chunk.times;
-      cache.later(() => cache.defer(cache.keyOf(material, times).then((key) => cache.store.put(key, body))));
+      cache.later(() => cache.defer(keyAt(k).then((key) => cache.store.put(key, body))));
     }
     i = j + 1;
   }
