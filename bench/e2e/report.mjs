@@ -75,7 +75,7 @@ export function markdown(rows, probes, meta, proofs) {
   out.push("- NDJSON → Loki ≤ 1 µs/line: see `npm run bench:micro` and bench/results/stream.md.", "");
   out.push(...speedTargets(rows, probes, proofs));
   out.push(
-    "## Single requests, unloaded (median of 3 in sequence, 0.4 s apart so no earlier request's background cache writes overlap, window at the data's end, `Cache-Control: no-cache`)",
+    "## Single requests, unloaded (median of 3 in sequence, 0.4 s apart, window at the data's end, `Cache-Control: no-cache`: the Worker's results caches left out)",
     "",
   );
   out.push("| workload | request | Worker ms | VL ms | ratio |", "|---|---|---|---|---|");

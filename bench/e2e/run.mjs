@@ -241,7 +241,7 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
         for (let i = 0; i < 3; i++) {
           await settle();
           const t0 = performance.now();
-          // Unloaded single requests, each evaluated anew (no-cache: the Worker's results caches are not read).
+          // Unloaded single requests, each evaluated anew (no-cache: the Worker's results caches are left out).
           const res = await fetch(`${base}${path}?${qs}`, { headers: { "Cache-Control": "no-cache" } });
           const body = await res.text();
           times.push(performance.now() - t0);

@@ -327,7 +327,8 @@ export const WORKLOADS = {
 // as VictoriaLogs (which has no results cache) does, so the ratio shows the evaluation itself.
 WORKLOADS.compute_uncached = {
   ...WORKLOADS.compute,
-  describe: "the compute requests with Cache-Control: no-cache (the Worker's results caches not read)",
+  describe:
+    "the compute requests with Cache-Control: no-cache (the Worker's results caches left out: nothing read, written or coalesced)",
   noCache: true,
 };
 

@@ -39,8 +39,6 @@ export interface ExtentQuery {
 export interface ResultCache {
   store: ChunkStore;
   stats: CacheStats;
-  /** False for `Cache-Control: no-cache`: nothing is read from the caches, answers are still stored. */
-  read: boolean;
   /** Chunks ending after now − horizon may still change: never stored. */
   horizonNs: bigint;
   nowNs: () => bigint;
@@ -101,9 +99,7 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
   const keys: Promise<string>[] = [];
   const keyAt = (i: number) => (keys[i] ??= cache.keyOf(q.logsql, planned[i]!.chunk));
   const found = await Promise.all(
-    planned.map(async (p, i) =>
-      p.storable && cache.read ? lookup(cache, q.section, await keyAt(i), p.chunk) : undefined,
-    ),
+    planned.map(async (p, i) => (p.storable ? lookup(cache, q.section, await keyAt(i), p.chunk) : undefined)),
   );
 
   const rows: VLRow[] = [];

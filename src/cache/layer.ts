@@ -42,8 +42,6 @@ export interface CachingOptions {
   nowMs?: () => number;
   /** Windows ending within this many ms of now are recent (default RECENT_HORIZON_MS). */
   horizonMs?: number;
-  /** False skips cache reads (the client sent `Cache-Control: no-cache`); answers are still stored. */
-  read?: boolean;
   /** Told of each lookup (the body found, or undefined) and each store, for `stats.cache`. */
   observe?: CacheObserver;
 }
@@ -65,7 +63,7 @@ export function cachingTransport(options: CachingOptions): JsonTransport {
     // A request whose caller keeps the answer in pieces is only coalesced, never looked up whole.
     // An entry that does not read back as a valid answer (corrupt, or from a defective writer) is a
     // miss: the fill below replaces it.
-    const reads = options.read !== false && !req.noStore;
+    const reads = !req.noStore;
     const started = Date.now();
     const local = reads ? await quietly(options.cache?.get(key)) : undefined;
     if (local !== undefined && isValidAnswer(req.path, local)) {

@@ -42,7 +42,6 @@ export function logWindowCache(client: OriginClient, identity: string, interval:
       );
     },
     async lookup(w) {
-      if (!cache.read) return undefined;
       const started = Date.now();
       const body = await cache.store.get(await cache.keyOf(identity, w));
       const entries = body === undefined ? undefined : decodeEntries(body);

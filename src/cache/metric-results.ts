@@ -48,7 +48,7 @@ export async function cachedMatrix(
   const keyAt = (i: number) => (keys[i] ??= cache.keyOf(material, chunks[i]!.times));
   await Promise.all(
     chunks.map(async (chunk, i) => {
-      if (!chunk.storable || !cache.read) return;
+      if (!chunk.storable) return;
       const started = Date.now();
       const body = await cache.store.get(await keyAt(i));
       chunk.series = body === undefined ? undefined : decodeSeries(body);

@@ -27,7 +27,6 @@ export function patternChunkCache(client: OriginClient, identity: string): Patte
   return {
     storable: (w) => w.end <= settled,
     async lookup(w) {
-      if (!cache.read) return undefined;
       const started = Date.now();
       const body = await cache.store.get(await cache.keyOf(identity, w));
       const patterns = body === undefined ? undefined : decodePatterns(body);

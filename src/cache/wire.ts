@@ -17,9 +17,8 @@ export function originConfigOf(config: Config): OriginConfig {
   };
 }
 
-/** How a request may use the caches: `read` is false for `Cache-Control: no-cache`. */
+/** What a request that uses the caches gives them. */
 export interface CacheUse {
-  read: boolean;
   stats: CacheStats;
   /** Keeps cache writes running after the response (the execution context's waitUntil). */
   defer: (work: Promise<unknown>) => void;
@@ -33,6 +32,11 @@ function sectionOf(path: string): CacheSection {
   if (path.endsWith("/hits")) return "volumeResult";
   if (path.endsWith("/stats_query_range")) return "result";
   return "labelResult";
+}
+
+/** The origin without any cache layer (`CACHE=off`, or a client's `Cache-Control: no-cache`). */
+export function directTransport(config: Config, meter?: (elapsedMs: number) => void): JsonTransport {
+  return fetchJsonTransport({ ...originConfigOf(config), meter });
 }
 
 export function originTransport(
@@ -52,7 +56,6 @@ export function originTransport(
     kv: config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
     coalescerFor: config.coalescer ? metered(coalescerStubs(config.coalescer), meter) : undefined,
     horizonMs: config.cacheFreshnessMs,
-    read: use?.read,
     observe: use && {
       lookedUp: (req, body, elapsedMs) =>
         use.stats.lookedUp(sectionOf(req.path), body, elapsedMs, req.window.end - req.window.start),
@@ -92,7 +95,6 @@ export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): R
       config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
     ),
     stats: use.stats,
-    read: use.read,
     horizonNs: BigInt(config.cacheFreshnessMs) * 1_000_000n,
     nowNs: () => BigInt(Date.now()) * 1_000_000n,
     defer: use.defer,

@@ -5,7 +5,7 @@
 import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
 import { OriginClient, type Tenant } from "../origin/client";
-import { originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
+import { directTransport, originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
 import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
@@ -52,11 +52,13 @@ export async function buildLokiRequest(
   const tenant = resolveTenant(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
   const cacheStats = new CacheStats();
-  // Loki's query frontend skips its results cache for `Cache-Control: no-cache`; so do we.
-  const read = !/(?:^|,)\s*no-cache\s*(?:,|$)/i.test(req.headers.get("Cache-Control") ?? "");
+  // Loki's query frontend leaves its results cache out of a `Cache-Control: no-cache` request
+  // altogether: nothing is read from it and nothing is written to it. So do we, coalescing included:
+  // the client asked for the origin's answer as of now.
+  const noCache = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(req.headers.get("Cache-Control") ?? "");
   const defer = (work: Promise<unknown>) => waitUntil(work.catch(() => {}));
   const afterAnswer = new AfterAnswer(defer);
-  const use = { read, stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task) };
+  const use = { stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task) };
   return {
     config,
     params: rawParamsFrom(url.searchParams, form),
@@ -64,8 +66,8 @@ export async function buildLokiRequest(
       { ...originConfigOf(config), meter: telemetry.meter },
       tenant,
       req.signal,
-      originTransport(config, use, telemetry.meter),
-      resultCacheFor(config, tenant, use),
+      noCache ? directTransport(config, telemetry.meter) : originTransport(config, use, telemetry.meter),
+      noCache ? undefined : resultCacheFor(config, tenant, use),
     ),
     nowNs: BigInt(Date.now()) * 1_000_000n,
     categorize: flags.split(",").some((f) => f.trim() === "categorize-labels"),

@@ -164,16 +164,30 @@ describe("a sliding dashboard range", () => {
     expect(slid.cache?.result?.entriesFound).toBe(slid.cache?.result?.entriesRequested);
   });
 
-  it("skips cache reads for Cache-Control: no-cache, as Loki's frontend does", async () => {
+  it("leaves the caches out of a Cache-Control: no-cache request, as Loki's frontend does", async () => {
     const params = { query: QUERY, start: String(START), end: String(START + 3600), step: "30" };
     await ask("/loki/api/v1/query_range", params);
     const calls = watch();
     const again = await ask("/loki/api/v1/query_range", params);
     expect(calls).toHaveLength(0);
-    const fresh = await ask("/loki/api/v1/query_range", params, {}, { "Cache-Control": "no-cache" });
+    const noCache = { "Cache-Control": "no-cache" };
+    // Nothing read: the origin answers, the same as the cache did.
+    const fresh = await ask("/loki/api/v1/query_range", params, {}, noCache);
     expect(calls).toHaveLength(1);
     expect(fresh).toEqual({ ...again, cache: fresh.cache });
-    expect(fresh.cache?.result?.entriesRequested).toBe(0);
+    const counts = (a: Answer) => Object.values(a.cache ?? {}).map((s) => s.entriesRequested + s.entriesStored);
+    expect(counts(fresh).every((n) => n === 0)).toBe(true);
+
+    // Nothing written: a range first asked for with no-cache is still unknown to the caches.
+    const unseen = { ...params, start: String(START + 2 * 3600), end: String(START + 3 * 3600) };
+    calls.length = 0;
+    const first = await ask("/loki/api/v1/query_range", unseen, {}, { "cache-control": "max-age=0, No-Cache" });
+    expect(calls).toHaveLength(1);
+    expect(counts(first).every((n) => n === 0)).toBe(true);
+    const cached = await ask("/loki/api/v1/query_range", unseen);
+    expect(calls).toHaveLength(2);
+    expect(cached).toEqual({ ...first, cache: cached.cache });
+    expect(cached.cache?.result?.entriesStored).toBeGreaterThan(0);
   });
 });
 
@@ -320,7 +334,6 @@ describe("concurrency and isolation", () => {
     const pending: Promise<unknown>[] = [];
     const tenant = { accountId: 0, projectId: 0 };
     const results = resultCacheFor(config, tenant, {
-      read: true,
       stats,
       defer: (p) => pending.push(p),
       later: (task) => task(),

@@ -40,7 +40,7 @@ class MemoryStore implements ChunkStore {
   }
 }
 
-function setup(nowNs: bigint, read = true) {
+function setup(nowNs: bigint) {
   const origin = new FakeOrigin();
   const store = new MemoryStore();
   const pending: Promise<unknown>[] = [];
@@ -48,7 +48,6 @@ function setup(nowNs: bigint, read = true) {
   const results: ResultCache = {
     store,
     stats,
-    read,
     horizonNs: 10n * MIN,
     nowNs: () => nowNs,
     defer: (p) => pending.push(p),
@@ -144,7 +143,7 @@ describe("extentRows", () => {
     expect(times(rows)).toEqual(times(await new FakeOrigin().statsRows("", window)));
   });
 
-  it("treats a corrupt entry as a miss, and skips reads (but still stores) when told not to read", async () => {
+  it("treats a corrupt entry as a miss", async () => {
     const now = T0 + 10n * HOUR;
     const { origin, client, store, settle } = setup(now);
     const window = { start: T0, end: T0 + 10n * MIN };
@@ -157,13 +156,6 @@ describe("extentRows", () => {
     expect(rows).toHaveLength(10);
     await settle();
     for (const body of store.entries.values()) expect(decodeChunk(body)).toHaveLength(5);
-
-    const noRead = setup(now, false);
-    for (const [k, v] of store.entries) noRead.store.entries.set(k, v);
-    await extentRows(noRead.client, query(window, true));
-    expect(noRead.origin.asked).toEqual([window]);
-    expect(noRead.stats.section("result").entriesRequested).toBe(0);
-    expect(noRead.stats.section("result").entriesStored).toBe(2);
   });
 
   it("never stores a chunk that ends after the horizon", async () => {

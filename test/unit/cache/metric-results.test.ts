@@ -35,7 +35,6 @@ function clientAt(nowNs: bigint, store = new Map<string, string>()) {
   const results: ResultCache = {
     store: chunks,
     stats: new CacheStats(),
-    read: true,
     horizonNs: 10n * MIN,
     nowNs: () => nowNs,
     defer: (p) => pending.push(p),
