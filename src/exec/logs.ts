@@ -55,24 +55,43 @@ export async function executeLogQuery(
   const top = new EntryTopK(opts.limit, opts.direction);
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
 
-  /** One origin request over `w`: its best `limit` entries, and what it scanned. */
-  const fetchWindow = async (logsql: string, w: TimeWindow, signal: AbortSignal | undefined) => {
-    const windowTop = new EntryTopK(opts.limit, opts.direction);
+  /**
+   * One origin request over adjacent windows `ws` (direction order): each window's best `limit`
+   * entries, exactly as a request of its own would give them, and what the request scanned.
+   */
+  const fetchWindows = async (logsql: string, ws: readonly TimeWindow[], signal: AbortSignal | undefined) => {
+    const tops = ws.map(() => new EntryTopK(opts.limit, opts.direction));
     let rows = 0;
     let bytes = 0;
+    let at = 0;
     const scoped = signal ? client.withSignal(signal) : client;
-    for await (const batch of scoped.logRows(logsql, w, { levels: !lateLevels })) {
+    for await (const batch of scoped.logRows(logsql, spanOf(ws), { levels: !lateLevels })) {
       rows += batch.length;
       for (const row of batch) {
         bytes += row.line.length;
-        if (!windowTop.admits(row.ts)) continue;
+        // Rows come in runs of nearby times: the previous row's window is tried first.
+        if (row.ts < ws[at]!.start || row.ts >= ws[at]!.end) {
+          at = ws.findIndex((w) => row.ts >= w.start && row.ts < w.end);
+          if (at < 0) {
+            // Outside the span asked for: no window of this request may keep it.
+            at = 0;
+            continue;
+          }
+        }
+        const top = tops[at]!;
+        if (!top.admits(row.ts)) continue;
         const entry = pipeline.process(row);
         if (!entry) continue;
         if (lateLevels) addDetectedLevelFromRow(entry, row);
-        windowTop.push(entry);
+        top.push(entry);
       }
     }
-    return { entries: windowTop.sorted(), rows, bytes, subqueries: 1 };
+    return { perWindow: tops.map((top) => top.sorted()), rows, bytes };
+  };
+  /** One origin request over `w`: its best `limit` entries, and what it scanned. */
+  const fetchWindow = async (logsql: string, w: TimeWindow, signal: AbortSignal | undefined) => {
+    const { perWindow, rows, bytes } = await fetchWindows(logsql, [w], signal);
+    return { entries: perWindow[0]!, rows, bytes, subqueries: 1 };
   };
   const consume = (result: Awaited<ReturnType<typeof fetchWindow>>): boolean => {
     stats.subqueries += result.subqueries;
@@ -108,19 +127,19 @@ export async function executeLogQuery(
     });
   } else if (cache) {
     // Aligned windows, so that historical ones are the same from one refresh to the next: each is
-    // read from the cache when it can be, else asked for and kept.
+    // read from the cache when it can be, else asked for and kept. The pieces of one interval go
+    // together, so that a range nothing is cached for costs a request per interval, not per piece.
+    const maxRun = Math.max(1, Math.min(12, Math.floor(RUN_ENTRIES / opts.limit)));
     await runWindows(
-      cacheWindows(opts.window, interval, backward, cache),
+      cacheWindowGroups(opts.window, interval, backward, cache),
       opts.maxConcurrency,
       opts.signal,
-      async (w, signal) => {
-        const storable = cache.storable(w);
-        const cached = storable ? await cache.lookup(w) : undefined;
-        if (cached) return { entries: cached, rows: 0, bytes: 0, subqueries: 0 };
-        const result = await fetchWindow(logsql, w, signal);
-        if (storable) cache.store(w, result.entries);
-        return result;
-      },
+      (pieces, signal) =>
+        readGroup(pieces, cache, {
+          limit: opts.limit,
+          maxRun,
+          fetch: (ws) => fetchWindows(logsql, ws, signal),
+        }),
       consume,
     );
   } else if (plan.localKeepsEveryRow) {
@@ -210,6 +229,66 @@ async function readCutWindows(
   }
 }
 
+/**
+ * At most this many entries (a run's pieces times `limit`) are held by one request over several
+ * missing pieces of an interval, since each piece keeps its own top `limit` to be stored: all
+ * twelve pieces go together up to Grafana's default limit of 1000 lines, fewer above it.
+ */
+const RUN_ENTRIES = 12_000;
+
+/**
+ * The answer of one interval's windows (direction order): the pieces found in the cache, and each
+ * run of adjacent missing pieces (at most `maxRun`) asked for in one request, whose rows are split
+ * back into the pieces and stored. Stops once `limit` entries are in hand: later pieces cannot win.
+ */
+async function readGroup(
+  pieces: readonly TimeWindow[],
+  cache: LogWindowCache,
+  opts: {
+    limit: number;
+    maxRun: number;
+    fetch: (ws: readonly TimeWindow[]) => Promise<{ perWindow: LogEntry[][]; rows: number; bytes: number }>;
+  },
+): Promise<WindowAnswer> {
+  const answer: WindowAnswer = { entries: [], rows: 0, bytes: 0, subqueries: 0 };
+  const lookups = new Map<number, Promise<LogEntry[] | undefined>>();
+  const lookup = (k: number) => {
+    let p = lookups.get(k);
+    if (!p) {
+      const w = pieces[k]!;
+      lookups.set(k, (p = cache.storable(w) ? cache.lookup(w) : Promise.resolve(undefined)));
+    }
+    return p;
+  };
+  let i = 0;
+  while (i < pieces.length && answer.entries.length < opts.limit) {
+    const cached = await lookup(i);
+    if (cached) {
+      answer.entries.push(...cached);
+      i++;
+      continue;
+    }
+    // The run of missing pieces from i: the following ones are looked up together.
+    const last = Math.min(pieces.length, i + opts.maxRun);
+    for (let k = i + 1; k < last; k++) void lookup(k);
+    let end = i + 1;
+    while (end < last && (await lookup(end)) === undefined) end++;
+    const run = pieces.slice(i, end);
+    const fetched = await opts.fetch(run);
+    answer.rows += fetched.rows;
+    answer.bytes += fetched.bytes;
+    answer.subqueries++;
+    run.forEach((w, k) => {
+      if (cache.storable(w)) cache.store(w, fetched.perWindow[k]!);
+      answer.entries.push(...fetched.perWindow[k]!);
+    });
+    i = end;
+  }
+  // Pieces are in direction order and do not overlap: the first `limit` entries are the best.
+  if (answer.entries.length > opts.limit) answer.entries.length = opts.limit;
+  return answer;
+}
+
 function spanOf(ws: readonly TimeWindow[]): TimeWindow {
   let start = ws[0]!.start;
   let end = ws[0]!.end;
@@ -249,14 +328,25 @@ function storeComplete(
  * of its edge windows and asks again only for the last few minutes.
  */
 function cacheWindows(range: TimeWindow, interval: bigint, backward: boolean, cache: LogWindowCache): TimeWindow[] {
+  return cacheWindowGroups(range, interval, backward, cache).flat();
+}
+
+/** cacheWindows grouped by the interval window they belong to. */
+function cacheWindowGroups(
+  range: TimeWindow,
+  interval: bigint,
+  backward: boolean,
+  cache: LogWindowCache,
+): TimeWindow[][] {
   const fine = interval / 12n;
-  const out: TimeWindow[] = [];
+  const groups: TimeWindow[][] = [];
   for (const w of splitWindows(range, interval, backward)) {
     if (fine <= 0n || cache.storable(w)) {
-      out.push(w);
+      groups.push([w]);
       continue;
     }
     // Adjacent pieces that cannot be kept either are asked for together.
+    const out: TimeWindow[] = [];
     let run: TimeWindow | undefined;
     for (const piece of splitWindows(w, fine, backward)) {
       if (cache.storable(piece)) {
@@ -268,8 +358,9 @@ function cacheWindows(range: TimeWindow, interval: bigint, backward: boolean, ca
       }
     }
     if (run) out.push(run);
+    groups.push(out);
   }
-  return out;
+  return groups;
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

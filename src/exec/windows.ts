@@ -31,17 +31,18 @@ function floorDiv(a: bigint, b: bigint): bigint {
 }
 
 /**
- * Runs `task` for each window with at most `maxConcurrency` in flight. Concurrency ramps up from 1
- * (1, 2, 4, ...) because the first window often answers the whole query (newest entries first), and
- * speculative requests cost the origin real work. `consume` sees results in window order and returns
- * false to stop; in-flight tasks are then aborted through the signal they were given.
+ * Runs `task` for each item (a window, or a group of windows) with at most `maxConcurrency` in
+ * flight. Concurrency ramps up from 1 (1, 2, 4, ...) because the first item often answers the whole
+ * query (newest entries first), and speculative requests cost the origin real work. `consume` sees
+ * results in item order and returns false to stop; in-flight tasks are then aborted through the
+ * signal they were given.
  */
-export async function runWindows<T>(
-  windows: readonly TimeWindow[],
+export async function runWindows<W, T>(
+  items: readonly W[],
   maxConcurrency: number,
   parentSignal: AbortSignal | undefined,
-  task: (w: TimeWindow, signal: AbortSignal) => Promise<T>,
-  consume: (result: T, w: TimeWindow) => boolean,
+  task: (item: W, signal: AbortSignal) => Promise<T>,
+  consume: (result: T, item: W) => boolean,
 ): Promise<void> {
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(parentSignal?.reason);
@@ -50,16 +51,16 @@ export async function runWindows<T>(
   let next = 0;
   let allowance = 1;
   try {
-    for (let i = 0; i < windows.length; i++) {
-      while (next < windows.length && next - i < allowance) {
-        const p = task(windows[next]!, controller.signal);
+    for (let i = 0; i < items.length; i++) {
+      while (next < items.length && next - i < allowance) {
+        const p = task(items[next]!, controller.signal);
         // Failures surface when awaited in order; keep later rejections from going unhandled.
         p.catch(() => {});
         pending.push(p);
         next++;
       }
       const result = await pending[i]!;
-      if (!consume(result, windows[i]!)) return;
+      if (!consume(result, items[i]!)) return;
       allowance = Math.min(maxConcurrency, allowance * 2);
     }
   } finally {

@@ -213,6 +213,53 @@ describe("a sliding log range", () => {
   });
 });
 
+describe("a log range with stages the Worker runs", () => {
+  // The label filter runs in the Worker, so the origin cannot cut requests to `limit`.
+  const range = (from: number, limit = 1000) => ({
+    query: '{namespace="prod"} |= "imeout" | logfmt | level=~".+"',
+    start: String(1769904000 + from),
+    end: String(1769904000 + from + 3600),
+    limit: String(limit),
+  });
+  const minutes = (c: { start: string; end: string }) => (Date.parse(c.end) - Date.parse(c.start)) / 60_000;
+  const entriesOf = (a: Answer) =>
+    (a.body as { data: { result: { values: unknown[] }[] } }).data.result.reduce((n, s) => n + s.values.length, 0);
+
+  it("asks for an interval's missing pieces in one request, and keeps them", async () => {
+    // An hour across two interval windows, neither aligned: each is kept in twelfths of an hour.
+    const expected = await ask("/loki/api/v1/query_range", range(1817), { CACHE: "off" });
+    expect(entriesOf(expected)).toBeGreaterThan(0);
+    expect(entriesOf(expected)).toBeLessThan(1000);
+    const calls = watch();
+    const cold = await ask("/loki/api/v1/query_range", range(1817));
+    expect(cold).toEqual({ ...expected, cache: cold.cache });
+    // One request per interval window (newest first), not one per piece.
+    expect(calls.map(minutes)).toEqual([(5417 - 3600) / 60, (3600 - 1817) / 60]);
+
+    // Again: the pieces come from the cache; only the two partial ones at the ends are asked for.
+    calls.length = 0;
+    const warm = await ask("/loki/api/v1/query_range", range(1817));
+    expect(warm).toEqual({ ...expected, cache: warm.cache });
+    expect(calls.map(minutes)).toEqual([17 / 60, (2100 - 1817) / 60]);
+    expect(warm.cache?.logResult?.entriesFound).toBe(11);
+  });
+
+  it("answers as uncached when the limit falls inside a piece or a run", async () => {
+    const all = entriesOf(await ask("/loki/api/v1/query_range", range(1817), { CACHE: "off" }));
+    for (const limit of [1, Math.ceil(all / 3), all - 1, all]) {
+      const expected = await ask("/loki/api/v1/query_range", range(4000, limit), { CACHE: "off" });
+      const cold = await ask("/loki/api/v1/query_range", range(4000, limit));
+      expect(cold, `limit ${limit}`).toEqual({ ...expected, cache: cold.cache });
+      const warm = await ask("/loki/api/v1/query_range", range(4000, limit));
+      expect(warm, `limit ${limit}`).toEqual({ ...expected, cache: warm.cache });
+      const forward = { ...range(4000, limit), direction: "forward" };
+      const expectedForward = await ask("/loki/api/v1/query_range", forward, { CACHE: "off" });
+      const coldForward = await ask("/loki/api/v1/query_range", forward);
+      expect(coldForward, `forward, limit ${limit}`).toEqual({ ...expectedForward, cache: coldForward.cache });
+    }
+  });
+});
+
 describe("recent windows", () => {
   it("are never served stale: lines pushed after a cached answer appear in the next one", async () => {
     const tenant = { "X-Scope-OrgID": "9:9" };
