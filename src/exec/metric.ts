@@ -42,6 +42,10 @@ export async function executeMetricQuery(
   const derive = metricNeedsDerived(expr, derivedNames(client.derivedFields));
   // Projected unwrap samples until a guard refuses them for this query (see unwrap-projection.ts).
   let project = opts.pushdown === true;
+  // While set, an unwrap push-down of the whole expression that the origin declines throws
+  // UnwrapDeclined instead of falling back, so that the local evaluation gets the series cache.
+  let wholeUnwrapFirst = false;
+  let wholeUnwrapDeclined = false;
   const source: SampleSource = {
     samples(agg: RangeAggregationExpr, from: bigint, to: bigint): AsyncIterable<readonly ExtractedSample[]> {
       return rangeSamples(client, agg, from, to, opts, stats, derive, project);
@@ -50,12 +54,16 @@ export async function executeMetricQuery(
       if (!opts.pushdown) return undefined;
       const plan = planMetricPushdown(sub, grid, client.derivedFields);
       if (plan) return runBucketPlan(client, plan, grid, stats);
+      // Declined once for this query: asking again per chunk would only be declined again.
+      if (wholeUnwrapDeclined && sub === expr) return undefined;
       const unwrapPlan = planUnwrapPushdown(sub, grid, client.derivedFields);
       if (!unwrapPlan) return undefined;
       const outcome = await runUnwrapPlan(client, unwrapPlan, grid, stats);
       // The rows that made the origin's guard count would make the projection's guard refuse too.
       if (outcome === "guarded") project = false;
-      return typeof outcome === "string" ? undefined : outcome;
+      if (typeof outcome !== "string") return outcome;
+      if (wholeUnwrapFirst && sub === expr) throw new UnwrapDeclined();
+      return undefined;
     },
   };
   const evaluate = async (sub: MetricQuery) => {
@@ -71,6 +79,21 @@ export async function executeMetricQuery(
   // A query the origin computes whole is cached as its buckets (cache/extents.ts), which panels with
   // other functions of the same selector share; its final series need no second layer.
   const wholePushed = opts.pushdown && planMetricPushdown(expr, aligned, client.derivedFields) !== undefined;
+  // So is an unwrap aggregation the origin computes whole, as long as it does not decline: its
+  // buckets are a number each. A quantile's buckets hold their values, which are worth evaluating
+  // once: it keeps its series cache.
+  const wholeUnwrap = opts.pushdown && !q.instant ? planUnwrapPushdown(expr, aligned, client.derivedFields) : undefined;
+  if (wholeUnwrap && wholeUnwrap.fn !== "quantile") {
+    wholeUnwrapFirst = true;
+    try {
+      return { result: await evaluate(q), stats };
+    } catch (err) {
+      if (!(err instanceof UnwrapDeclined)) throw err;
+      wholeUnwrapDeclined = true;
+    } finally {
+      wholeUnwrapFirst = false;
+    }
+  }
   if (!q.instant && readsLogs(expr) && !wholePushed) {
     const series = await cachedMatrix(client, printExpr(expr), aligned, opts.maxSeries, async (sub) => {
       const r = await evaluate(sub);
@@ -80,6 +103,9 @@ export async function executeMetricQuery(
   }
   return { result: await evaluate(q), stats };
 }
+
+/** The origin declined to compute the whole expression (see executeMetricQuery). */
+class UnwrapDeclined extends Error {}
 
 /** Whether the expression reads log lines at all (a literal or `vector()` answer costs nothing to compute). */
 function readsLogs(expr: SampleExpr): boolean {

@@ -9,6 +9,9 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { askMetric, expectSameAnswer } from "./support/metric-answers";
 import { pushStreams } from "../support/push-streams";
+import { watchOrigin } from "../support/watch-origin";
+import { env } from "cloudflare:workers";
+import { readConfig, type Env } from "../../src/config";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
@@ -381,6 +384,32 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
       ]),
     }));
     await pushCounted("8:8", "gen2", streams);
+  });
+
+  it("caches an accepted push-down as its buckets alone, a declined one also as its series", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_START + 1800), step: "10" };
+    const bucketsOnly = await askMetric(`sum by (set) (count_over_time({app="gen2"}[1m]))`, params, true, TENANT, true);
+    const buckets = bucketsOnly.chunks!.stored;
+    expect(buckets).toBeGreaterThan(1);
+    // Set 0 has no odd line: the origin computes it. Set 7's nested `latency` object declines it.
+    for (const [k, declined] of [
+      [0, false],
+      [7, true],
+    ] as const) {
+      const query = `sum by (set) (sum_over_time({app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]))`;
+      const local = await askMetric(query, params, false, TENANT);
+      const calls = watchOrigin(readConfig(env as Env).originUrl);
+      const cold = await askMetric(query, params, true, TENANT, true);
+      expectSameAnswer(cold, local, query);
+      expect(cold.linesScanned > 0, query).toBe(declined);
+      // The bucket chunks of the same grid, and the chunks of the series when declined.
+      if (declined) expect(cold.chunks!.stored, query).toBeGreaterThan(buckets);
+      else expect(cold.chunks!.stored, query).toBe(buckets);
+      calls.length = 0;
+      const warm = await askMetric(query, params, true, TENANT, true);
+      expectSameAnswer(warm, local, query);
+      expect(calls, query).toHaveLength(0);
+    }
   });
 
   it("sends every set with such a line back to whole lines, with the same answer", async () => {

@@ -4,7 +4,7 @@
  * every pushed (or projected) answer equal to local evaluation of the same query.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
 import worker from "../../../src/index";
 import type { Env } from "../../../src/config";
@@ -17,24 +17,32 @@ export interface MetricAnswer {
   /** `totalLinesProcessed` and `totalBytesProcessed`; -1 for an error answer. */
   linesScanned: number;
   bytesScanned: number;
+  /** Chunks looked up and stored (`stats.cache.result`), with `cached`. */
+  chunks?: { requested: number; stored: number };
 }
 
-/** `params` with `step` makes a range query, without it an instant one. */
+/**
+ * `params` with `step` makes a range query, without it an instant one. `cached` turns the results
+ * cache on, and waits for its writes after the answer, as the next request would find them.
+ */
 export async function askMetric(
   query: string,
   params: Record<string, string>,
   pushdown: boolean,
   headers: Record<string, string> = {},
+  cached = false,
 ): Promise<MetricAnswer> {
   const instant = !("step" in params);
   const qs = new URLSearchParams({ query, ...params });
   const path = instant ? "/loki/api/v1/query" : "/loki/api/v1/query_range";
+  const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`http://loki.test${path}?${qs}`, { headers }) as Request<unknown, IncomingRequestCfProperties>,
-    { ...(env as Env), PUSHDOWN: pushdown ? "on" : "off", CACHE: "off" },
-    createExecutionContext(),
+    { ...(env as Env), PUSHDOWN: pushdown ? "on" : "off", CACHE: cached ? "on" : "off" },
+    ctx,
   );
   const body = await res.text();
+  if (cached) await waitOnExecutionContext(ctx);
   const series = new Map<string, [number, string][]>();
   if (res.status !== 200) return { status: res.status, body, series, linesScanned: -1, bytesScanned: -1 };
   const json = JSON.parse(body);
@@ -43,7 +51,15 @@ export async function askMetric(
     series.set(key, instant ? [s.value] : s.values);
   }
   const { totalLinesProcessed, totalBytesProcessed } = json.data.stats.summary;
-  return { status: 200, body, series, linesScanned: totalLinesProcessed, bytesScanned: totalBytesProcessed };
+  const result = json.data.stats.cache?.result;
+  return {
+    status: 200,
+    body,
+    series,
+    linesScanned: totalLinesProcessed,
+    bytesScanned: totalBytesProcessed,
+    ...(cached && result ? { chunks: { requested: result.entriesRequested, stored: result.entriesStored } } : {}),
+  };
 }
 
 /**
