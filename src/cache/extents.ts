@@ -129,8 +129,12 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
     if (storable.length === 0) return;
     const byChunk = new Map<number, VLRow[]>(storable.map((i) => [i, []]));
     const first = floorDiv(planned[0]!.chunk.start - q.shift, length);
+    // Rows share a few hundred bucket times: each is parsed once.
+    const chunkOf = new Map<string, number>();
     for (const row of runRows) {
-      const k = Number(floorDiv(parseVLTime(row._time ?? "") - q.shift, length) - first);
+      const time = row._time ?? "";
+      let k = chunkOf.get(time);
+      if (k === undefined) chunkOf.set(time, (k = Number(floorDiv(parseVLTime(time) - q.shift, length) - first)));
       byChunk.get(k)?.push(row);
     }
     for (const [i, chunkRows] of byChunk) {

@@ -13,8 +13,9 @@ import type { ScanStats } from "./logs";
 
 interface GroupBuckets {
   labels: Labels;
-  /** Bucket end (inclusive, ns) → value. */
-  buckets: Map<bigint, number>;
+  /** Bucket ends (inclusive, ns) and values, as the rows came. */
+  ends: bigint[];
+  values: number[];
 }
 
 /** One row of a bucket grid's answer: its group's labels and key, and its bucket's inclusive end. */
@@ -42,11 +43,28 @@ export async function bucketRows(
     clip: false,
     section: grid.instant ? "instantMetricResult" : "result",
   });
+  // An answer's rows share a few hundred bucket times and a few hundred groups at most: each time is
+  // parsed, and each group's labels built, once.
+  const ends = new Map<string, bigint>();
+  const groups = new Map<string, { labels: Labels; key: string }>();
+  const [only, ...more] = plan.groupBy;
   return rows.map((row) => {
-    const labels = groupLabelsOf(row, plan.groupBy);
-    const key = JSON.stringify(plan.groupBy.map((n) => labels[n] ?? ""));
-    return { row, labels, key, end: parseVLTime(row._time ?? "") + plan.width - 1n };
+    const time = row._time ?? "";
+    let end = ends.get(time);
+    if (end === undefined) ends.set(time, (end = parseVLTime(time) + plan.width - 1n));
+    const values = only === undefined ? "" : more.length === 0 ? (row[only] ?? "") : groupValues(row, plan.groupBy);
+    let group = groups.get(values);
+    if (!group) {
+      const labels = groupLabelsOf(row, plan.groupBy);
+      groups.set(values, (group = { labels, key: JSON.stringify(plan.groupBy.map((n) => labels[n] ?? "")) }));
+    }
+    return { row, labels: group.labels, key: group.key, end };
   });
+}
+
+/** The row's values of `groupBy`, as one string that tells any two tuples apart. */
+function groupValues(row: VLRow, groupBy: readonly string[]): string {
+  return JSON.stringify(groupBy.map((n) => row[n] ?? ""));
 }
 
 /** A row's labels among `groupBy`: Loki has no empty labels, VictoriaLogs reads a missing field as "". */
@@ -73,27 +91,51 @@ export async function runBucketPlan(
   const groups = new Map<string, GroupBuckets>();
   for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats)) {
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { labels, buckets: new Map() }));
-    g.buckets.set(end, (g.buckets.get(end) ?? 0) + Number(row.__v));
+    if (!g) groups.set(key, (g = { labels, ends: [], values: [] }));
+    g.ends.push(end);
+    g.values.push(Number(row.__v));
   }
 
   const times = evaluationTimes(grid);
   const out: Series[] = [];
   for (const g of groups.values()) {
-    const ends = [...g.buckets.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const { ends, totals } = bucketTotals(g);
     const points: Series["points"] = [];
     // The window total, kept as the span slides: admit the buckets it gains, retire those it leaves.
     let sum = 0;
     let admitted = 0;
     let retired = 0;
     for (const { t, lo, hi } of windowSpans(ends, times, plan)) {
-      while (admitted < hi) sum += g.buckets.get(ends[admitted++]!)!;
-      while (retired < lo) sum -= g.buckets.get(ends[retired++]!)!;
+      while (admitted < hi) sum += totals[admitted++]!;
+      while (retired < lo) sum -= totals[retired++]!;
       points.push({ t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
     }
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
   return out;
+}
+
+/**
+ * A group's distinct bucket ends, ascending, and each one's total: rows of the same bucket (a
+ * group whose label is missing in some rows and empty in others) add up in the order they came.
+ */
+function bucketTotals(g: GroupBuckets): { ends: bigint[]; totals: number[] } {
+  // A stable sort of the row indexes keeps rows of one bucket in arrival order.
+  const order = g.ends
+    .map((_, i) => i)
+    .sort((a, b) => (g.ends[a]! < g.ends[b]! ? -1 : g.ends[a]! > g.ends[b]! ? 1 : 0));
+  const ends: bigint[] = [];
+  const totals: number[] = [];
+  for (const i of order) {
+    const end = g.ends[i]!;
+    const last = ends.length - 1;
+    if (last >= 0 && ends[last] === end) totals[last] = totals[last]! + g.values[i]!;
+    else {
+      ends.push(end);
+      totals.push(g.values[i]!);
+    }
+  }
+  return { ends, totals };
 }
 
 /**
