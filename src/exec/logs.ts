@@ -190,15 +190,7 @@ async function readCutWindows(
     consume: (answer: WindowAnswer) => boolean;
   },
 ): Promise<void> {
-  const lookups = new Map<number, Promise<LogEntry[] | undefined>>();
-  const lookup = (k: number) => {
-    let p = lookups.get(k);
-    if (!p) {
-      const w = windows[k]!;
-      lookups.set(k, (p = cache.storable(w) ? cache.lookup(w) : Promise.resolve(undefined)));
-    }
-    return p;
-  };
+  const lookup = lookupOnce(windows, cache);
   // How many missing windows the next request may cover: one after a cached window.
   let take = 1;
   let i = 0;
@@ -251,15 +243,7 @@ async function readGroup(
   },
 ): Promise<WindowAnswer> {
   const answer: WindowAnswer = { entries: [], rows: 0, bytes: 0, subqueries: 0 };
-  const lookups = new Map<number, Promise<LogEntry[] | undefined>>();
-  const lookup = (k: number) => {
-    let p = lookups.get(k);
-    if (!p) {
-      const w = pieces[k]!;
-      lookups.set(k, (p = cache.storable(w) ? cache.lookup(w) : Promise.resolve(undefined)));
-    }
-    return p;
-  };
+  const lookup = lookupOnce(pieces, cache);
   let i = 0;
   while (i < pieces.length && answer.entries.length < opts.limit) {
     const cached = await lookup(i);
@@ -287,6 +271,22 @@ async function readGroup(
   // Pieces are in direction order and do not overlap: the first `limit` entries are the best.
   if (answer.entries.length > opts.limit) answer.entries.length = opts.limit;
   return answer;
+}
+
+/** The cache lookup of `windows[k]`, made at most once however often it is asked for. */
+function lookupOnce(
+  windows: readonly TimeWindow[],
+  cache: LogWindowCache,
+): (k: number) => Promise<LogEntry[] | undefined> {
+  const lookups = new Map<number, Promise<LogEntry[] | undefined>>();
+  return (k) => {
+    let p = lookups.get(k);
+    if (!p) {
+      const w = windows[k]!;
+      lookups.set(k, (p = cache.storable(w) ? cache.lookup(w) : Promise.resolve(undefined)));
+    }
+    return p;
+  };
 }
 
 function spanOf(ws: readonly TimeWindow[]): TimeWindow {
