@@ -52,8 +52,8 @@ export function tieredChunkStore(
     },
     async put(key, body) {
       // The same piece again (a panel evaluated twice before its chunks were read back): this
-      // isolate wrote or read it, so the other tiers hold it; writing it again
-      // would cost a Cache API and a KV write (KV takes one write per key per second) for nothing.
+      // isolate wrote or read it, so the other tiers hold it; writing it again would cost a Cache
+      // API and a KV write (KV takes one write per key per second) for nothing.
       if (memory?.get(key) === body) return;
       memory?.set(key, body);
       await Promise.all([

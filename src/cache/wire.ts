@@ -45,7 +45,7 @@ export function originTransport(
   meter?: (elapsedMs: number) => void,
 ): JsonTransport {
   const origin = { ...originConfigOf(config), meter };
-  const direct = fetchJsonTransport(origin);
+  const direct = directTransport(config, meter);
   if (config.cache === false) return direct;
   return cachingTransport({
     origin,
