@@ -22,6 +22,7 @@ interface GroupBuckets {
 export interface BucketRow {
   row: VLRow;
   labels: Labels;
+  /** The row's values of the grid's `groupBy`: equal for the rows of one group, and only for them. */
   key: string;
   end: bigint;
 }
@@ -46,25 +47,23 @@ export async function bucketRows(
   // An answer's rows share a few hundred bucket times and a few hundred groups at most: each time is
   // parsed, and each group's labels built, once.
   const ends = new Map<string, bigint>();
-  const groups = new Map<string, { labels: Labels; key: string }>();
+  const groups = new Map<string, Labels>();
   const [only, ...more] = plan.groupBy;
   return rows.map((row) => {
     const time = row._time ?? "";
     let end = ends.get(time);
     if (end === undefined) ends.set(time, (end = parseVLTime(time) + plan.width - 1n));
-    const values = only === undefined ? "" : more.length === 0 ? (row[only] ?? "") : groupValues(row, plan.groupBy);
-    let group = groups.get(values);
-    if (!group) {
-      const labels = groupLabelsOf(row, plan.groupBy);
-      groups.set(values, (group = { labels, key: JSON.stringify(plan.groupBy.map((n) => labels[n] ?? "")) }));
-    }
-    return { row, labels: group.labels, key: group.key, end };
+    // One label's value is its own key; several are told apart as a JSON array.
+    const key =
+      only === undefined
+        ? ""
+        : more.length === 0
+          ? (row[only] ?? "")
+          : JSON.stringify(plan.groupBy.map((n) => row[n] ?? ""));
+    let labels = groups.get(key);
+    if (!labels) groups.set(key, (labels = groupLabelsOf(row, plan.groupBy)));
+    return { row, labels, key, end };
   });
-}
-
-/** The row's values of `groupBy`, as one string that tells any two tuples apart. */
-function groupValues(row: VLRow, groupBy: readonly string[]): string {
-  return JSON.stringify(groupBy.map((n) => row[n] ?? ""));
 }
 
 /** A row's labels among `groupBy`: Loki has no empty labels, VictoriaLogs reads a missing field as "". */
