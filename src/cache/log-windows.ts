@@ -12,6 +12,9 @@ import type { LogEntry } from "../engine/types";
 import type { OriginClient, TimeWindow } from "../origin/client";
 import type { ResultCache } from "./extents";
 
+/** The pieces an edge window is kept in: aligned windows of this fraction of the interval. */
+export const PIECES_PER_WINDOW = 12;
+
 /** Entries larger than this (serialized) are not kept: the chunk store is for answers, not archives. */
 const MAX_WINDOW_BYTES = 4 * 1024 * 1024;
 
@@ -35,7 +38,7 @@ export function logWindowCache(client: OriginClient, identity: string, interval:
     storable: (w) => {
       const length = w.end - w.start;
       return (
-        (length === interval || length === interval / 12n) &&
+        (length === interval || length === interval / BigInt(PIECES_PER_WINDOW)) &&
         length > 0n &&
         mod(w.start, length) === 0n &&
         w.end <= settled

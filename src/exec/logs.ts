@@ -14,7 +14,7 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { EntryTopK } from "./topk";
 import { runWindows, splitWindows } from "./windows";
 import { printStage } from "../logql/printer";
-import { type LogWindowCache, logWindowCache } from "../cache/log-windows";
+import { type LogWindowCache, logWindowCache, PIECES_PER_WINDOW } from "../cache/log-windows";
 import { levelsCanWait } from "../plan/derived-use";
 import { addDetectedLevelFromRow, derivedNames } from "../engine/derived-fields";
 
@@ -129,7 +129,7 @@ export async function executeLogQuery(
     // Aligned windows, so that historical ones are the same from one refresh to the next: each is
     // read from the cache when it can be, else asked for and kept. The pieces of one interval go
     // together, so that a range nothing is cached for costs a request per interval, not per piece.
-    const maxRun = Math.max(1, Math.min(12, Math.floor(RUN_ENTRIES / opts.limit)));
+    const maxRun = Math.max(1, Math.min(PIECES_PER_WINDOW, Math.floor(RUN_ENTRIES / opts.limit)));
     await runWindows(
       cacheWindowGroups(opts.window, interval, backward, cache),
       opts.maxConcurrency,
@@ -338,7 +338,7 @@ function cacheWindowGroups(
   backward: boolean,
   cache: LogWindowCache,
 ): TimeWindow[][] {
-  const fine = interval / 12n;
+  const fine = interval / BigInt(PIECES_PER_WINDOW);
   const groups: TimeWindow[][] = [];
   for (const w of splitWindows(range, interval, backward)) {
     if (fine <= 0n || cache.storable(w)) {
