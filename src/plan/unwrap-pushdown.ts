@@ -66,6 +66,8 @@ const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const PARSED = "__unwrap_";
 /** Prefix of the fields the guard computes (apart from PARSED, which any field name may follow). */
 const GUARD = "__guard_";
+/** The field holding the extracted value when both sides read it alike, else empty. */
+const EXACT_VALUE = `${GUARD}exact`;
 const MAX_BUCKETS = 20_000n;
 
 const RANGE_FN: Partial<Record<RangeAggregationExpr["op"], UnwrapFn>> = {
@@ -104,7 +106,7 @@ export function planUnwrapPushdown(
 
   const source = jsonUnwrapSource(inner, groupBy, derived);
   if (!source) return undefined;
-  const { logsql, parsed, exact, bad, unpack, guardPipes } = source;
+  const { logsql, exactValue, exact, bad, unpack, guardPipes } = source;
 
   const range = BigInt(inner.range.range);
   const offset = BigInt(inner.range.offset);
@@ -114,7 +116,9 @@ export function planUnwrapPushdown(
   const shift = mod(grid.start - offset + 1n, width);
 
   const valueStat =
-    fn === "quantile" ? `values(${parsed}) limit ${MAX_BUCKET_VALUES}` : `${fn === "avg" ? "sum" : fn}(${parsed})`;
+    fn === "quantile"
+      ? `values(${exactValue}) limit ${MAX_BUCKET_VALUES}`
+      : `${fn === "avg" ? "sum" : fn}(${exactValue})`;
   const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy].join(", ");
   const stats =
     `stats by (${by}) ${valueStat} if (${exact}) as __v, count() if (${exact}) as __n, ` +
@@ -146,6 +150,9 @@ export interface JsonUnwrapSource {
   guardPipes: string;
   /** The LogsQL field holding the extracted value. */
   parsed: string;
+  /** The LogsQL field holding the extracted value when it is of the exact shape, else empty. */
+  exactValue: string;
+  /** The filter for rows whose value is of the exact shape. */
   exact: string;
   bad: string;
   field: string;
@@ -168,19 +175,38 @@ export function jsonUnwrapSource(
   if (!isPlainJsonPipeline(plan.local)) return undefined;
 
   const parsed = PARSED + field;
-  const exact = `(${parsed}:~${quote(EXACT_NUMBER)} not ${parsed}:~${quote(NEGATIVE_ZERO)})`;
+  // The value's shape is tested once per row, in a pipe: its result (the value when it is of the
+  // exact shape, else empty) is what the aggregation, its count and the guard read. The same regexes
+  // in each of them cost the origin a fifth more time on a six-hour panel. Rows the test skips must
+  // hold nothing there: VictoriaLogs (v1.121) leaves them empty, and the delete first keeps it so
+  // should a version keep a stored field of that name instead.
+  const exactPipe =
+    ` | delete ${EXACT_VALUE} | format if (${parsed}:~${quote(EXACT_NUMBER)} not ${parsed}:~${quote(NEGATIVE_ZERO)}) ` +
+    `${quote(`<${parsed}>`)} as ${EXACT_VALUE}`;
+  const exact = `${EXACT_VALUE}:*`;
+  const inexact = `${EXACT_VALUE}:""`;
   const repeats = new RepeatCounters();
   const bad = [
     `${fieldName(field)}:*`,
-    `(${parsed}:* not ${exact})`,
+    `(${parsed}:* ${inexact})`,
     // The value test first: the origin then runs the line regex only on rows it did not read exactly.
-    `(not ${exact} _msg:~${quote(looseKey(field))})`,
+    `(${inexact} _msg:~${quote(looseKey(field))})`,
     ambiguous(field, repeats),
     `_msg:~${quote("\\\\u")}`,
     ...groupBy.map((l) => `(${fieldName(l)}:"" (_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)}))`),
   ].join(" or ");
   const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
-  return { logsql: plan.logsql, unpack, guardPipes: repeats.pipes(), parsed, exact, bad, field, groupBy };
+  return {
+    logsql: plan.logsql,
+    unpack,
+    guardPipes: exactPipe + repeats.pipes(),
+    parsed,
+    exactValue: EXACT_VALUE,
+    exact,
+    bad,
+    field,
+    groupBy,
+  };
 }
 
 /**

@@ -430,3 +430,56 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
     }
   });
 });
+
+/**
+ * The guard computes fields of its own (`__guard_…`). A stored field of the same name must never
+ * stand in for one: on a row whose value is not of the exact shape, it would be summed in place of
+ * the value Loki drops, and the row would not count against the push-down.
+ */
+describe("a stored field named like one of the guard's (real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "8:9" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const at = (i: number) => String(base + BigInt(i * 5) * 1_000_000_000n);
+  const stored = { __guard_exact: "1000" };
+
+  beforeAll(async () => {
+    const streams = [
+      {
+        // Loki drops the "abc" row (`__error__=""`) and sums 3 + 7.
+        stream: { app: "gen3", set: "inexact" },
+        values: [
+          [at(0), '{"v": 3}'],
+          [at(1), '{"v": "abc"}', stored],
+          [at(2), '{"v": 7}'],
+        ],
+      },
+      {
+        // Every value is exact: the stored 1000 must not replace the row's 5.
+        stream: { app: "gen3", set: "exact" },
+        values: [
+          [at(0), '{"v": 3}'],
+          [at(1), '{"v": 5}', stored],
+        ],
+      },
+    ];
+    await pushCounted("8:9", "gen3", streams);
+  });
+
+  it("reads the row's own value, and sends a row it cannot read back to whole lines", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_START + 60), step: "10" };
+    for (const set of ["inexact", "exact"]) {
+      for (const query of [
+        `sum by (set) (sum_over_time({app="gen3", set="${set}"} | json | unwrap v | __error__="" [1m]))`,
+        `max_over_time({app="gen3", set="${set}"} | json | unwrap v | __error__="" [1m]) by (set)`,
+        `quantile_over_time(0.9, {app="gen3", set="${set}"} | json | unwrap v | __error__="" [1m]) by (set)`,
+      ]) {
+        const { pushed, local } = await both(query, params, TENANT);
+        const values = [...local.series.values()].flat().map(([, v]) => Number(v));
+        expect(values.length, query).toBeGreaterThan(0);
+        expect(Math.max(...values), query).toBeLessThan(1000);
+        if (set === "exact") expect(pushed.bytesScanned, `${query} read whole lines`).toBeLessThan(local.bytesScanned);
+        else expect(pushed.bytesScanned, `${query} was not sent back`).toBeGreaterThanOrEqual(local.bytesScanned);
+      }
+    }
+  });
+});

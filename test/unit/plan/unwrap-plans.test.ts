@@ -39,17 +39,29 @@ describe("planUnwrapPushdown", () => {
     expect(plan.width).toBe(60n * S);
     expect(plan.bucketsPerWindow).toBe(5);
     expect(plan.logsql).toContain('unpack_json from _msg fields (v) result_prefix "__unwrap_"');
-    expect(plan.logsql).toMatch(
-      /stats by \(_time:60000000000ns offset 1ns, app\) sum\(__unwrap_v\) if \(.*\) as __v, /,
+    expect(plan.logsql).toContain(
+      "stats by (_time:60000000000ns offset 1ns, app) sum(__guard_exact) if (__guard_exact:*) as __v, count() if (__guard_exact:*) as __n, ",
     );
     expect(plan.logsql).toContain("count() if (v:* or ");
+  });
+
+  it("tests a value's shape once, into a field cleared first, that the sum, the count and the guard read", () => {
+    const plan = pushdown('sum by (app) (sum_over_time({app="x"} | json | unwrap v [5m]))')!;
+    const test = String.raw`__unwrap_v:~"^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$" not __unwrap_v:~"^-0(\\.0*)?$"`;
+    expect(plan.logsql).toContain(
+      `result_prefix "__unwrap_" | delete __guard_exact | format if (${test}) "<__unwrap_v>" as __guard_exact | `,
+    );
+    // Only that pipe runs the regexes of the value's shape.
+    expect(plan.logsql.split("^-?(0|[1-9]").length - 1).toBe(1);
+    expect(plan.logsql).toContain('(__unwrap_v:* __guard_exact:"")');
+    expect(plan.logsql).toContain('(__guard_exact:"" _msg:~"v(?:');
   });
 
   it("asks for a quantile's values, bounded per bucket, and keeps φ", () => {
     const plan = pushdown('quantile_over_time(0.99, {app="x"} | json | unwrap latency_ms [5m]) by (cluster)')!;
     expect(plan.phi).toBe(0.99);
     expect(plan.logsql).toMatch(
-      /stats by \(_time:60000000000ns offset 1ns, cluster\) values\(__unwrap_latency_ms\) limit 1000000 if \(.*\) as __v, count\(\) if \(.*\) as __n, count\(\) if \(latency_ms:\* or /,
+      /stats by \(_time:60000000000ns offset 1ns, cluster\) values\(__guard_exact\) limit 1000000 if \(__guard_exact:\*\) as __v, count\(\) if \(__guard_exact:\*\) as __n, count\(\) if \(latency_ms:\* or /,
     );
   });
 
