@@ -12,6 +12,7 @@ import { compileLogPipeline } from "../engine/pipeline";
 import { planLogQuery } from "../plan/logquery";
 import type { OriginClient, TimeWindow } from "../origin/client";
 import { EntryTopK } from "./topk";
+import { lineLength } from "../engine/literal-row";
 import { runWindows, splitWindows } from "./windows";
 import { printStage } from "../logql/printer";
 import { type LogWindowCache, logWindowCache, PIECES_PER_WINDOW } from "../cache/log-windows";
@@ -68,7 +69,7 @@ export async function executeLogQuery(
     for await (const batch of scoped.logRows(logsql, spanOf(ws), { levels: !lateLevels })) {
       rows += batch.length;
       for (const row of batch) {
-        bytes += row.line.length;
+        bytes += lineLength(row);
         // Rows come in runs of nearby times: the previous row's window is tried first.
         if (row.ts < ws[at]!.start || row.ts >= ws[at]!.end) {
           at = ws.findIndex((w) => row.ts >= w.start && row.ts < w.end);

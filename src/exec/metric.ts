@@ -13,6 +13,7 @@ import { planLogQuery } from "../plan/logquery";
 import type { OriginClient } from "../origin/client";
 import type { ScanStats } from "./logs";
 import { splitWindows } from "./windows";
+import { lineLength } from "../engine/literal-row";
 import { mergeConcurrent } from "./merge";
 import { planMetricPushdown } from "../plan/metric-pushdown";
 import { metricNeedsDerived } from "../plan/derived-use";
@@ -165,7 +166,7 @@ function rangeSamples(
           const samples: ExtractedSample[] = [];
           for (const row of batch) {
             stats.rowsScanned++;
-            stats.bytesScanned += row.line.length;
+            stats.bytesScanned += lineLength(row);
             const sample = extractor.process(row);
             if (sample) samples.push(sample);
           }

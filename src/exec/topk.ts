@@ -3,6 +3,7 @@
  * A binary heap whose root is the entry that would be evicted first.
  */
 import type { Direction, LogEntry } from "../engine/types";
+import { lineLength } from "../engine/literal-row";
 import { BadRequestError } from "../http/errors";
 
 /**
@@ -55,7 +56,7 @@ export class EntryTopK {
         // No better than any kept entry: appended, or (when full) it would be evicted first.
         if (list.length < this.limit) {
           list.push(e);
-          this.hold(e.line.length);
+          this.hold(lineLength(e));
         }
         return;
       }
@@ -66,12 +67,12 @@ export class EntryTopK {
     if (h.length < this.limit) {
       h.push(e);
       this.up(h.length - 1);
-      this.hold(e.line.length);
+      this.hold(lineLength(e));
     } else if (this.worse(h[0]!, e)) {
       const evicted = h[0]!;
       h[0] = e;
       this.down(0);
-      this.hold(e.line.length - evicted.line.length);
+      this.hold(lineLength(e) - lineLength(evicted));
     }
   }
 

@@ -2,6 +2,7 @@
 import type { Labels, LogRow } from "../engine/types";
 import { parseVLTime, VLTimeReader } from "./timefmt";
 import { BoundedMap } from "../util/bounded-map";
+import { LiteralRow } from "../engine/literal-row";
 
 export type VLRow = Record<string, string>;
 
@@ -128,6 +129,7 @@ export class RowScanner {
     const fields = this.fields;
     if (!fields.start(text)) return undefined;
     let rawLine: string | undefined;
+    let lineEscaped = false;
     // Resolved as soon as `_stream` is read (VictoriaLogs sends it before the other fields), so
     // the fields that repeat stream labels are skipped without being sliced.
     let stream: StreamEntry | undefined;
@@ -140,8 +142,10 @@ export class RowScanner {
       const k0 = text.charCodeAt(fieldStart);
       if (k0 === UNDERSCORE) {
         const key = text.slice(fieldStart, keyEnd);
-        if (key === "_msg") rawLine = text.slice(vStart, vEnd + 1);
-        else if (key === "_stream") {
+        if (key === "_msg") {
+          rawLine = text.slice(vStart, vEnd + 1);
+          lineEscaped = fields.escaped;
+        } else if (key === "_stream") {
           // Rows come in runs of one stream: compare in place before slicing and hashing.
           const last = this.lastLiteral;
           stream =
@@ -170,12 +174,11 @@ export class RowScanner {
     if (!fields.complete) return undefined;
     stream ??= this.stream('"{}"');
     if (fieldNames) metadata = withoutStreamLabels(fieldNames, fieldValues!, stream, metadata);
-    let line = "";
-    if (rawLine !== undefined) {
-      // Without a backslash the literal's inside is the value itself.
-      line = rawLine.indexOf("\\") < 0 ? rawLine.slice(1, -1) : (JSON.parse(rawLine) as string);
-    }
-    return { ts: this.times.read(time ?? ""), line, rawLine, stream: stream.labels, metadata: metadata ?? {} };
+    const ts = this.times.read(time ?? "");
+    // A literal with escapes is decoded only if the line is read; without, its inside is the line.
+    if (lineEscaped) return new LiteralRow(ts, rawLine!, stream.labels, metadata ?? {});
+    const line = rawLine === undefined ? "" : rawLine.slice(1, -1);
+    return { ts, line, rawLine, stream: stream.labels, metadata: metadata ?? {} };
   }
 
   /** Stream labels by `_stream`'s JSON literal: the cache key, decoded once per distinct stream. */

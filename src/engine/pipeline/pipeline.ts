@@ -1,6 +1,7 @@
 /** Compiles a LogQL pipeline once per query and runs it per row. */
 import type { PipelineStage } from "../../logql/ast";
 import type { LogEntry, LogRow } from "../types";
+import { LiteralRow } from "../literal-row";
 import { labelFormatStage, lineFormatStage } from "./format";
 import { jsonExpressionStage, jsonParserStage } from "./json";
 import { compileLabelFilter } from "./labelfilter";
@@ -104,6 +105,8 @@ function passThrough(runner: StageRunner): LogPipeline {
           return runner.builder.toEntry(row.ts, line, row.rawLine);
         }
       }
+      // Its line stays undecoded: the entry is the row itself.
+      if (row instanceof LiteralRow) return row;
       return { ts: row.ts, line: row.line, rawLine: row.rawLine, stream, metadata, parsed: {} };
     },
   };

@@ -3,6 +3,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FieldPicker, parseStreamLabels, RowDecoder, RowScanner, type VLRow } from "../../../src/origin/rows";
 import { formatRFC3339Nano, parseVLTime, VLTimeReader } from "../../../src/origin/timefmt";
+import { LiteralRow, lineLength } from "../../../src/engine/literal-row";
+import { compileLogPipeline } from "../../../src/engine/pipeline";
+import type { LogRow } from "../../../src/engine/types";
 
 describe("parseStreamLabels", () => {
   it("reads plain label sets", () => {
@@ -70,9 +73,11 @@ function streamLiteral(labels: [string, string][]): string {
 }
 
 describe("RowScanner", () => {
+  /** The row's fields as values (a line kept as its literal is decoded by reading `line`). */
+  const fieldsOf = (r: LogRow) => ({ ts: r.ts, line: r.line, stream: r.stream, metadata: r.metadata });
   const scanned = (line: string) => {
-    const { rawLine, ...row } = new RowScanner().scan(line);
-    return { row, rawLine };
+    const r = new RowScanner().scan(line);
+    return { row: fieldsOf(r), rawLine: r.rawLine };
   };
 
   it("reads a typical row without escapes, keeping the line's JSON literal", () => {
@@ -107,6 +112,24 @@ describe("RowScanner", () => {
       metadata: { b: '"', c: "\\" },
     });
     expect(JSON.parse(rawLine!)).toBe(msg);
+  });
+
+  it("keeps a line with escapes as its literal, which an unchanged entry carries as is", () => {
+    const msg = '{"level":"info","path":"/a\\b"}';
+    const r = new RowScanner().scan(JSON.stringify({ _msg: msg, _stream: '{app="x"}', _time: "2026-02-01T00:00:00Z" }));
+    expect(r).toBeInstanceOf(LiteralRow);
+    expect(r.rawLine).toBe(JSON.stringify(msg));
+    expect(lineLength(r)).toBe(JSON.stringify(msg).length - 2);
+    // Without stages the row is its own entry: nothing decodes the line.
+    const entry = compileLogPipeline([]).process(r);
+    expect(entry).toBe(r);
+    expect(entry!.parsed).toEqual({});
+    expect(r.line).toBe(msg);
+    // A stage that reads the line gets the decoded text.
+    const filtered = compileLogPipeline([
+      { kind: "LineFilter", op: "|=", values: [{ type: "string", value: "/a\\b" }] },
+    ]).process(r);
+    expect(filtered?.line).toBe(msg);
   });
 
   it("takes rows of any other shape through JSON.parse, with the same result", () => {
@@ -169,9 +192,10 @@ describe("RowScanner", () => {
     const decoder = new RowDecoder();
     fc.assert(
       fc.property(row, (line) => {
-        const { rawLine, ...got } = scanner.scan(line);
+        const r = scanner.scan(line);
+        const got = fieldsOf(r);
         expect(got).toEqual(decoder.decode(JSON.parse(line) as VLRow));
-        if (rawLine !== undefined) expect(JSON.parse(rawLine)).toBe(got.line);
+        if (r.rawLine !== undefined) expect(JSON.parse(r.rawLine)).toBe(got.line);
       }),
       { numRuns: 3000, seed: 11 },
     );
