@@ -166,6 +166,24 @@ interface RenderedLabels {
   names: string[];
   members: string[];
   json: string;
+  /** Where the last entry's own labels went among these (see LabelsLayout). */
+  layout?: LabelsLayout;
+}
+
+/**
+ * Where the values of an entry's own labels (metadata and parsed, disjoint) go in the merged label
+ * set of one stream: the text between them is the same for every entry with those names, so an
+ * entry costs its values alone. Entries of a stream mostly carry the same names in the same order
+ * (VictoriaLogs sends a row's fields in one order, a parser finds the same keys), so each stream
+ * keeps the layout it last needed.
+ */
+interface LabelsLayout {
+  /** The entry's own label names, metadata first, each in the order its object holds them. */
+  names: string[];
+  /** For each value slot in label order, the index of its name in `names`. */
+  slots: number[];
+  /** The text around the slots: `text[0]`, value of slot 0, `text[1]`, …, `text[slots.length]`. */
+  text: string[];
 }
 
 function renderLabels(labels: Labels): RenderedLabels {
@@ -174,35 +192,72 @@ function renderLabels(labels: Labels): RenderedLabels {
   return { names, members, json: `{${members.join(",")}}` };
 }
 
-/**
- * The merged label set (stream, then metadata, then parsed; later wins) as sorted JSON, merging the
- * stream's pre-sorted members with the few per-entry labels instead of sorting everything again.
- * Runs once per entry with labels of its own, so it builds no intermediate object.
- */
-function mergedLabelsJson(base: RenderedLabels, metadata: Labels, parsed: Labels): string {
-  const parsedAny = !isEmpty(parsed);
-  const extraNames: string[] = [];
-  for (const k in metadata) if (!parsedAny || !Object.hasOwn(parsed, k)) extraNames.push(k);
-  if (parsedAny) for (const k in parsed) extraNames.push(k);
-  sortNames(extraNames);
-  let out = "{";
+function labelsLayout(base: RenderedLabels, names: string[]): LabelsLayout {
+  const sorted = [...names];
+  sortNames(sorted);
+  const slots: number[] = [];
+  const text: string[] = [];
+  let piece = "{";
+  let first = true;
   let i = 0;
   let j = 0;
-  const { names, members } = base;
-  while (i < names.length || j < extraNames.length) {
-    if (out.length > 1) out += ",";
-    const a = names[i];
-    const b = extraNames[j];
+  while (i < base.names.length || j < sorted.length) {
+    if (!first) piece += ",";
+    first = false;
+    const a = base.names[i];
+    const b = sorted[j];
     if (b === undefined || (a !== undefined && a < b)) {
-      out += members[i++];
+      piece += base.members[i++];
     } else {
       if (a === b) i++; // overridden by the entry's own label
-      const value = parsedAny && Object.hasOwn(parsed, b) ? parsed[b]! : metadata[b]!;
-      out += `${jsonString(b)}:${jsonString(value)}`;
+      text.push(`${piece}${jsonString(b)}:`);
+      slots.push(names.indexOf(b));
+      piece = "";
       j++;
     }
   }
-  return out + "}";
+  text.push(`${piece}}`);
+  return { names, slots, text };
+}
+
+/** Whether `keys` (an object's own names, in order) are the layout's names. */
+function sameNames(layout: LabelsLayout, keys: string[]): boolean {
+  const names = layout.names;
+  if (names.length !== keys.length) return false;
+  for (let k = 0; k < keys.length; k++) if (names[k] !== keys[k]) return false;
+  return true;
+}
+
+/**
+ * The merged label set (stream, then metadata, then parsed; later wins) as sorted JSON: the entry's
+ * own labels go into the stream's pre-rendered text where its layout for those names puts them.
+ * Runs once per entry with labels of its own, so it builds no intermediate object.
+ */
+function mergedLabelsJson(base: RenderedLabels, metadata: Labels, parsed: Labels): string {
+  let names: string[];
+  let values: string[];
+  if (isEmpty(parsed)) {
+    names = Object.keys(metadata);
+    values = Object.values(metadata);
+  } else {
+    names = [];
+    values = [];
+    for (const k in metadata) {
+      if (Object.hasOwn(parsed, k)) continue;
+      names.push(k);
+      values.push(metadata[k]!);
+    }
+    for (const k in parsed) {
+      names.push(k);
+      values.push(parsed[k]!);
+    }
+  }
+  let layout = base.layout;
+  if (layout === undefined || !sameNames(layout, names)) base.layout = layout = labelsLayout(base, names);
+  const { slots, text } = layout;
+  let out = text[0]!;
+  for (let k = 0; k < slots.length; k++) out += jsonString(values[slots[k]!]!) + text[k + 1]!;
+  return out;
 }
 
 /** Sorts a few names in place (code-unit order, as Array.prototype.sort) without sort's scratch array. */

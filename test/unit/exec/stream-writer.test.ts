@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   StreamsJsonWriter,
@@ -357,5 +358,44 @@ describe("groupByLabelSet and tail frames", () => {
     expect(JSON.parse(tailFrameJson([entry(1n, a)], false))).toEqual({
       streams: [{ stream: { app: "a" }, values: [["1", "l1"]] }],
     });
+  });
+});
+
+describe("merged label sets (property)", () => {
+  /** Loki's label set of an entry as sorted JSON, built the plain way: merge, sort, stringify. */
+  const reference = (x: LogEntry) => {
+    const merged: Labels = { ...x.stream, ...x.metadata, ...x.parsed };
+    const names = Object.keys(merged).sort();
+    return `{${names.map((n) => `${JSON.stringify(n)}:${JSON.stringify(merged[n])}`).join(",")}}`;
+  };
+  // Few names, so that streams, metadata and parsed labels often share them; numeric-looking names
+  // come out of Object.keys in another order than they went in.
+  const name = fc.constantFrom("app", "pod", "trace_id", "span_id", "z", "a_b", "10", "9", "é", "level");
+  const value = fc.oneof(fc.constantFrom("x", "", 'q"', "\\", "\u0001", "\ud800"), fc.string({ maxLength: 4 }));
+  const labels = fc.array(fc.tuple(name, value), { maxLength: 4 }).map((pairs) => Object.fromEntries(pairs) as Labels);
+  const streams = fc.array(labels, { minLength: 1, maxLength: 3 });
+
+  it("groups and writes every entry under the label set Loki gives it", () => {
+    fc.assert(
+      fc.property(
+        streams,
+        fc.array(fc.tuple(fc.nat(), labels, labels, fc.boolean()), { minLength: 1, maxLength: 12 }),
+        (streamSets, rows) => {
+          // Entries of one stream share its object, as rows of one stream do.
+          const entries = rows.map(([s, metadata, parsed, withParsed], i) =>
+            e(BigInt(i), `l${i}`, streamSets[s % streamSets.length]!, metadata, withParsed ? parsed : {}),
+          );
+          const groups = groupByLabelSet(entries, false);
+          for (const g of groups) for (const x of g.entries) expect(g.key).toBe(reference(x));
+          expect(new Set(groups.map((g) => g.key)).size).toBe(groups.length);
+          const doc = JSON.parse(write(entries, false, 64).text) as StreamsDoc;
+          const written = doc.data.result.flatMap((s) => s.values.map(([ts]) => [ts, s.stream] as const));
+          expect(written.map(([ts, stream]) => [ts, reference(e(0n, "", stream))])).toEqual(
+            entries.map((x) => [String(x.ts), reference(x)]),
+          );
+        },
+      ),
+      { numRuns: 2000, seed: 7 },
+    );
   });
 });
