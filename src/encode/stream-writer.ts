@@ -8,6 +8,16 @@
  * answers.
  */
 import type { Labels, LogEntry } from "../engine/types";
+import {
+  groupByLabelSet,
+  isEmpty,
+  labelSetJson,
+  labelsJson,
+  ownLabels,
+  renderLabels,
+  type LabelSetGroup,
+  type RenderedLabels,
+} from "./label-sets";
 
 export interface StreamsWriterOptions {
   categorize: boolean;
@@ -115,37 +125,8 @@ export class StreamsJsonWriter {
     if (same) return this.openKey!;
     let base = this.rendered.get(e.stream);
     if (base === undefined) this.rendered.set(e.stream, (base = renderLabels(e.stream)));
-    if (this.categorize || (isEmpty(e.metadata) && isEmpty(e.parsed))) return base.json;
-    return mergedLabelsJson(base, e.metadata, e.parsed);
+    return labelSetJson(base, this.categorize ? undefined : ownLabels(base, e.metadata, e.parsed));
   }
-}
-
-/** The entries of one label set, and that label set as the JSON of a stream object's `stream`. */
-export interface LabelSetGroup {
-  key: string;
-  entries: LogEntry[];
-}
-
-/**
- * Groups entries by label set (first-seen order of label sets, direction order within each),
- * giving Loki's one stream object per label set.
- */
-export function groupByLabelSet(entries: readonly LogEntry[], categorize: boolean): LabelSetGroup[] {
-  const groups = new Map<string, LogEntry[]>();
-  // Entries of one stream share their stream object: render each stream's labels once.
-  const rendered = new Map<Labels, RenderedLabels>();
-  for (const e of entries) {
-    let base = rendered.get(e.stream);
-    if (base === undefined) rendered.set(e.stream, (base = renderLabels(e.stream)));
-    const key =
-      categorize || (isEmpty(e.metadata) && isEmpty(e.parsed))
-        ? base.json
-        : mergedLabelsJson(base, e.metadata, e.parsed);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(e);
-  }
-  return Array.from(groups, ([key, list]) => ({ key, entries: list }));
 }
 
 /** A whole tail frame for a batch of entries; `droppedJson` is its `dropped_entries`, if any. */
@@ -161,150 +142,10 @@ function sameOrBothEmpty(a: Labels, b: Labels | undefined): boolean {
   return a === b || (isEmpty(a) && isEmpty(b));
 }
 
-/** A label set's sorted names and their `"name":"value"` members, rendered once per stream. */
-interface RenderedLabels {
-  names: string[];
-  members: string[];
-  json: string;
-  /** Where the last entry's own labels went among these (see LabelsLayout). */
-  layout?: LabelsLayout;
-}
-
-/**
- * Where the values of an entry's own labels (metadata and parsed, disjoint) go in the merged label
- * set of one stream: the text between them is the same for every entry with those names, so an
- * entry costs its values alone. Entries of a stream mostly carry the same names in the same order
- * (VictoriaLogs sends a row's fields in one order, a parser finds the same keys), so each stream
- * keeps the layout it last needed.
- */
-interface LabelsLayout {
-  /** The entry's own label names, metadata first, each in the order its object holds them. */
-  names: string[];
-  /** For each value slot in label order, the index of its name in `names`. */
-  slots: number[];
-  /** The text around the slots: `text[0]`, value of slot 0, `text[1]`, …, `text[slots.length]`. */
-  text: string[];
-}
-
-function renderLabels(labels: Labels): RenderedLabels {
-  const names = Object.keys(labels).sort();
-  const members = names.map((n) => `${jsonString(n)}:${jsonString(labels[n]!)}`);
-  return { names, members, json: `{${members.join(",")}}` };
-}
-
-function labelsLayout(base: RenderedLabels, names: string[]): LabelsLayout {
-  const sorted = [...names];
-  sortNames(sorted);
-  const slots: number[] = [];
-  const text: string[] = [];
-  let piece = "{";
-  let first = true;
-  let i = 0;
-  let j = 0;
-  while (i < base.names.length || j < sorted.length) {
-    if (!first) piece += ",";
-    first = false;
-    const a = base.names[i];
-    const b = sorted[j];
-    if (b === undefined || (a !== undefined && a < b)) {
-      piece += base.members[i++];
-    } else {
-      if (a === b) i++; // overridden by the entry's own label
-      text.push(`${piece}${jsonString(b)}:`);
-      slots.push(names.indexOf(b));
-      piece = "";
-      j++;
-    }
-  }
-  text.push(`${piece}}`);
-  return { names, slots, text };
-}
-
-/** Whether `keys` (an object's own names, in order) are the layout's names. */
-function sameNames(layout: LabelsLayout, keys: string[]): boolean {
-  const names = layout.names;
-  if (names.length !== keys.length) return false;
-  for (let k = 0; k < keys.length; k++) if (names[k] !== keys[k]) return false;
-  return true;
-}
-
-/**
- * The merged label set (stream, then metadata, then parsed; later wins) as sorted JSON: the entry's
- * own labels go into the stream's pre-rendered text where its layout for those names puts them.
- * Runs once per entry with labels of its own, so it builds no intermediate object.
- */
-function mergedLabelsJson(base: RenderedLabels, metadata: Labels, parsed: Labels): string {
-  let names: string[];
-  let values: string[];
-  if (isEmpty(parsed)) {
-    names = Object.keys(metadata);
-    values = Object.values(metadata);
-  } else {
-    names = [];
-    values = [];
-    for (const k in metadata) {
-      if (Object.hasOwn(parsed, k)) continue;
-      names.push(k);
-      values.push(metadata[k]!);
-    }
-    for (const k in parsed) {
-      names.push(k);
-      values.push(parsed[k]!);
-    }
-  }
-  let layout = base.layout;
-  if (layout === undefined || !sameNames(layout, names)) base.layout = layout = labelsLayout(base, names);
-  const { slots, text } = layout;
-  let out = text[0]!;
-  for (let k = 0; k < slots.length; k++) out += jsonString(values[slots[k]!]!) + text[k + 1]!;
-  return out;
-}
-
-/** Sorts a few names in place (code-unit order, as Array.prototype.sort) without sort's scratch array. */
-function sortNames(names: string[]): void {
-  if (names.length > 12) {
-    names.sort();
-    return;
-  }
-  for (let k = 1; k < names.length; k++) {
-    const name = names[k]!;
-    let m = k - 1;
-    while (m >= 0 && names[m]! > name) {
-      names[m + 1] = names[m]!;
-      m--;
-    }
-    names[m + 1] = name;
-  }
-}
-
-/** Characters JSON must escape, and lone surrogates (which JSON.stringify escapes too). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-function jsonString(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
-}
-
-function isEmpty(l: Labels | undefined): boolean {
-  for (const _ in l) return false;
-  return true;
-}
-
 function categorizedExtra(e: LogEntry): string {
   const meta = isEmpty(e.metadata) ? "" : `"structuredMetadata":${labelsJson(e.metadata)}`;
   const parsed = isEmpty(e.parsed) ? "" : `"parsed":${labelsJson(e.parsed)}`;
   return `{${meta}${meta && parsed ? "," : ""}${parsed}}`;
-}
-
-/** A small label set as JSON with sorted keys, without the arrays renderLabels keeps for reuse. */
-function labelsJson(labels: Labels): string {
-  const names = Object.keys(labels);
-  if (names.length === 1) return `{${jsonString(names[0]!)}:${jsonString(labels[names[0]!]!)}}`;
-  names.sort();
-  let out = "{";
-  for (let i = 0; i < names.length; i++) {
-    out += `${i > 0 ? "," : ""}${jsonString(names[i]!)}:${jsonString(labels[names[i]!]!)}`;
-  }
-  return out + "}";
 }
 
 /**

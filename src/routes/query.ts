@@ -22,7 +22,8 @@ import {
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { executeLogQuery } from "../exec/logs";
 import { executeMetricQuery } from "../exec/metric";
-import { groupByLabelSet, streamsResponseStream } from "../encode/stream-writer";
+import { streamsResponseStream } from "../encode/stream-writer";
+import { groupByLabelSet } from "../encode/label-sets";
 import { metricResponseBody } from "../encode/metric";
 import { requestStats } from "./request-stats";
 import { logQueryAdmission, logQueryReservation } from "../exec/admission";

@@ -7,12 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  StreamsJsonWriter,
-  groupByLabelSet,
-  streamsResponseStream,
-  tailFrameJson,
-} from "../../../src/encode/stream-writer";
+import { StreamsJsonWriter, streamsResponseStream, tailFrameJson } from "../../../src/encode/stream-writer";
+import { groupByLabelSet, labelHash } from "../../../src/encode/label-sets";
 import type { Labels, LogEntry } from "../../../src/engine/types";
 
 const GOLDEN_DIR = join(__dirname, "..", "..", "fixtures", "compat", "golden");
@@ -397,5 +393,42 @@ describe("merged label sets (property)", () => {
       ),
       { numRuns: 2000, seed: 7 },
     );
+  });
+});
+
+describe("groupByLabelSet when hashes meet", () => {
+  /** Two values whose labels `app="…"` hash alike (a birthday search over 32 bits). */
+  function collidingValues(): [string, string] {
+    const seen = new Map<number, string>();
+    for (let i = 0; ; i++) {
+      const v = `v${i}`;
+      const h = labelHash("app", v);
+      const other = seen.get(h);
+      if (other !== undefined) return [other, v];
+      seen.set(h, v);
+    }
+  }
+
+  it("keeps label sets with the same hash apart, each with its own entries", () => {
+    const [a, b] = collidingValues();
+    expect(labelHash("app", a)).toBe(labelHash("app", b));
+    const entries = [a, b, a, b, b].map((v, i) => e(BigInt(i), `l${i}`, { app: v }));
+    const groups = groupByLabelSet(entries, false);
+    expect(groups.map((g) => [g.key, g.entries.map((x) => x.line)])).toEqual([
+      [`{"app":"${a}"}`, ["l0", "l2"]],
+      [`{"app":"${b}"}`, ["l1", "l3", "l4"]],
+    ]);
+  });
+
+  it("puts one label set in one group whichever labels came from the stream", () => {
+    const entries = [
+      e(1n, "x", { app: "a", level: "info" }),
+      e(2n, "y", { app: "a" }, { level: "info" }),
+      e(3n, "z", { app: "a", level: "warn" }, {}, { level: "info" }),
+    ];
+    const groups = groupByLabelSet(entries, false);
+    expect(groups.map((g) => [g.key, g.entries.map((x) => x.line)])).toEqual([
+      ['{"app":"a","level":"info"}', ["x", "y", "z"]],
+    ]);
   });
 });
