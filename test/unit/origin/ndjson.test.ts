@@ -1,4 +1,7 @@
 /** NDJSON framing over arbitrary chunk boundaries, including ones inside a UTF-8 character. */
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { readLineBatches, readNdjson } from "../../../src/origin/ndjson";
 
@@ -64,6 +67,58 @@ describe("readLineBatches", () => {
     expect(await collect(readLines(streamOf([enc.encode("a\nb")])))).toEqual(["a", "b"]);
     expect(await collect(readLines(streamOf([enc.encode("a\nb\n")])))).toEqual(["a", "b"]);
     expect(await collect(readLines(streamOf([])))).toEqual([]);
+  });
+
+  it("decodes as one decoder over the whole body would, however the bytes are cut (property)", async () => {
+    // Bytes around the edge cases: newlines, multi-byte and invalid UTF-8, byte order marks.
+    const piece = fc.constantFrom(
+      ...[[10], [10, 10], [0xef, 0xbb, 0xbf], [0xe2, 0x98, 0x95], [0xe6, 0x97], [0xff], [0xc3], [0x7b], [0x61]].map(
+        (b) => new Uint8Array(b),
+      ),
+    );
+    const body = fc.array(piece, { maxLength: 24 }).map((ps) => Uint8Array.from(ps.flatMap((p) => [...p])));
+    await fc.assert(
+      fc.asyncProperty(body, fc.array(fc.nat(), { maxLength: 4 }), async (all, cuts) => {
+        const at = [...new Set(cuts.map((c) => c % (all.length + 1)))].sort((x, y) => x - y);
+        const want = new TextDecoder()
+          .decode(all)
+          .split("\n")
+          .filter((l) => l.length > 0);
+        expect(await collect(readLines(streamOf(cut(all, at))))).toEqual(want);
+      }),
+      { numRuns: 500, seed: 3 },
+    );
+  });
+
+  it("joins a line that spans many chunks", async () => {
+    const long = "x".repeat(10_000) + "é";
+    const chunks = cut(enc.encode(`${long}\n{"_msg":"b"}`), [1000, 2000, 5000, 9999, 10_001]);
+    expect(await collect(readLines(streamOf(chunks)))).toEqual([long, '{"_msg":"b"}']);
+  });
+
+  it("gives lines that hold no more than themselves (a kept piece does not keep its chunk)", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const row = `{"_msg":"${"x".repeat(280)}"}\n`;
+    const chunk = enc.encode(row.repeat(Math.ceil(65_536 / row.length)));
+    const chunks = 400;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < chunks) controller.enqueue(chunk.slice());
+        else controller.close();
+      },
+    });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // One piece of one line per chunk, as a query whose stages keep few rows keeps entries.
+    const kept: string[] = [];
+    for await (const batch of readLineBatches(body)) kept.push(batch[1]!.slice(9, 200));
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(kept).toHaveLength(chunks);
+    // Each piece holding its decoded chunk would be 400 × 64 KiB = 25 MiB.
+    expect(grown).toBeLessThan(4 * 1024 * 1024);
   });
 
   it("cancels the body when the consumer stops early", async () => {
