@@ -68,6 +68,9 @@ const PARSED = "__unwrap_";
 const GUARD = "__guard_";
 /** The field holding the extracted value when both sides read it alike, else empty. */
 const EXACT_VALUE = `${GUARD}exact`;
+/** Rows whose value both sides read alike, and the others. */
+const EXACT = `${EXACT_VALUE}:*`;
+const INEXACT = `${EXACT_VALUE}:""`;
 const MAX_BUCKETS = 20_000n;
 
 const RANGE_FN: Partial<Record<RangeAggregationExpr["op"], UnwrapFn>> = {
@@ -106,7 +109,7 @@ export function planUnwrapPushdown(
 
   const source = jsonUnwrapSource(inner, groupBy, derived);
   if (!source) return undefined;
-  const { logsql, exactValue, exact, bad, unpack, guardPipes } = source;
+  const { logsql, bad, unpack, guardPipes } = source;
 
   const range = BigInt(inner.range.range);
   const offset = BigInt(inner.range.offset);
@@ -117,11 +120,11 @@ export function planUnwrapPushdown(
 
   const valueStat =
     fn === "quantile"
-      ? `values(${exactValue}) limit ${MAX_BUCKET_VALUES}`
-      : `${fn === "avg" ? "sum" : fn}(${exactValue})`;
+      ? `values(${EXACT_VALUE}) limit ${MAX_BUCKET_VALUES}`
+      : `${fn === "avg" ? "sum" : fn}(${EXACT_VALUE})`;
   const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy].join(", ");
   const stats =
-    `stats by (${by}) ${valueStat} if (${exact}) as __v, count() if (${exact}) as __n, ` +
+    `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
     `count() if (${bad}) as __bad`;
   return {
     logsql: `${logsql} | ${unpack}${guardPipes} | ${stats}`,
@@ -150,10 +153,6 @@ export interface JsonUnwrapSource {
   guardPipes: string;
   /** The LogsQL field holding the extracted value. */
   parsed: string;
-  /** The LogsQL field holding the extracted value when it is of the exact shape, else empty. */
-  exactValue: string;
-  /** The filter for rows whose value is of the exact shape. */
-  exact: string;
   bad: string;
   field: string;
   groupBy: string[];
@@ -183,14 +182,12 @@ export function jsonUnwrapSource(
   const exactPipe =
     ` | delete ${EXACT_VALUE} | format if (${parsed}:~${quote(EXACT_NUMBER)} not ${parsed}:~${quote(NEGATIVE_ZERO)}) ` +
     `${quote(`<${parsed}>`)} as ${EXACT_VALUE}`;
-  const exact = `${EXACT_VALUE}:*`;
-  const inexact = `${EXACT_VALUE}:""`;
   const repeats = new RepeatCounters();
   const bad = [
     `${fieldName(field)}:*`,
-    `(${parsed}:* ${inexact})`,
+    `(${parsed}:* ${INEXACT})`,
     // The value test first: the origin then runs the line regex only on rows it did not read exactly.
-    `(${inexact} _msg:~${quote(looseKey(field))})`,
+    `(${INEXACT} _msg:~${quote(looseKey(field))})`,
     ambiguous(field, repeats),
     `_msg:~${quote("\\\\u")}`,
     ...groupBy.map((l) => `(${fieldName(l)}:"" (_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)}))`),
@@ -201,8 +198,6 @@ export function jsonUnwrapSource(
     unpack,
     guardPipes: exactPipe + repeats.pipes(),
     parsed,
-    exactValue: EXACT_VALUE,
-    exact,
     bad,
     field,
     groupBy,
