@@ -25,7 +25,7 @@ export class RequestCoalescer extends DurableObject<Env> {
     const origin = originConfigOf(config);
     // Recomputed here rather than trusted: a flight only ever serves requests that are identical.
     const key = await cacheKey(origin, req);
-    return this.flights.run(key, async () => {
+    return this.flights.run(key, async (hold) => {
       const outcome = await attemptOrigin(fetchJsonTransport(origin), req, origin.timeoutMs);
       const kv = this.env.CACHE_KV;
       if (
@@ -35,12 +35,13 @@ export class RequestCoalescer extends DurableObject<Env> {
         cachePolicy(req.window, Date.now(), config.cacheFreshnessMs).kv &&
         fitsInKv(outcome.body)
       ) {
-        // Answer the waiters now; the write finishes in the background.
-        this.ctx.waitUntil(
-          kvAnswers(kv)
-            .put(key, outcome.body, HISTORICAL_TTL_S)
-            .catch(() => {}),
-        );
+        // Answer the waiters now; the write finishes in the background, and until it has, this
+        // flight answers the callers that would not find it in KV yet.
+        const written = kvAnswers(kv)
+          .put(key, outcome.body, HISTORICAL_TTL_S)
+          .catch(() => {});
+        hold(written);
+        this.ctx.waitUntil(written);
         return { ...outcome, kvStored: true };
       }
       return outcome;

@@ -44,6 +44,12 @@ export interface CachingOptions {
   horizonMs?: number;
   /** Told of each lookup (the body found, or undefined) and each store, for `stats.cache`. */
   observe?: CacheObserver;
+  /**
+   * Keeps cache writes running after the answer (the request's waitUntil). With it, an answer is
+   * returned as soon as it is known and its writes finish in the background; without it, they are
+   * awaited first.
+   */
+  defer?: (work: Promise<unknown>) => void;
 }
 
 export interface CacheObserver {
@@ -75,14 +81,14 @@ export function cachingTransport(options: CachingOptions): JsonTransport {
       const shared = await quietly(options.kv.get(key));
       if (typeof shared === "string" && isValidAnswer(req.path, shared)) {
         options.observe?.lookedUp(req, shared, Date.now() - started);
-        await quietly(options.cache?.put(key, shared, policy.maxAgeSeconds));
+        await inBackground(options, quietly(options.cache?.put(key, shared, policy.maxAgeSeconds)));
         return { status: 200, body: shared };
       }
     }
     if (reads) options.observe?.lookedUp(req, undefined, Date.now() - started);
 
     const outcome = await untilAborted(
-      flights.run(key, () => fill(options, key, req, policy)),
+      flights.run(key, (hold) => fill(options, key, req, policy, hold)),
       signal,
     );
     return answerOf(outcome);
@@ -95,6 +101,7 @@ async function fill(
   key: string,
   req: JsonRequest,
   policy: CachePolicy,
+  hold: (until: Promise<unknown>) => void,
 ): Promise<OriginOutcome> {
   let outcome: OriginOutcome | undefined;
   if (options.coalescerFor) {
@@ -111,12 +118,21 @@ async function fill(
     // The two tiers are independent: writing them side by side keeps a cold answer from waiting
     // for one write after the other.
     const toKv = policy.kv && options.kv && !outcome.kvStored && fitsInKv(outcome.body);
-    await Promise.all([
+    const writes = Promise.all([
       quietly(options.cache?.put(key, outcome.body, policy.maxAgeSeconds)),
       toKv ? quietly(options.kv?.put(key, outcome.body, HISTORICAL_TTL_S)) : undefined,
     ]);
+    // Until the local entry exists, this flight answers the callers that would miss it.
+    hold(writes);
+    await inBackground(options, writes);
   }
   return outcome;
+}
+
+/** `writes`, left to run after the answer when the request can keep them alive; awaited otherwise. */
+async function inBackground(options: CachingOptions, writes: Promise<unknown>): Promise<void> {
+  if (options.defer) options.defer(writes);
+  else await writes;
 }
 
 /** A shared result, awaited by one caller who may give up early without cancelling it. */

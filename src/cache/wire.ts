@@ -41,7 +41,7 @@ export function directTransport(config: Config, meter?: (elapsedMs: number) => v
 
 export function originTransport(
   config: Config,
-  use?: Omit<CacheUse, "defer" | "later">,
+  use?: Omit<CacheUse, "later">,
   meter?: (elapsedMs: number) => void,
 ): JsonTransport {
   const origin = { ...originConfigOf(config), meter };
@@ -56,6 +56,7 @@ export function originTransport(
     kv: config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
     coalescerFor: config.coalescer ? metered(coalescerStubs(config.coalescer), meter) : undefined,
     horizonMs: config.cacheFreshnessMs,
+    defer: use?.defer,
     observe: use && {
       lookedUp: (req, body, elapsedMs) =>
         use.stats.lookedUp(sectionOf(req.path), body, elapsedMs, req.window.end - req.window.start),

@@ -139,6 +139,36 @@ describe("cachingTransport", () => {
     expect([...kv.entries.values()]).toEqual([{ body: answerFor(0), ttl: 86_400 }]);
   });
 
+  it("with a request's waitUntil, answers before its cache writes finish, and serves repeats meanwhile without the origin", async () => {
+    const origin = countingOrigin();
+    let finishWrites!: () => void;
+    const writesMayFinish = new Promise<void>((resolve) => (finishWrites = resolve));
+    const cache = new MemoryCache();
+    cache.put = async (key, body, maxAge) => {
+      await writesMayFinish;
+      cache.entries.set(key, { body, maxAge });
+    };
+    const deferred: Promise<unknown>[] = [];
+    const flights = new SingleFlight<OriginOutcome>();
+    const transport = layer(origin.transport, { cache, flights, defer: (p) => deferred.push(p) });
+
+    // Answered while the Cache API write still hangs: the write was handed to waitUntil instead.
+    expect(await transport(req(), never())).toEqual({ status: 200, body: answerFor(0) });
+    expect(cache.entries.size).toBe(0);
+    expect(deferred).toHaveLength(1);
+    // A repeat before the entry exists is answered by the held flight, not by the origin.
+    expect(await transport(req(), never())).toEqual({ status: 200, body: answerFor(0) });
+    expect(origin.calls).toHaveLength(1);
+
+    finishWrites();
+    await Promise.all(deferred);
+    expect([...cache.entries.values()]).toEqual([{ body: answerFor(0), maxAge: 86_400 }]);
+    await Promise.resolve();
+    expect(flights.size).toBe(0);
+    expect(await transport(req(), never())).toEqual({ status: 200, body: answerFor(0) });
+    expect(origin.calls).toHaveLength(1);
+  });
+
   it("caches a window touching the last 10 minutes for 30 s locally and never in KV", async () => {
     const origin = countingOrigin();
     const cache = new MemoryCache();

@@ -27,6 +27,31 @@ describe("SingleFlight", () => {
     expect(await flights.run("k", async () => 1)).toBe(1);
   });
 
+  it("keeps a settled result for later callers while the task holds it, and forgets it after", async () => {
+    for (const outcome of ["resolves", "rejects"]) {
+      const flights = new SingleFlight<number>();
+      let runs = 0;
+      let release!: () => void;
+      const until = new Promise<void>(
+        (resolve, reject) => (release = outcome === "resolves" ? resolve : () => reject(new Error("write failed"))),
+      );
+      expect(
+        await flights.run("k", async (hold) => {
+          runs++;
+          hold(until);
+          return 1;
+        }),
+      ).toBe(1);
+      expect(await flights.run("k", async () => (runs++, 2))).toBe(1);
+      expect(runs).toBe(1);
+      release();
+      await until.catch(() => {});
+      await Promise.resolve();
+      expect(flights.size).toBe(0);
+      expect(await flights.run("k", async () => (runs++, 3))).toBe(3);
+    }
+  });
+
   it("forgets a task that throws synchronously", async () => {
     const flights = new SingleFlight<number>();
     await expect(

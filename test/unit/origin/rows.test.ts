@@ -202,6 +202,51 @@ describe("RowScanner", () => {
   });
 });
 
+describe("RowScanner: rows of one stream whose fields change", () => {
+  it("agrees with JSON.parse + RowDecoder when a stream's rows carry other fields, in other orders (property)", () => {
+    // Few streams, few names: each stream's remembered field names are met, missed and relearned.
+    const streams = [
+      [
+        ["app", "api"],
+        ["pod", "p1"],
+      ],
+      [["app", "web"]],
+      [],
+    ] as [string, string][][];
+    const names = ["app", "pod", "trace_id", "level", "span", "toString", "appx", "po"];
+    const row = fc
+      .record({
+        stream: fc.integer({ min: 0, max: streams.length - 1 }),
+        fields: fc.array(fc.tuple(fc.constantFrom(...names), fc.constantFrom("api", "p1", "x", 'q"', "")), {
+          maxLength: 6,
+        }),
+        ns: fc.integer({ min: 0, max: 999_999_999 }),
+        id: fc.boolean(),
+      })
+      .map(({ stream, fields, ns, id }) => {
+        // Built by hand, as VictoriaLogs writes rows: a name may come twice (the last one counts).
+        const parts = [`"_time":"2026-02-01T00:00:01.${String(ns).padStart(9, "0")}Z"`];
+        if (id) parts.push(`"_stream_id":"00ab"`);
+        parts.push(`"_stream":${JSON.stringify(streamLiteral(streams[stream]!))}`, `"_msg":"m"`);
+        for (const [k, v] of fields) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
+        return `{${parts.join(",")}}`;
+      });
+    const scanner = new RowScanner();
+    const decoder = new RowDecoder();
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 20 }), (lines) => {
+        for (const line of lines) {
+          const r = scanner.scan(line);
+          expect({ ts: r.ts, line: r.line, stream: r.stream, metadata: r.metadata }).toEqual(
+            decoder.decode(JSON.parse(line) as VLRow),
+          );
+        }
+      }),
+      { numRuns: 500, seed: 5 },
+    );
+  });
+});
+
 describe("FieldPicker", () => {
   const names = ["_time", "v", "cluster", "constructor"];
 
