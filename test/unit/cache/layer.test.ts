@@ -30,6 +30,18 @@ class MemoryCache implements AnswerCache {
   }
 }
 
+/** A cache whose writes complete only once `open` has been called. */
+function gatedCache(): { cache: MemoryCache; open: () => void } {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const cache = new MemoryCache();
+  cache.put = async (key, body, maxAge) => {
+    await gate;
+    cache.entries.set(key, { body, maxAge });
+  };
+  return { cache, open };
+}
+
 class MemoryKv implements AnswerKv {
   readonly entries = new Map<string, { body: string; ttl: number }>();
   async get(key: string) {
@@ -121,13 +133,7 @@ describe("cachingTransport", () => {
     const kv = new MemoryKv();
     // A Cache API write that completes only once the KV write has started: sequential writes would
     // never get to KV and the request would not finish.
-    let kvStarted!: () => void;
-    const kvHasStarted = new Promise<void>((resolve) => (kvStarted = resolve));
-    const slowCache = new MemoryCache();
-    slowCache.put = async (key, body, maxAge) => {
-      await kvHasStarted;
-      slowCache.entries.set(key, { body, maxAge });
-    };
+    const { cache: slowCache, open: kvStarted } = gatedCache();
     kv.put = async (key, body, ttl) => {
       kvStarted();
       kv.entries.set(key, { body, ttl });
@@ -141,13 +147,7 @@ describe("cachingTransport", () => {
 
   it("with a request's waitUntil, answers before its cache writes finish, and serves repeats meanwhile without the origin", async () => {
     const origin = countingOrigin();
-    let finishWrites!: () => void;
-    const writesMayFinish = new Promise<void>((resolve) => (finishWrites = resolve));
-    const cache = new MemoryCache();
-    cache.put = async (key, body, maxAge) => {
-      await writesMayFinish;
-      cache.entries.set(key, { body, maxAge });
-    };
+    const { cache, open: finishWrites } = gatedCache();
     const deferred: Promise<unknown>[] = [];
     const flights = new SingleFlight<OriginOutcome>();
     const transport = layer(origin.transport, { cache, flights, defer: (p) => deferred.push(p) });
