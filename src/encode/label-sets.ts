@@ -6,6 +6,7 @@
  * compares numbers before it compares text.
  */
 import type { Labels, LogEntry } from "../engine/types";
+import { jsonString, sortNames } from "./labels";
 
 /** A stream's label set, rendered once: its sorted names, their values and `"name":"value"` members. */
 export interface RenderedLabels {
@@ -193,42 +194,6 @@ function sameNames(layout: LabelsLayout, keys: string[]): boolean {
   if (names.length !== keys.length) return false;
   for (let k = 0; k < keys.length; k++) if (names[k] !== keys[k]) return false;
   return true;
-}
-
-/** A small label set as JSON with sorted keys, without the arrays renderLabels keeps for reuse. */
-export function labelsJson(labels: Labels): string {
-  const names = Object.keys(labels);
-  if (names.length === 1) return `{${jsonString(names[0]!)}:${jsonString(labels[names[0]!]!)}}`;
-  sortNames(names);
-  let out = "{";
-  for (let i = 0; i < names.length; i++) {
-    out += `${i > 0 ? "," : ""}${jsonString(names[i]!)}:${jsonString(labels[names[i]!]!)}`;
-  }
-  return out + "}";
-}
-
-/** Sorts a few names in place (code-unit order, as Array.prototype.sort) without sort's scratch array. */
-function sortNames(names: string[]): void {
-  if (names.length > 12) {
-    names.sort();
-    return;
-  }
-  for (let k = 1; k < names.length; k++) {
-    const name = names[k]!;
-    let m = k - 1;
-    while (m >= 0 && names[m]! > name) {
-      names[m + 1] = names[m]!;
-      m--;
-    }
-    names[m + 1] = name;
-  }
-}
-
-/** Characters JSON must escape, and lone surrogates (which JSON.stringify escapes too). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-function jsonString(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 export function isEmpty(l: Labels | undefined): boolean {

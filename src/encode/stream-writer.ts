@@ -12,12 +12,12 @@ import {
   groupByLabelSet,
   isEmpty,
   labelSetJson,
-  labelsJson,
   ownLabels,
   renderLabels,
   type LabelSetGroup,
   type RenderedLabels,
 } from "./label-sets";
+import { sortedLabelsJson } from "./labels";
 
 export interface StreamsWriterOptions {
   categorize: boolean;
@@ -143,8 +143,8 @@ function sameOrBothEmpty(a: Labels, b: Labels | undefined): boolean {
 }
 
 function categorizedExtra(e: LogEntry): string {
-  const meta = isEmpty(e.metadata) ? "" : `"structuredMetadata":${labelsJson(e.metadata)}`;
-  const parsed = isEmpty(e.parsed) ? "" : `"parsed":${labelsJson(e.parsed)}`;
+  const meta = isEmpty(e.metadata) ? "" : `"structuredMetadata":${sortedLabelsJson(e.metadata)}`;
+  const parsed = isEmpty(e.parsed) ? "" : `"parsed":${sortedLabelsJson(e.parsed)}`;
   return `{${meta}${meta && parsed ? "," : ""}${parsed}}`;
 }
 
