@@ -202,6 +202,48 @@ describe("RowScanner", () => {
   });
 });
 
+describe("RowScanner: stream literals met again", () => {
+  it("reads each row's own `_stream`, whatever quotes and braces the rows hold (property)", () => {
+    // Label values and field values built from quotes, backslashes and braces; one scanner for all
+    // rows, so that literals are met again, by themselves and inside others.
+    const piece = fc
+      .array(fc.constantFrom("}", '"', "\\", ",", "=", "x", '}"', "{"), { maxLength: 4 })
+      .map((a) => a.join(""));
+    const row = fc
+      .record({
+        labels: fc.array(fc.tuple(fc.constantFrom("a", "b"), piece), { maxLength: 2 }),
+        // VictoriaLogs' `_stream` always ends in `}`; a value that does not is met too.
+        tail: fc.constantFrom("", "", "x", '"'),
+        after: fc.array(fc.tuple(fc.constantFrom("c", "_msg", "_time"), piece), { maxLength: 3 }),
+      })
+      .map(({ labels, tail, after }) => {
+        const parts = [`"_time":"2026-02-01T00:00:01Z"`, `"_stream":${JSON.stringify(streamLiteral(labels) + tail)}`];
+        for (const [k, v] of after)
+          parts.push(`${JSON.stringify(k)}:${JSON.stringify(k === "_time" ? "2026-02-01T00:00:02Z" : v)}`);
+        return `{${parts.join(",")}}`;
+      });
+    const scanner = new RowScanner();
+    const outcome = (f: () => LogRow) => {
+      try {
+        const r = f();
+        return { ts: r.ts, line: r.line, stream: r.stream, metadata: r.metadata };
+      } catch (err) {
+        return { error: (err as Error).message };
+      }
+    };
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 12 }), (lines) => {
+        for (const line of lines) {
+          expect(outcome(() => scanner.scan(line))).toEqual(
+            outcome(() => new RowDecoder().decode(JSON.parse(line) as VLRow)),
+          );
+        }
+      }),
+      { numRuns: 1500, seed: 23 },
+    );
+  });
+});
+
 describe("RowScanner: rows of one stream whose fields change", () => {
   it("agrees with JSON.parse + RowDecoder when a stream's rows carry other fields, in other orders (property)", () => {
     // Few streams, few names: each stream's remembered field names are met, missed and relearned.
