@@ -2,7 +2,7 @@
  * The two regex engines behind compileGoRegexp on typical LogQL patterns: V8's backtracking RegExp
  * (through the Go-to-JS translation, used when the pattern's backtracking is provably bounded) and
  * re2js (linear time, used for everything else). Each benchmark runs the pattern over 1000
- * synthetic log lines (≈ 250 bytes), so the mean in milliseconds reads as µs per line.
+ * synthetic log lines (≈ 80 bytes), so the mean in milliseconds reads as µs per line.
  */
 import { bench, describe } from "vitest";
 import { compileGoRegexp, type GoRegexp } from "../../src/logql/go-regexp";
