@@ -45,6 +45,21 @@ export interface OwnLabels {
   values: string[];
 }
 
+/**
+ * Rendered label sets by object, for the isolate's life: the row scanner gives every row of a
+ * stream, in every request, the same label object (src/origin/rows.ts), so a dashboard's refreshes
+ * render each stream once instead of once per answer. Label objects are never changed once an
+ * entry holds them; a WeakMap lets the rendering go with its object.
+ */
+const renderedByObject = new WeakMap<Labels, RenderedLabels>();
+
+/** `labels` rendered (see renderLabels), once per label object. */
+export function renderedLabels(labels: Labels): RenderedLabels {
+  let rendered = renderedByObject.get(labels);
+  if (rendered === undefined) renderedByObject.set(labels, (rendered = renderLabels(labels)));
+  return rendered;
+}
+
 export function renderLabels(labels: Labels): RenderedLabels {
   const names = Object.keys(labels).sort();
   const values = names.map((n) => labels[n]!);
@@ -133,11 +148,9 @@ export function groupByLabelSet(entries: readonly LogEntry[], categorize: boolea
   const byHash = new Map<number, LabelSetGroup>();
   /** Label sets whose hash an earlier, different label set holds. */
   let byKey: Map<string, LabelSetGroup> | undefined;
-  // Entries of one stream share their stream object: render each stream's labels once.
-  const rendered = new Map<Labels, RenderedLabels>();
   for (const e of entries) {
-    let base = rendered.get(e.stream);
-    if (base === undefined) rendered.set(e.stream, (base = renderLabels(e.stream)));
+    // Entries of one stream share their stream object: each stream's labels are rendered once.
+    const base = renderedLabels(e.stream);
     const own = categorize ? undefined : ownLabels(base, e.metadata, e.parsed);
     const key = labelSetJson(base, own);
     const hash = labelSetHash(base, own);

@@ -8,15 +8,7 @@
  * answers.
  */
 import type { Labels, LogEntry } from "../engine/types";
-import {
-  groupByLabelSet,
-  isEmpty,
-  labelSetJson,
-  ownLabels,
-  renderLabels,
-  type LabelSetGroup,
-  type RenderedLabels,
-} from "./label-sets";
+import { groupByLabelSet, isEmpty, labelSetJson, ownLabels, renderedLabels, type LabelSetGroup } from "./label-sets";
 import { sortedLabelsJson } from "./labels";
 
 export interface StreamsWriterOptions {
@@ -40,8 +32,6 @@ export class StreamsJsonWriter {
   private lastStream: Labels | undefined;
   private lastMetadata: Labels | undefined;
   private lastParsed: Labels | undefined;
-  /** Stream labels pre-rendered by object identity (the row decoder shares one object per stream). */
-  private readonly rendered = new WeakMap<Labels, RenderedLabels>();
 
   constructor(
     private readonly sink: (chunk: string) => void,
@@ -123,8 +113,7 @@ export class StreamsJsonWriter {
     this.lastMetadata = e.metadata;
     this.lastParsed = e.parsed;
     if (same) return this.openKey!;
-    let base = this.rendered.get(e.stream);
-    if (base === undefined) this.rendered.set(e.stream, (base = renderLabels(e.stream)));
+    const base = renderedLabels(e.stream);
     return labelSetJson(base, this.categorize ? undefined : ownLabels(base, e.metadata, e.parsed));
   }
 }
