@@ -259,6 +259,53 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
   return probes;
 }
 
+/**
+ * The Worker's own work on cold log queries, paired: over random 15-minute windows (the cold
+ * workload's requests, which no cache holds), the Worker's request and the bare forwarding Worker
+ * carrying the equivalent LogsQL to VictoriaLogs go back to back, in alternating order, and the
+ * median of the differences is the Worker's own work. VictoriaLogs' time, which varies more from one
+ * request to the next than the Worker's work, cancels within a pair. At limit 1 it is what a
+ * request costs whatever its answer; the step to limit 100 is what 99 more rows cost (read, kept,
+ * written).
+ */
+async function pairedOwnWork(workerUrl, proxyUrl, data, pairs = 300, warm = 50) {
+  const apps = ["api", "checkout", "payments", "worker", "auth", "nginx"];
+  const timed = async (url, headers) => {
+    const t0 = performance.now();
+    const res = await fetch(url, { headers });
+    const body = await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`paired own work: HTTP ${res.status}: ${new TextDecoder().decode(body)}`);
+    return performance.now() - t0;
+  };
+  const results = [];
+  for (const limit of [1, 100]) {
+    const diffs = [];
+    for (let i = 0; i < warm + pairs; i++) {
+      const app = apps[i % apps.length];
+      const start = data.dataStart + Math.floor(Math.random() * (data.dataEnd - data.dataStart - 900));
+      const window = { start: String(start), end: String(start + 900) };
+      const query = new URLSearchParams({ query: `{app="${app}", namespace="prod"}`, limit: String(limit), ...window });
+      const logsql = `{app="${app}",namespace="prod"} | sort by (_time desc) | limit ${limit}`;
+      const worker = () => timed(`${workerUrl}/loki/api/v1/query_range?${query}`, { "Cache-Control": "no-cache" });
+      const forwarded = () =>
+        timed(`${proxyUrl}/select/logsql/query?${new URLSearchParams({ query: logsql, ...window })}`, {});
+      // Which goes first alternates: the second of a pair finds VictoriaLogs' caches warm.
+      let w, f;
+      if (i % 2 === 0) {
+        w = await worker();
+        f = await forwarded();
+      } else {
+        f = await forwarded();
+        w = await worker();
+      }
+      if (i >= warm) diffs.push(w - f);
+    }
+    diffs.sort((a, b) => a - b);
+    results.push({ limit, pairs: diffs.length, ownMs: diffs[Math.floor(diffs.length / 2)] });
+  }
+  return results;
+}
+
 async function main() {
   const k6 = await obtainK6();
   say(`k6: ${k6}`);
@@ -271,6 +318,8 @@ async function main() {
   await warmUp(proxy.url, data.vl.url);
   const probes = await probeTemplates(worker.url, data.vl.url, proxy.url, data);
   say("every request answers 200 on both targets");
+  const ownWork = await pairedOwnWork(worker.url, proxy.url, data);
+  say(`own work, paired: ${ownWork.map((o) => `limit ${o.limit} ${o.ownMs.toFixed(2)} ms`).join(", ")}`);
   const work = await mkdtemp(join(tmpdir(), "lokivl-bench-"));
   const rows = [];
   try {
@@ -304,6 +353,7 @@ async function main() {
     probes,
     { mode, lines: LINES, days: DAYS, durationS: parseInt(duration, 10), when },
     proofs,
+    ownWork,
   );
   await mkdir(join(root, "bench", "results"), { recursive: true });
   await writeFile(join(root, "bench", "results", `e2e-${mode}.md`), md);
