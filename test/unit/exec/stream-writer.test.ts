@@ -396,6 +396,49 @@ describe("merged label sets (property)", () => {
   });
 });
 
+describe("label sets of streams met again in later answers (property)", () => {
+  // A stream's rendering is kept for the isolate's life, with the placement of the own labels its
+  // last entry had: answers that follow one another over the same stream objects, with other
+  // metadata and parsed names each time, must each get Loki's label sets.
+  const name = fc.constantFrom("app", "pod", "trace_id", "z", "10", "level");
+  const labels = fc
+    .array(fc.tuple(name, fc.constantFrom("x", "y", 'q"', "")), { maxLength: 3 })
+    .map((pairs) => Object.fromEntries(pairs) as Labels);
+  const reference = (x: LogEntry) => {
+    const merged: Labels = { ...x.stream, ...x.metadata, ...x.parsed };
+    return JSON.stringify(
+      Object.fromEntries(
+        Object.keys(merged)
+          .sort()
+          .map((n) => [n, merged[n]]),
+      ),
+    );
+  };
+
+  it("gives every entry of every answer its own label set", () => {
+    fc.assert(
+      fc.property(
+        fc.array(labels, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.array(fc.tuple(fc.nat(), labels, labels), { minLength: 1, maxLength: 5 }), { maxLength: 6 }),
+        (streamSets, answers) => {
+          for (const rows of answers) {
+            const entries = rows.map(([s, metadata, parsed], i) =>
+              e(BigInt(i), "l", streamSets[s % streamSets.length]!, metadata, parsed),
+            );
+            for (const g of groupByLabelSet(entries, false))
+              for (const x of g.entries) expect(g.key).toBe(reference(x));
+            const doc = JSON.parse(write(entries, false, 64).text) as StreamsDoc;
+            expect(doc.data.result.flatMap((s) => s.values.map(() => JSON.stringify(s.stream)))).toEqual(
+              entries.map((x) => JSON.stringify(JSON.parse(reference(x)))),
+            );
+          }
+        },
+      ),
+      { numRuns: 1000, seed: 13 },
+    );
+  });
+});
+
 describe("groupByLabelSet when hashes meet", () => {
   /** Two values whose labels `app="…"` hash alike (a birthday search over 32 bits). */
   function collidingValues(): [string, string] {
