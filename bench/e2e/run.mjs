@@ -25,7 +25,7 @@ import {
 } from "../../scripts/lib/victorialogs.mjs";
 import { benchDataset } from "./generate.mjs";
 import { figuresOf, markdown, svg } from "./report.mjs";
-import { WORKLOADS } from "./workloads.js";
+import { COLD_APPS, coldLogRequest, randomWindow, WORKLOADS } from "./workloads.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const quick = process.env.BENCH_QUICK === "1";
@@ -235,14 +235,12 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
         ["loki", workerUrl],
         ["vl", vlUrl],
       ]) {
-        const [path, params] = req[target];
-        const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
         const times = [];
         for (let i = 0; i < 3; i++) {
           await settle();
           const t0 = performance.now();
           // Unloaded single requests, each evaluated anew (no-cache: the Worker's results caches are left out).
-          const res = await fetch(`${base}${path}?${qs}`, { headers: { "Cache-Control": "no-cache" } });
+          const res = await fetch(requestUrl(base, req[target]), { headers: { "Cache-Control": "no-cache" } });
           const body = await res.text();
           times.push(performance.now() - t0);
           if (res.status !== 200) {
@@ -269,7 +267,6 @@ async function probeTemplates(workerUrl, vlUrl, proxyUrl, data) {
  * written).
  */
 async function pairedOwnWork(workerUrl, proxyUrl, data, pairs = 300, warm = 50) {
-  const apps = ["api", "checkout", "payments", "worker", "auth", "nginx"];
   const timed = async (url, headers) => {
     const t0 = performance.now();
     const res = await fetch(url, { headers });
@@ -281,29 +278,30 @@ async function pairedOwnWork(workerUrl, proxyUrl, data, pairs = 300, warm = 50) 
   for (const limit of [1, 100]) {
     const diffs = [];
     for (let i = 0; i < warm + pairs; i++) {
-      const app = apps[i % apps.length];
-      const start = data.dataStart + Math.floor(Math.random() * (data.dataEnd - data.dataStart - 900));
-      const window = { start: String(start), end: String(start + 900) };
-      const query = new URLSearchParams({ query: `{app="${app}", namespace="prod"}`, limit: String(limit), ...window });
-      const logsql = `{app="${app}",namespace="prod"} | sort by (_time desc) | limit ${limit}`;
-      const worker = () => timed(`${workerUrl}/loki/api/v1/query_range?${query}`, { "Cache-Control": "no-cache" });
-      const forwarded = () =>
-        timed(`${proxyUrl}/select/logsql/query?${new URLSearchParams({ query: logsql, ...window })}`, {});
+      const w = randomWindow(WORKLOADS.cold, data.dataStart, data.dataEnd);
+      const req = coldLogRequest(COLD_APPS[i % COLD_APPS.length], w, limit);
+      const worker = () => timed(requestUrl(workerUrl, req.loki), { "Cache-Control": "no-cache" });
+      const forwarded = () => timed(requestUrl(proxyUrl, req.vl), {});
       // Which goes first alternates: the second of a pair finds VictoriaLogs' caches warm.
-      let w, f;
+      let wMs, fMs;
       if (i % 2 === 0) {
-        w = await worker();
-        f = await forwarded();
+        wMs = await worker();
+        fMs = await forwarded();
       } else {
-        f = await forwarded();
-        w = await worker();
+        fMs = await forwarded();
+        wMs = await worker();
       }
-      if (i >= warm) diffs.push(w - f);
+      if (i >= warm) diffs.push(wMs - fMs);
     }
     diffs.sort((a, b) => a - b);
     results.push({ limit, pairs: diffs.length, ownMs: diffs[Math.floor(diffs.length / 2)] });
   }
   return results;
+}
+
+/** A template's request (`[path, params]`) as a URL on `base`. */
+function requestUrl(base, [path, params]) {
+  return `${base}${path}?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`;
 }
 
 async function main() {

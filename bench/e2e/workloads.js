@@ -5,6 +5,9 @@
 /** @param {string} q */
 const S = (q) => q; // marks LogsQL, for readability below
 
+/** The apps whose streams the cold workload reads, one at a time. */
+export const COLD_APPS = ["api", "checkout", "payments", "worker", "auth", "nginx"];
+
 /**
  * Each template: (window) => { name, loki: [path, params], vl: [path, params] }. p95Ms is the load
  * test's bound on a deployment's 95th percentile (`npm run loadtest`): the local benchmark's p95 is
@@ -309,19 +312,31 @@ export const WORKLOADS = {
     window: [900, 900],
     vus: 1,
     p95Ms: 1500,
-    templates: ["api", "checkout", "payments", "worker", "auth", "nginx"].map((app) => (w) => ({
-      name: `cold ${app}`,
-      loki: [
-        "/loki/api/v1/query_range",
-        { query: `{app="${app}", namespace="prod"}`, start: w.start, end: w.end, limit: 100 },
-      ],
-      vl: [
-        "/select/logsql/query",
-        { query: S(`{app="${app}",namespace="prod"} | sort by (_time desc) | limit 100`), start: w.start, end: w.end },
-      ],
-    })),
+    templates: COLD_APPS.map((app) => (w) => coldLogRequest(app, w, 100)),
   },
 };
+
+/**
+ * The cold workload's request: one app's prod streams over `w`, the newest `limit` entries.
+ * @param {string} app @param {{ start: number, end: number }} w @param {number} limit @returns {Request}
+ */
+export function coldLogRequest(app, w, limit) {
+  return {
+    name: `cold ${app}`,
+    loki: [
+      "/loki/api/v1/query_range",
+      { query: `{app="${app}", namespace="prod"}`, start: w.start, end: w.end, limit },
+    ],
+    vl: [
+      "/select/logsql/query",
+      {
+        query: S(`{app="${app}",namespace="prod"} | sort by (_time desc) | limit ${limit}`),
+        start: w.start,
+        end: w.end,
+      },
+    ],
+  };
+}
 
 // The compute requests again with `Cache-Control: no-cache`: the Worker evaluates every one anew,
 // as VictoriaLogs (which has no results cache) does, so the ratio shows the evaluation itself.
