@@ -60,7 +60,7 @@ export function renderedLabels(labels: Labels): RenderedLabels {
   return rendered;
 }
 
-export function renderLabels(labels: Labels): RenderedLabels {
+function renderLabels(labels: Labels): RenderedLabels {
   const names = Object.keys(labels).sort();
   const values = names.map((n) => labels[n]!);
   const members = names.map((n, i) => `${jsonString(n)}:${jsonString(values[i]!)}`);
