@@ -67,4 +67,31 @@ describe("OriginDeadline", () => {
     expect((err as HttpError).status).toBe(499);
     deadline.end();
   });
+
+  it("aborts its signal at once for a client already gone, as a cancellation, not a timeout", () => {
+    const client = new AbortController();
+    client.abort(new Error("client left"));
+    const deadline = new OriginDeadline(10_000, client.signal);
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.expired).toBe(false);
+    expect(deadline.connectError(new Error("aborted")).status).toBe(499);
+    deadline.end();
+  });
+
+  it("tells a passed deadline (504) from a client that went away (499) before the headers", async () => {
+    const client = new AbortController();
+    const timedOut = new OriginDeadline(20, client.signal);
+    await sleep(60);
+    expect(timedOut.signal.aborted).toBe(true);
+    expect(timedOut.expired).toBe(true);
+    expect(timedOut.connectError(new Error("aborted")).status).toBe(504);
+    timedOut.end();
+
+    const left = new OriginDeadline(10_000, client.signal);
+    client.abort(new Error("client left"));
+    expect(left.signal.aborted).toBe(true);
+    expect(left.expired).toBe(false);
+    expect(left.connectError(new Error("aborted")).status).toBe(499);
+    left.end();
+  });
 });
