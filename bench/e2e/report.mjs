@@ -122,12 +122,13 @@ function speedTargets(rows, probes, proofs, ownWork) {
   if (big) {
     const r = big.workerMs / big.vlMs;
     line("5,000-entry log answer, Worker ÷ VL (median of 15)", `${r.toFixed(2)}×`, "≤ 1.3×", r <= 1.3);
-    const floor = probe("5,000-entry VictoriaLogs answer via the bare forwarding Worker, median of 15");
-    if (floor) {
-      const own = big.workerMs - floor.workerMs;
+    const plain = probe("5,000-entry log answer, uncompressed, median of 15");
+    const floor = probe("5,000-entry VictoriaLogs answer via the bare forwarding Worker, uncompressed, median of 15");
+    if (plain && floor) {
+      const own = plain.workerMs - floor.workerMs;
       line(
-        "— of which the Worker's own work (Worker − bare forwarding Worker carrying VL's answer)",
-        `${f1(own)} ms (${(own / big.vlMs).toFixed(2)}× VL's time)`,
+        "— of which the Worker's own work (uncompressed: Worker − bare forwarding Worker carrying VL's answer)",
+        `${f1(own)} ms (${(own / plain.vlMs).toFixed(2)}× VL's uncompressed time)`,
         "",
         undefined,
       );
