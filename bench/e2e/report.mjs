@@ -28,7 +28,7 @@ const ratio = (a, b) => (b > 0 && Number.isFinite(a) ? (a / b).toFixed(2) : "–
  * @param {Row[]} rows
  * @param {{ workload: string, name: string, workerMs: number, vlMs: number }[]} probes
  * @param {{ mode: string, lines: number, days: number, durationS: number, when: string }} meta
- * @param {{ stream?: any, memory: any[] }} [proofs] RESULT lines of bench/stream and bench/memory from the same run
+ * @param {{ stream?: any, streamWorkerd?: any, memory: any[] }} [proofs] RESULT lines of bench/stream (Node, then workerd) and bench/memory from the same run
  * @param {{ limit: number, pairs: number, ownMs: number }[]} [ownWork] the Worker's own work on cold log queries, paired
  */
 export function markdown(rows, probes, meta, proofs, ownWork = []) {
@@ -97,7 +97,7 @@ export function markdown(rows, probes, meta, proofs, ownWork = []) {
  * The speed targets, each figure from this run: single-request and per-workload ratios against
  * VictoriaLogs direct, the row path, and memory under concurrency.
  * @param {Row[]} rows @param {{ workload: string, name: string, workerMs: number, vlMs: number }[]} probes
- * @param {{ stream?: any, memory: any[] } | undefined} proofs
+ * @param {{ stream?: any, streamWorkerd?: any, memory: any[] } | undefined} proofs
  * @param {{ limit: number, pairs: number, ownMs: number }[]} ownWork
  */
 function speedTargets(rows, probes, proofs, ownWork) {
@@ -137,6 +137,14 @@ function speedTargets(rows, probes, proofs, ownWork) {
   if (proofs?.stream) {
     const us = proofs.stream.usPerRow;
     line("NDJSON → Loki per row, stream proof (Node, 128 MB heap)", `${us.toFixed(2)} µs`, "≤ 1.5 µs", us <= 1.5);
+  }
+  if (proofs?.streamWorkerd) {
+    line(
+      "— the same path in workerd, the Workers runtime (throughput only)",
+      `${proofs.streamWorkerd.usPerRow.toFixed(2)} µs`,
+      "",
+      undefined,
+    );
   }
   const cold = rows.find((r) => r.workload === "cold");
   if (cold?.proxy) {

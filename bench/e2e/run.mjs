@@ -399,9 +399,9 @@ async function runProofs() {
         ),
       );
     });
-  const [stream] = await run("bench/stream/run.mjs", { BENCH_STREAM_BYTES: String(256 * 1024 * 1024) });
+  const [stream, streamWorkerd] = await run("bench/stream/run.mjs", { BENCH_STREAM_BYTES: String(256 * 1024 * 1024) });
   const memory = await run("bench/memory/run.mjs", {});
-  return { stream, memory };
+  return { stream, streamWorkerd, memory };
 }
 
 main()

@@ -6,12 +6,8 @@
  *
  * Run through bench/stream/run.mjs (bundles this file and runs Node with --expose-gc).
  */
-import { readLineBatches } from "../../src/origin/ndjson";
-import { RowScanner } from "../../src/origin/rows";
-import { compileLogPipeline } from "../../src/engine/pipeline";
-import { streamsResponseStream } from "../../src/encode/stream-writer";
-import type { LogEntry } from "../../src/engine/types";
 import { replayedNdjsonStream } from "../lib/synthetic";
+import { drain, lokiBody } from "./path";
 
 declare const process: {
   env: Record<string, string | undefined>;
@@ -34,33 +30,15 @@ async function main(): Promise<void> {
   let peakRss = base.rss;
   let rows = 0;
 
-  async function* entries(): AsyncGenerator<LogEntry[]> {
-    // The production path of a log query whose stages all ran in the origin (src/exec/logs.ts).
-    const scanner = new RowScanner();
-    const pipeline = compileLogPipeline([]);
-    for await (const batch of readLineBatches(source)) {
-      const out: LogEntry[] = [];
-      for (const line of batch) {
-        const entry = pipeline.process(scanner.scan(line));
-        if (entry) out.push(entry);
-      }
-      rows += batch.length;
-      const m = process.memoryUsage();
-      if (m.heapUsed > peakHeap) peakHeap = m.heapUsed;
-      if (m.rss > peakRss) peakRss = m.rss;
-      yield out;
-    }
-  }
-
   const started = performance.now();
-  const body = streamsResponseStream(entries(), false, () => '{"summary":{}}');
-  const reader = body.getReader();
-  let outBytes = 0;
   let lastReport = started;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    outBytes += value.length;
+  const body = lokiBody(source, (batchRows) => {
+    rows += batchRows;
+    const m = process.memoryUsage();
+    if (m.heapUsed > peakHeap) peakHeap = m.heapUsed;
+    if (m.rss > peakRss) peakRss = m.rss;
+  });
+  const outBytes = await drain(body, () => {
     const now = performance.now();
     if (now - lastReport > 5000) {
       lastReport = now;
@@ -68,7 +46,7 @@ async function main(): Promise<void> {
         `[stream] ${(inBytes / MB).toFixed(0)} MB in, ${rows} rows, heap +${((peakHeap - base.heapUsed) / MB).toFixed(1)} MB\n`,
       );
     }
-  }
+  });
   const seconds = (performance.now() - started) / 1000;
   const growthMb = (peakHeap - base.heapUsed) / MB;
   const result = {
