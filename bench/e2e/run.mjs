@@ -76,12 +76,17 @@ async function prepareOrigin() {
 /** The Worker in workerd via Miniflare (as `npm start` serves it), in this process. */
 async function startWorker(originUrl) {
   const port = await freePort();
+  // Empty caches, KV and Durable Objects at every run, as a new deployment starts: what earlier
+  // runs left there would serve this run's requests (and, run after run, grew to gigabytes that
+  // slowed the local runtime's storage down).
+  const stateDir = join(root, ".wrangler", "bench");
+  await rm(stateDir, { recursive: true, force: true });
   const worker = await serveWorker({
     root,
     port,
     // BENCH_PUSHDOWN=off measures local evaluation of the same queries.
     vars: { ORIGIN_URL: originUrl, ...(process.env.BENCH_PUSHDOWN ? { PUSHDOWN: process.env.BENCH_PUSHDOWN } : {}) },
-    stateDir: join(root, ".wrangler", "bench"),
+    stateDir,
   });
   const unregister = registerCleanup({ stop: () => worker.dispose(), killNow: () => {} });
   return { url: worker.url, stop: () => worker.dispose().finally(() => unregister()) };
