@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { build } from "esbuild";
+import { bundleBench } from "./bundle.mjs";
 
 /**
  * @param {string} entry the .ts file
@@ -17,16 +17,7 @@ export async function runCappedNode(entry, env) {
   const dir = await mkdtemp(join(tmpdir(), "lokivl-bench-"));
   try {
     const out = join(dir, basename(entry).replace(/\.ts$/, ".mjs"));
-    await build({
-      entryPoints: [entry],
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      target: "es2022",
-      outfile: out,
-      logLevel: "warning",
-    });
+    await bundleBench(entry, out);
     const lines = [];
     const exit = await new Promise((resolve) => {
       const child = spawn(process.execPath, ["--expose-gc", "--max-old-space-size=128", out], {

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleBench } from "../lib/bundle.mjs";
 import { runCappedNode } from "../lib/capped-node.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -30,16 +30,7 @@ async function workerdRun() {
   const dir = await mkdtemp(join(tmpdir(), "lokivl-bench-"));
   try {
     const out = join(dir, "workerd.mjs");
-    await build({
-      entryPoints: [join(root, "bench", "stream", "workerd.ts")],
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      target: "es2022",
-      outfile: out,
-      logLevel: "warning",
-    });
+    await bundleBench(join(root, "bench", "stream", "workerd.ts"), out);
     const { Miniflare } = await import("miniflare");
     const { unstable_getMiniflareWorkerOptions } = await import("wrangler");
     const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, "wrangler.toml"));
