@@ -50,12 +50,18 @@ async function workerdRun() {
         const res = await mf.dispatchFetch("http://proof/run");
         if (!res.ok) throw new Error(`run: HTTP ${res.status}: ${await res.text()}`);
         const { rows, outputBytes } = await res.json();
-        const seconds = (performance.now() - started) / 1000;
-        runs.push({ rows, outputMB: +(outputBytes / 1024 / 1024).toFixed(1), seconds: +seconds.toFixed(2) });
+        runs.push({ rows, outputBytes, seconds: (performance.now() - started) / 1000 });
       }
       runs.sort((a, b) => a.seconds - b.seconds);
-      const median = runs[1];
-      return { runtime: "workerd", ...median, usPerRow: +((median.seconds * 1e6) / median.rows).toFixed(3) };
+      const { rows, outputBytes, seconds } = runs[1];
+      return {
+        runtime: "workerd",
+        rows,
+        outputMB: +(outputBytes / 1024 / 1024).toFixed(1),
+        seconds: +seconds.toFixed(2),
+        // From the unrounded time, as the Node proof's figure is.
+        usPerRow: +((seconds * 1e6) / rows).toFixed(3),
+      };
     } finally {
       await mf.dispose();
     }
