@@ -133,7 +133,9 @@ export class RowScanner {
     // Resolved as soon as `_stream` is read (VictoriaLogs sends it before the other fields), so
     // the fields that repeat stream labels are skipped without being sliced.
     let stream: StreamEntry | undefined;
-    let time: string | undefined;
+    // Where `_time`'s value stands (its inside), read in place once the row is known to be whole.
+    let timeStart = -1;
+    let timeEnd = -1;
     let metadata: Labels | undefined;
     let fieldNames: string[] | undefined;
     let fieldValues: string[] | undefined;
@@ -151,7 +153,10 @@ export class RowScanner {
             metadata = withoutStreamLabels(fieldNames, fieldValues!, stream, metadata);
             fieldNames = fieldValues = undefined;
           }
-        } else if (key === "_time") time = text.slice(vStart + 1, vEnd);
+        } else if (key === "_time" && !fields.escaped) {
+          timeStart = vStart + 1;
+          timeEnd = vEnd;
+        } else if (key === "_time") return undefined; // an escaped time: the slow path decodes it
         // other underscore fields (_stream_id, ...) are VictoriaLogs' own
       } else {
         const name = text.slice(fieldStart, keyEnd);
@@ -169,7 +174,7 @@ export class RowScanner {
     if (!fields.complete) return undefined;
     stream ??= this.stream('"{}"');
     if (fieldNames) metadata = withoutStreamLabels(fieldNames, fieldValues!, stream, metadata);
-    const ts = this.times.read(time ?? "");
+    const ts = timeStart < 0 ? this.times.read("") : this.times.readAt(text, timeStart, timeEnd);
     // A literal with escapes is decoded only if the line is read; without, its inside is the line.
     if (lineEscaped) return new LiteralRow(ts, rawLine!, stream.labels, metadata ?? {});
     const line = rawLine === undefined ? "" : rawLine.slice(1, -1);

@@ -45,42 +45,58 @@ function num(s: string, a: number, b: number): number {
  * fraction are read (as a double: under an hour of nanoseconds is exact below 2^53).
  */
 export class VLTimeReader {
-  private lastHour = "\u0000"; // matches no time until the first is read
+  /** The hour last read as the number YYYYMMDDHH (-1 before the first), and its first nanosecond. */
+  private lastHour = -1;
   private lastHourNs = 0n;
 
   read(s: string): bigint {
+    return this.readAt(s, 0, s.length);
+  }
+
+  /**
+   * The time spelled by text[start, end), read where it stands: a row's `_time` costs no string of
+   * its own (and reading characters of a slice costs more than reading them in place).
+   */
+  readAt(text: string, start: number, end: number): bigint {
     // YYYY-MM-DDTHH:MM:SS[.fffffffff]Z
-    const n = s.length;
-    if (n < 20 || s.charCodeAt(13) !== 58 /* : */ || s.charCodeAt(16) !== 58 || s.charCodeAt(n - 1) !== 90 /* Z */) {
-      return parseVLTime(s);
+    const n = end - start;
+    if (
+      n < 20 ||
+      n > 30 ||
+      text.charCodeAt(start + 13) !== 58 /* : */ ||
+      text.charCodeAt(start + 16) !== 58 ||
+      text.charCodeAt(end - 1) !== 90 /* Z */ ||
+      (n > 20 && text.charCodeAt(start + 19) !== 46) /* . */
+    ) {
+      return parseVLTime(text.slice(start, end));
     }
-    if (!s.startsWith(this.lastHour)) {
-      const hour = s.slice(0, 13);
-      this.lastHourNs = parseVLTime(`${hour}:00:00Z`);
+    const hour =
+      digits(text, start, 4) * 1e6 +
+      digits(text, start + 5, 2) * 1e4 +
+      digits(text, start + 8, 2) * 100 +
+      digits(text, start + 11, 2);
+    const minutes = digits(text, start + 14, 2);
+    const seconds = digits(text, start + 17, 2);
+    // Digits of the fraction, then as many zeros as make nine.
+    let frac = n > 21 ? digits(text, start + 20, n - 21) : 0;
+    for (let k = n - 21; k < 9; k++) frac *= 10;
+    // A character that is not a digit made one of them NaN: parseVLTime says what such a time is.
+    if (Number.isNaN(hour + minutes + seconds + frac)) return parseVLTime(text.slice(start, end));
+    if (hour !== this.lastHour) {
+      this.lastHourNs = parseVLTime(`${text.slice(start, start + 13)}:00:00Z`);
       this.lastHour = hour;
     }
-    const m1 = s.charCodeAt(14) - 48;
-    const m0 = s.charCodeAt(15) - 48;
-    const s1 = s.charCodeAt(17) - 48;
-    const s0 = s.charCodeAt(18) - 48;
-    if (!(digit(m1) && digit(m0) && digit(s1) && digit(s0))) return parseVLTime(s);
-    let frac = 0;
-    if (n > 20) {
-      if (s.charCodeAt(19) !== 46 /* . */ || n > 30) return parseVLTime(s);
-      let digits = 0;
-      for (let k = 20; k < n - 1; k++) {
-        const d = s.charCodeAt(k) - 48;
-        if (!digit(d)) return parseVLTime(s);
-        frac = frac * 10 + d;
-        digits++;
-      }
-      for (; digits < 9; digits++) frac *= 10;
-    }
-    const seconds = (m1 * 10 + m0) * 60 + s1 * 10 + s0;
-    return this.lastHourNs + BigInt(seconds * 1e9 + frac);
+    return this.lastHourNs + BigInt((minutes * 60 + seconds) * 1e9 + frac);
   }
 }
 
-function digit(d: number): boolean {
-  return d >= 0 && d <= 9;
+/** The number spelled by the `count` decimal digits of text from `at`; NaN if one is not a digit. */
+function digits(text: string, at: number, count: number): number {
+  let v = 0;
+  for (let i = at; i < at + count; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return NaN;
+    v = v * 10 + d;
+  }
+  return v;
 }

@@ -114,6 +114,13 @@ describe("RowScanner", () => {
     expect(JSON.parse(rawLine!)).toBe(msg);
   });
 
+  it("reads an escaped `_time` as its decoded text, as JSON.parse would", () => {
+    // "2026-02-01T02:00:00.5Z" with its dashes written as \u002d.
+    const line = `{"_time":"2026\\u002d02\\u002d01T02:00:00.5Z","_stream":"{app=\\"x\\"}","_msg":"m"}`;
+    expect(JSON.parse(line)._time).toBe("2026-02-01T02:00:00.5Z");
+    expect(scanned(line).row.ts).toBe(1_769_911_200_500_000_000n);
+  });
+
   it("keeps a line with escapes as its literal, which an unchanged entry carries as is", () => {
     const msg = '{"level":"info","path":"/a\\b"}';
     const r = new RowScanner().scan(JSON.stringify({ _msg: msg, _stream: '{app="x"}', _time: "2026-02-01T00:00:00Z" }));
@@ -390,6 +397,22 @@ describe("timestamps", () => {
       }),
       { numRuns: 1000, seed: 3 },
     );
+  });
+
+  it("reads a time where it stands in a longer text, as it reads the time alone", () => {
+    const reader = new VLTimeReader();
+    const times = [
+      "2026-02-01T02:00:00.123456789Z",
+      "2026-02-01T02:59:59Z",
+      "2026-02-01T03:00:00.5Z",
+      "2026-02-01T0x:00:00Z",
+    ];
+    for (const t of times) {
+      const text = `{"_time":"${t}","x":"y"}`;
+      const want = parseVLTime(t);
+      expect(reader.readAt(text, 10, 10 + t.length)).toBe(want);
+      expect(new VLTimeReader().read(t)).toBe(want);
+    }
   });
 
   it("round-trips", () => {
