@@ -7,6 +7,7 @@
  */
 import { HttpError, OriginError } from "../http/errors";
 import type { ChunkReader } from "./ndjson";
+import { bodyReader } from "./body-reader";
 
 export class OriginDeadline {
   private readonly controller = new AbortController();
@@ -93,7 +94,7 @@ export class OriginDeadline {
    * stream: each chunk then costs no extra stream pull.
    */
   guard(body: ReadableStream<Uint8Array>): ChunkReader {
-    const reader = body.getReader();
+    const reader = bodyReader(body);
     return {
       read: async () => {
         this.restart();

@@ -3,7 +3,10 @@
  * stays bounded by the longest row plus one network chunk, whatever the response size.
  */
 
-/** What the readers below read: a stream's reader, or anything that reads and cancels like one. */
+/**
+ * What the readers below read: a stream's reader, or anything that reads and cancels like one. A
+ * chunk may be a view of a buffer the next read reuses (see bodyReader): it is used before then.
+ */
 export interface ChunkReader {
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   cancel(reason?: unknown): Promise<void>;
