@@ -201,7 +201,9 @@ export class OriginClient {
     window: TimeWindow,
     { derive: deriveFields = true, levels = true } = {},
   ): AsyncGenerator<LogRow[]> {
-    const body = await this.queryBody(logsql, window);
+    // `_stream_id` (48 hex digits, a tenth of a typical row) names the stream `_stream` already
+    // spells out: not sent, it is neither carried nor read.
+    const body = await this.queryBody(`${logsql} | delete _stream_id`, window);
     if (!body) return;
     const scanner = new RowScanner();
     const deriver = deriveFields && this.config.derivedFields && new FieldDeriver(this.config.derivedFields);

@@ -136,4 +136,20 @@ describe("OriginClient on streamed answers", () => {
     const outcome = await logRowsOutcome();
     expect(statusAndMessage(outcome)).toEqual([502, "origin failed (HTTP 500)"]);
   });
+
+  it("asks for log rows without `_stream_id`, which `_stream` already spells out", async () => {
+    const real = globalThis.fetch;
+    restore = () => (globalThis.fetch = real);
+    const sent: string[] = [];
+    globalThis.fetch = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new URLSearchParams(String(init?.body)).get("query") ?? "");
+      return new Response(ROW, { headers: { "Content-Type": "application/stream+json" } });
+    }) as typeof fetch;
+    let rows = 0;
+    for await (const batch of client().logRows('{app="a"} | sort by (_time desc) | limit 10', WINDOW))
+      rows += batch.length;
+    expect(rows).toBe(1);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/ \{app="a"\} \| sort by \(_time desc\) \| limit 10 \| delete _stream_id$/);
+  });
 });
