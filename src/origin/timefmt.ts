@@ -70,42 +70,41 @@ export class VLTimeReader {
     ) {
       return parseVLTime(text.slice(start, end));
     }
-    // Each digit's value (>>> 0: a character below "0" comes out far above 9, like one above "9").
-    const y3 = (text.charCodeAt(start) - 48) >>> 0;
-    const y2 = (text.charCodeAt(start + 1) - 48) >>> 0;
-    const y1 = (text.charCodeAt(start + 2) - 48) >>> 0;
-    const y0 = (text.charCodeAt(start + 3) - 48) >>> 0;
-    const mo1 = (text.charCodeAt(start + 5) - 48) >>> 0;
-    const mo0 = (text.charCodeAt(start + 6) - 48) >>> 0;
-    const d1 = (text.charCodeAt(start + 8) - 48) >>> 0;
-    const d0 = (text.charCodeAt(start + 9) - 48) >>> 0;
-    const h1 = (text.charCodeAt(start + 11) - 48) >>> 0;
-    const h0 = (text.charCodeAt(start + 12) - 48) >>> 0;
-    const mi1 = (text.charCodeAt(start + 14) - 48) >>> 0;
-    const mi0 = (text.charCodeAt(start + 15) - 48) >>> 0;
-    const s1 = (text.charCodeAt(start + 17) - 48) >>> 0;
-    const s0 = (text.charCodeAt(start + 18) - 48) >>> 0;
-    // Digits of the fraction, then as many zeros as make nine.
+    // Two digits at a time (-1 unless both are digits), then the fraction's digits and as many zeros
+    // as make nine.
+    const century = twoDigits(text, start),
+      year = twoDigits(text, start + 2),
+      month = twoDigits(text, start + 5);
+    const day = twoDigits(text, start + 8),
+      hourOfDay = twoDigits(text, start + 11);
+    const minutes = twoDigits(text, start + 14),
+      seconds = twoDigits(text, start + 17);
     let frac = 0;
-    let digitsOnly =
-      y3 <= 9 && y2 <= 9 && y1 <= 9 && y0 <= 9 && mo1 <= 9 && mo0 <= 9 && d1 <= 9 && d0 <= 9 && h1 <= 9 && h0 <= 9;
-    digitsOnly = digitsOnly && mi1 <= 9 && mi0 <= 9 && s1 <= 9 && s0 <= 9;
+    let fracDigits = true;
     for (let i = start + 20; i < end - 1; i++) {
-      const d = (text.charCodeAt(i) - 48) >>> 0;
-      if (d > 9) digitsOnly = false;
+      const d = (text.charCodeAt(i) - 48) >>> 0; // a character below "0" comes out far above 9
+      if (d > 9) fracDigits = false;
       frac = frac * 10 + d;
     }
     for (let k = n - 21; k < 9; k++) frac *= 10;
     // A character that is not a digit: parseVLTime says what such a time is.
-    if (!digitsOnly) return parseVLTime(text.slice(start, end));
-    const hour =
-      (y3 * 1000 + y2 * 100 + y1 * 10 + y0) * 1e6 + (mo1 * 10 + mo0) * 1e4 + (d1 * 10 + d0) * 100 + h1 * 10 + h0;
-    const minutes = mi1 * 10 + mi0;
-    const seconds = s1 * 10 + s0;
+    if ((century | year | month | day | hourOfDay | minutes | seconds) < 0 || !fracDigits) {
+      return parseVLTime(text.slice(start, end));
+    }
+    // YYYYMMDDHH
+    const hour = (((century * 100 + year) * 100 + month) * 100 + day) * 100 + hourOfDay;
     if (hour !== this.lastHour) {
       this.lastHourNs = parseVLTime(`${text.slice(start, start + 13)}:00:00Z`);
       this.lastHour = hour;
     }
     return this.lastHourNs + BigInt((minutes * 60 + seconds) * 1e9 + frac);
   }
+}
+
+/** The two-digit number at text[at], or -1 unless both characters are digits. */
+function twoDigits(text: string, at: number): number {
+  // `>>> 0`: a character below "0" comes out far above 9, like one above "9".
+  const tens = (text.charCodeAt(at) - 48) >>> 0;
+  const ones = (text.charCodeAt(at + 1) - 48) >>> 0;
+  return tens <= 9 && ones <= 9 ? tens * 10 + ones : -1;
 }
