@@ -1,7 +1,8 @@
 /**
- * Synthetic VictoriaLogs query output (NDJSON rows as `/select/logsql/query` returns them, in its
- * field order, without the `_stream_id` log queries ask it to leave out), shaped like real traffic: a few hundred streams, logfmt
- * and JSON messages, trace ids as structured metadata. Deterministic, so runs compare.
+ * Synthetic VictoriaLogs query output (NDJSON rows as `/select/logsql/query` returns them to a log
+ * query: in its field order, without the `_stream_id` log queries ask it to leave out), shaped like
+ * real traffic: a few hundred streams, logfmt and JSON messages, trace ids as structured metadata.
+ * Deterministic, so runs compare.
  */
 import { prng } from "../../scripts/lib/prng.mjs";
 

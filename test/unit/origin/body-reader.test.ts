@@ -30,6 +30,17 @@ function byteStream(pieces: Uint8Array[], opts: { queued: boolean; onCancel?: (r
   });
 }
 
+/** Pieces of bytes, one after the other. */
+function joined(ps: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(ps.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of ps) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** Every chunk's bytes, copied as they come (a chunk is only valid until the next read). */
 async function readAll(reader: ChunkReader): Promise<{ bytes: Uint8Array; reads: number }> {
   const copies: Uint8Array[] = [];
@@ -38,27 +49,11 @@ async function readAll(reader: ChunkReader): Promise<{ bytes: Uint8Array; reads:
     if (done) break;
     copies.push(value.slice());
   }
-  const bytes = new Uint8Array(copies.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of copies) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return { bytes, reads: copies.length };
+  return { bytes: joined(copies), reads: copies.length };
 }
 
 const pieces = (count: number, size: number) =>
   Array.from({ length: count }, (_, k) => new Uint8Array(size).fill(k % 251));
-
-const joined = (ps: Uint8Array[]) => {
-  const out = new Uint8Array(ps.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of ps) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 
 describe("bodyReader", () => {
   it("reads what has arrived in one read, up to 64 KiB, instead of piece by piece", async () => {
