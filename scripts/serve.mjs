@@ -20,6 +20,7 @@ const WORKER_VARS = [
   "MAX_CONCURRENCY",
   "MAX_ENTRIES_LIMIT",
   "MAX_QUERY_SERIES",
+  "MAX_QUERY_LENGTH",
   "PUSHDOWN",
   "CACHE",
   "CACHE_FRESHNESS",
@@ -27,6 +28,7 @@ const WORKER_VARS = [
   "TAIL_LOOK_BACK",
   "DISCOVER_LOG_LEVELS",
   "DISCOVER_SERVICE_NAME",
+  "TELEMETRY_KEY",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -2,7 +2,7 @@
  * The Worker's bindings and configuration, read once per request into typed values. Secrets
  * (ORIGIN_AUTH_HEADER, AUTH_TOKEN, TENANTS) are only ever passed along, never logged or echoed.
  */
-import { readTenancyPolicy, type TenancyPolicy } from "./auth/policy";
+import { readTenancyPolicy, secretVar, type TenancyPolicy } from "./auth/policy";
 import { ConfigError } from "./config-error";
 import { parsePromDuration } from "./http/params";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
@@ -48,6 +48,8 @@ export interface Env {
   DISCOVER_LOG_LEVELS?: string;
   /** Loki's `discover_service_name`: comma list of labels `service_name` is taken from; "" turns it off. */
   DISCOVER_SERVICE_NAME?: string;
+  /** Secret: keys the digests of tenants and queries in the logs (HMAC-SHA-256), see telemetry.ts. */
+  TELEMETRY_KEY?: string;
 }
 
 export interface Config {
@@ -73,72 +75,204 @@ export interface Config {
   coalescer?: DurableObjectNamespace;
   tailMaxDurationMs: number;
   tailLookBackNs: bigint;
+  /**
+   * What keys the logged digests: TELEMETRY_KEY, else the deployment's other secrets; undefined when
+   * no secret is configured at all (each isolate then draws a random key, see http/telemetry.ts).
+   */
+  telemetryKeyMaterial?: string;
 }
 
 /**
- * Each bindings object's configuration, read once: the runtime passes the same `env` to every
- * request of an isolate, and reading it parses URLs, durations and tenancy JSON. A bindings object
- * whose configuration is invalid is read (and refused) again each time.
+ * Each bindings object's configuration, validated once: the runtime passes the same `env` to every
+ * request of an isolate, and reading it parses URLs, durations and tenancy JSON. A refusal is kept
+ * too, so a broken deployment answers its configuration error from every route at no cost.
  */
-const configs = new WeakMap<Env, Config>();
+const outcomes = new WeakMap<Env, Config | ConfigError>();
 
+/** The configuration, or throws the ConfigError that names what is wrong (never a value). */
 export function configOf(env: Env): Config {
-  let config = configs.get(env);
-  if (config === undefined) configs.set(env, (config = readConfig(env)));
-  return config;
+  const outcome = validatedConfig(env);
+  if (outcome instanceof ConfigError) throw outcome;
+  return outcome;
 }
 
+/** What is wrong with the configuration, or undefined when every variable is valid (/ready). */
+export function configProblem(env: Env): ConfigError | undefined {
+  const outcome = validatedConfig(env);
+  return outcome instanceof ConfigError ? outcome : undefined;
+}
+
+function validatedConfig(env: Env): Config | ConfigError {
+  let outcome = outcomes.get(env);
+  if (outcome === undefined) {
+    try {
+      outcome = readConfig(env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      outcome = err;
+    }
+    outcomes.set(env, outcome);
+  }
+  return outcome;
+}
+
+/**
+ * Reads and validates every variable. A variable that is absent takes its default; one that is set
+ * must be valid, since a value silently replaced by the default hides the mistake until a user
+ * meets its consequences. Throws ConfigError naming the first invalid variable.
+ */
 export function readConfig(env: Env): Config {
   const raw = env.ORIGIN_URL;
-  if (!raw) throw new ConfigError("ORIGIN_URL is not configured");
+  if (raw === undefined || raw.trim() === "") throw new ConfigError("ORIGIN_URL is not configured");
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(raw.trim());
   } catch {
     throw new ConfigError("ORIGIN_URL is not a valid URL");
   }
+  // "victorialogs:9428" parses as a URL of scheme "victorialogs:"; only HTTP reaches an origin.
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError("ORIGIN_URL must start with http:// or https://");
+  }
+  // Origin paths are appended to the URL: a query or fragment would swallow them.
+  if (url.search !== "" || url.hash !== "") throw new ConfigError("ORIGIN_URL must not have a query or fragment");
   // Credentials embedded in the URL move to a header, so the URL itself can appear in no message.
-  let originAuthorization = env.ORIGIN_AUTH_HEADER;
+  let originAuthorization = secretVar("ORIGIN_AUTH_HEADER", env.ORIGIN_AUTH_HEADER);
+  if (originAuthorization !== undefined && !isHeaderValue(originAuthorization)) {
+    throw new ConfigError("ORIGIN_AUTH_HEADER is not a valid header value");
+  }
   if (url.username || url.password) {
     originAuthorization ??= "Basic " + btoa(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`);
     url.username = "";
     url.password = "";
   }
+  const tenancy = readTenancyPolicy(env);
   return {
     originUrl: url.toString().replace(/\/+$/, ""),
     originAuthorization,
-    originTimeoutMs: positiveInt(env.ORIGIN_TIMEOUT_MS, 60_000),
-    splitInterval: parsePromDuration(env.SPLIT_INTERVAL ?? "1h") ?? 3_600_000_000_000n,
-    maxConcurrency: Math.min(positiveInt(env.MAX_CONCURRENCY, 6), 6),
-    maxEntriesLimit: positiveInt(env.MAX_ENTRIES_LIMIT, 5000),
-    maxQuerySeries: positiveInt(env.MAX_QUERY_SERIES, 500),
-    maxQueryLength: parsePromDuration(env.MAX_QUERY_LENGTH ?? "721h") ?? 721n * 3_600_000_000_000n,
-    tenancy: readTenancyPolicy(env),
-    pushdown: env.PUSHDOWN !== "off",
-    cache: !["off", "false", "0", "no"].includes((env.CACHE ?? "").trim().toLowerCase()),
-    cacheFreshnessMs: Number((parsePromDuration(env.CACHE_FRESHNESS ?? "10m") ?? 600_000_000_000n) / 1_000_000n),
+    originTimeoutMs: positiveInt(env, "ORIGIN_TIMEOUT_MS", 60_000),
+    splitInterval: duration(env, "SPLIT_INTERVAL", 3_600_000_000_000n, MIN_SPLIT_INTERVAL),
+    maxConcurrency: positiveInt(env, "MAX_CONCURRENCY", 6, MAX_OPEN_CONNECTIONS),
+    maxEntriesLimit: positiveInt(env, "MAX_ENTRIES_LIMIT", 5000),
+    maxQuerySeries: positiveInt(env, "MAX_QUERY_SERIES", 500),
+    maxQueryLength: duration(env, "MAX_QUERY_LENGTH", 721n * 3_600_000_000_000n, 0n),
+    tenancy,
+    pushdown: flag(env, "PUSHDOWN", true),
+    cache: flag(env, "CACHE", true),
+    cacheFreshnessMs: Number(duration(env, "CACHE_FRESHNESS", 600_000_000_000n, 0n) / 1_000_000n),
     cacheKv: env.CACHE_KV,
     coalescer: env.COALESCER,
-    tailMaxDurationMs: Number((positiveDuration(env.TAIL_MAX_DURATION) ?? 3_600_000_000_000n) / 1_000_000n),
-    tailLookBackNs: positiveDuration(env.TAIL_LOOK_BACK) ?? 120_000_000_000n,
+    tailMaxDurationMs: Number(duration(env, "TAIL_MAX_DURATION", 3_600_000_000_000n, 1n) / 1_000_000n),
+    tailLookBackNs: duration(env, "TAIL_LOOK_BACK", 120_000_000_000n, 1n),
     derivedFields: {
-      discoverLogLevels: !["off", "false", "0", "no"].includes((env.DISCOVER_LOG_LEVELS ?? "").trim().toLowerCase()),
-      serviceNameLabels:
-        env.DISCOVER_SERVICE_NAME === undefined
-          ? DEFAULT_SERVICE_NAME_LABELS
-          : env.DISCOVER_SERVICE_NAME.split(",")
-              .map((l) => l.trim())
-              .filter(Boolean),
+      discoverLogLevels: flag(env, "DISCOVER_LOG_LEVELS", true),
+      serviceNameLabels: labelList(env, "DISCOVER_SERVICE_NAME", DEFAULT_SERVICE_NAME_LABELS),
     },
+    telemetryKeyMaterial: telemetryKeyMaterial(env, originAuthorization),
   };
 }
 
-function positiveInt(v: string | undefined, dflt: number): number {
-  const n = Number(v);
-  return Number.isInteger(n) && n > 0 ? n : dflt;
+/** Workers keep at most six connections open per request: more in flight would only queue. */
+const MAX_OPEN_CONNECTIONS = 6;
+/** Each sub-window is an origin request: a sub-minute interval would turn one query into thousands. */
+const MIN_SPLIT_INTERVAL = 60_000_000_000n;
+/** The spellings a switch accepts; anything else is a typo, not "on". */
+const SWITCH: Record<string, boolean> = {
+  on: true,
+  true: true,
+  yes: true,
+  "1": true,
+  off: false,
+  false: false,
+  no: false,
+  "0": false,
+};
+/** Prometheus label names, which is what Loki's `discover_service_name` lists. */
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Shorter keys can be guessed, and then every logged digest confirms a guessed tenant or query. */
+const MIN_TELEMETRY_KEY_LENGTH = 16;
+
+/** A string variable as read from env (the bindings object also holds KV and Durable Object bindings). */
+type StringVar = { [K in keyof Env]-?: NonNullable<Env[K]> extends string ? K : never }[keyof Env];
+
+function positiveInt(env: Env, name: StringVar, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = env[name];
+  if (v === undefined) return dflt;
+  const text = v.trim();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(Number.isSafeInteger(n) && n >= 1 && n <= max)) {
+    throw new ConfigError(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${name} must be a positive integer`
+        : `${name} must be an integer from 1 to ${max}`,
+    );
+  }
+  return n;
 }
 
-function positiveDuration(v: string | undefined): bigint | undefined {
-  const d = v === undefined ? undefined : parsePromDuration(v);
-  return d !== undefined && d > 0n ? d : undefined;
+/** A Prometheus duration ("90s", "1h30m", "0") of at least `min` ns. */
+function duration(env: Env, name: StringVar, dflt: bigint, min: bigint): bigint {
+  const v = env[name];
+  if (v === undefined) return dflt;
+  const d = parsePromDuration(v.trim());
+  if (d === undefined) throw new ConfigError(`${name} must be a duration such as 90s, 10m or 1h`);
+  if (d < min) {
+    throw new ConfigError(
+      min === 0n
+        ? `${name} must not be negative`
+        : min === 1n
+          ? `${name} must be longer than 0`
+          : `${name} must be at least ${formatNs(min)}`,
+    );
+  }
+  return d;
+}
+
+function formatNs(ns: bigint): string {
+  return ns % 60_000_000_000n === 0n ? `${ns / 60_000_000_000n}m` : `${ns / 1_000_000_000n}s`;
+}
+
+function flag(env: Env, name: StringVar, dflt: boolean): boolean {
+  const v = env[name];
+  if (v === undefined) return dflt;
+  const value = SWITCH[v.trim().toLowerCase()];
+  if (value === undefined) throw new ConfigError(`${name} must be on or off (true/false, yes/no, 1/0)`);
+  return value;
+}
+
+/** A comma list of label names; set but empty means none. */
+function labelList(env: Env, name: StringVar, dflt: readonly string[]): string[] {
+  const v = env[name];
+  if (v === undefined) return [...dflt];
+  if (v.trim() === "") return [];
+  const labels = v.split(",").map((l) => l.trim());
+  if (!labels.every((l) => LABEL_NAME.test(l))) throw new ConfigError(`${name} must be a comma list of label names`);
+  return labels;
+}
+
+function isHeaderValue(value: string): boolean {
+  try {
+    new Headers({ Authorization: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The material the telemetry digest key is derived from: TELEMETRY_KEY when set, else the secrets
+ * this deployment already holds (an observer who can read the logs but not the secrets cannot
+ * reproduce the key), else undefined.
+ */
+function telemetryKeyMaterial(env: Env, originAuthorization: string | undefined): string | undefined {
+  const key = secretVar("TELEMETRY_KEY", env.TELEMETRY_KEY);
+  if (key !== undefined) {
+    if (key.length < MIN_TELEMETRY_KEY_LENGTH) {
+      throw new ConfigError(`TELEMETRY_KEY must be at least ${MIN_TELEMETRY_KEY_LENGTH} characters`);
+    }
+    return JSON.stringify(["TELEMETRY_KEY", key]);
+  }
+  const secrets = [originAuthorization, env.AUTH_TOKEN, env.TENANTS];
+  if (secrets.every((v) => v === undefined)) return undefined;
+  return JSON.stringify(["derived", ...secrets.map((v) => v ?? null)]);
 }

@@ -56,13 +56,14 @@ export function sameTenant(a: Tenant, b: Tenant): boolean {
 }
 
 export function readTenancyPolicy(vars: TenancyVars): TenancyPolicy {
-  const tenancy = (vars.TENANCY ?? "").trim().toLowerCase() || "single";
+  const tenancy = (vars.TENANCY ?? "single").trim().toLowerCase();
   if (tenancy !== "single" && tenancy !== "header") {
     throw new ConfigError('TENANCY must be "single" or "header"');
   }
   const tenantMap = parseTenantMap(vars.TENANT_MAP);
-  const token = vars.AUTH_TOKEN || undefined;
-  const tenants = vars.TENANTS ? parseTenants(vars.TENANTS) : undefined;
+  const token = secretVar("AUTH_TOKEN", vars.AUTH_TOKEN);
+  const tenantsText = secretVar("TENANTS", vars.TENANTS);
+  const tenants = tenantsText === undefined ? undefined : parseTenants(tenantsText);
   if (tenancy === "header" && (token || tenants)) {
     // The header cannot both choose the tenant and be bound by a credential: refuse the mix.
     throw new ConfigError("TENANCY=header trusts X-Scope-OrgID and cannot be combined with AUTH_TOKEN or TENANTS");
@@ -70,9 +71,20 @@ export function readTenancyPolicy(vars: TenancyVars): TenancyPolicy {
   if (tenants && token) throw new ConfigError("set AUTH_TOKEN or TENANTS, not both");
   if (tenants) return { mode: "credentials", tenants, tenantMap };
   if (tenancy === "header") return { mode: "header", tenantMap };
-  const tenant = vars.TENANT ? parseTenantId(vars.TENANT.trim()) : { accountId: 0, projectId: 0 };
+  const tenant = vars.TENANT === undefined ? { accountId: 0, projectId: 0 } : parseTenantId(vars.TENANT.trim());
   if (!tenant) throw new ConfigError('TENANT must be "AccountID" or "AccountID:ProjectID"');
   return { mode: "single", tenant, token, tenantMap };
+}
+
+/**
+ * A secret variable's value, undefined only when the variable is absent. A secret that is set but
+ * blank (an empty `wrangler secret put`, a stray newline) is a mistake, and reading it as "no
+ * credential required" would open the deployment to everyone: it is refused instead.
+ */
+export function secretVar(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === "") throw new ConfigError(`${name} is set but empty`);
+  return value;
 }
 
 function parseJsonObject(name: string, text: string): Record<string, unknown> {
@@ -91,12 +103,16 @@ function parseJsonObject(name: string, text: string): Record<string, unknown> {
 
 function parseTenantMap(text: string | undefined): TenantMap {
   const map: TenantMap = new Map();
-  if (!text) return map;
+  if (text === undefined) return map;
+  // A map that is set restricts header mode to the tenants it lists; an empty one would restrict
+  // nothing, so it is refused rather than read as "any tenant".
+  if (text.trim() === "") throw new ConfigError("TENANT_MAP is set but empty");
   for (const [name, value] of Object.entries(parseJsonObject("TENANT_MAP", text))) {
     const tenant = typeof value === "string" ? parseTenantId(value) : undefined;
     if (!tenant) throw new ConfigError(`TENANT_MAP: ${JSON.stringify(name)} must map to "AccountID:ProjectID"`);
     map.set(name, tenant);
   }
+  if (map.size === 0) throw new ConfigError("TENANT_MAP lists no tenant");
   return map;
 }
 

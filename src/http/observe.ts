@@ -27,6 +27,7 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
     ? (r.params.get("query") ?? r.params.getAll("match[]").concat(r.params.getAll("match")).join("\n"))
     : "";
   const tenant = r?.client.tenantKey;
+  const config = r?.config;
   const line = telemetry.record({
     route: routeOf(c),
     method: c.req.method,
@@ -34,10 +35,10 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
     cache: r?.cacheStats,
   });
   const write = async () => {
-    if (tenant !== undefined) {
-      line.tenant = await digest(tenant);
+    if (tenant !== undefined && config !== undefined) {
+      line.tenant = await digest(config, config.telemetryKeyMaterial, tenant);
       // Scoped by tenant: equal queries of two tenants are not linkable through the logs.
-      if (query !== "") line.query = await digest(`${tenant}\n${query}`);
+      if (query !== "") line.query = await digest(config, config.telemetryKeyMaterial, `${tenant}\n${query}`);
     }
     console.log(JSON.stringify(line));
     c.env?.METRICS?.writeDataPoint({

@@ -1,8 +1,8 @@
 /**
  * Per-request telemetry: one structured JSON log line per request (Workers Logs indexes its fields),
  * a `Server-Timing` header with the same phases, and, when an Analytics Engine dataset is bound, one
- * data point. What a request sent is never logged: the tenant and the query appear only as digests,
- * so lines can be grouped by them without revealing either.
+ * data point. What a request sent is never logged: the tenant and the query appear only as keyed
+ * digests, so lines can be grouped by them without revealing or confirming either.
  */
 import { BoundedMap } from "../util/bounded-map";
 import type { CacheStats } from "../cache/stats";
@@ -68,19 +68,46 @@ export class RequestTelemetry {
 }
 
 /**
- * Digests already computed, by their input: every request logs two (tenant, tenant + query) and a
- * dashboard sends the same ones again and again. The value is a function of the key alone.
+ * The key of the logged digests. A plain hash of a tenant id or a query can be confirmed by anyone
+ * who guesses the input ("0:0", a common query), so digests are HMAC-SHA-256 under a key only the
+ * deployment holds: derived from `material` (TELEMETRY_KEY or the deployment's other secrets, see
+ * config.ts), or, when no secret is configured at all, drawn at random once per isolate (its
+ * digests then group one isolate's lines only). One key per configuration object.
  */
-const digests = new BoundedMap<string>(4096, 2 * 1024 * 1024, () => 64);
+const keys = new WeakMap<object, Promise<CryptoKey>>();
 
-/** A short, stable digest for grouping log lines: 16 hex characters of SHA-256. */
-export async function digest(value: string): Promise<string> {
-  const known = digests.get(value);
-  if (known !== undefined) return known;
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)));
+function keyFor(owner: object, material: string | undefined): Promise<CryptoKey> {
+  let key = keys.get(owner);
+  if (key === undefined) {
+    // Random values may not be drawn at global scope in Workers: the first request draws them.
+    const raw = material === undefined ? crypto.getRandomValues(new Uint8Array(32)) : encoder.encode(material);
+    key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    keys.set(owner, key);
+  }
+  return key;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Digests already computed, by key owner and input: every request logs two (tenant, tenant +
+ * query) and a dashboard sends the same ones again and again.
+ */
+const digests = new WeakMap<object, BoundedMap<string>>();
+
+/**
+ * A short, stable digest for grouping log lines: 16 hex characters of HMAC-SHA-256 under the key of
+ * `owner` (the configuration; `material` as in {@link keyFor}).
+ */
+export async function digest(owner: object, material: string | undefined, value: string): Promise<string> {
+  let known = digests.get(owner);
+  if (known === undefined) digests.set(owner, (known = new BoundedMap<string>(4096, 2 * 1024 * 1024, () => 64)));
+  const hit = known.get(value);
+  if (hit !== undefined) return hit;
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await keyFor(owner, material), encoder.encode(value)));
   let hex = "";
-  for (let i = 0; i < 8; i++) hex += bytes[i]!.toString(16).padStart(2, "0");
-  digests.set(value, hex);
+  for (let i = 0; i < 8; i++) hex += mac[i]!.toString(16).padStart(2, "0");
+  known.set(value, hex);
   return hex;
 }
 

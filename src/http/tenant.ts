@@ -8,11 +8,14 @@ import { parseTenantId, sameTenant, type TenancyPolicy } from "../auth/policy";
 import type { Tenant } from "../origin/client";
 import { HttpError } from "./errors";
 
-const DEFAULT_TENANT: Tenant = { accountId: 0, projectId: 0 };
-
 /** `bound` is the tenant the credential or policy fixed (auth/credentials.ts), undefined in header mode. */
 export function resolveTenant(policy: TenancyPolicy, bound: Tenant | undefined, orgId: string | null): Tenant {
-  if (orgId === null || orgId === "") return bound ?? DEFAULT_TENANT;
+  if (orgId === null || orgId === "") {
+    if (bound) return bound;
+    // Header mode trusts the header alone to name the tenant, as Loki with auth_enabled does: without
+    // one there is no tenant to serve (Loki's auth middleware answers exactly this), never a default.
+    throw new HttpError(401, "no org id\n");
+  }
   if (orgId.includes("|")) {
     // Loki's multi-tenant queries span tenants; refusing is the only answer that cannot leak.
     throw new HttpError(400, "multi-tenant queries are not supported");

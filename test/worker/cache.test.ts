@@ -23,6 +23,7 @@ import {
   type Tenant,
   type TimeWindow,
 } from "../../src/origin/client";
+import { GATEWAY } from "./support/gateway";
 
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;
@@ -79,7 +80,7 @@ describe("through the Worker", () => {
     const url = "http://loki.test/loki/api/v1/labels?start=1769907600&end=1769911200";
     const { createApp } = await import("../../src/app");
     for (let i = 0; i < 2; i++) {
-      const res = await createApp().fetch(new Request(url), { ...ENV, CACHE: "off" });
+      const res = await createApp().fetch(new Request(url, { headers: GATEWAY }), { ...ENV, CACHE: "off" });
       expect(res.status).toBe(200);
     }
     expect(calls).toHaveLength(2);

@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import requests from "../fixtures/conformance/requests.json";
 import cases from "../fixtures/compat/cases.json";
 import { type Answer, type CompatCase, judge } from "./compat/judge";
+import { GATEWAY } from "./support/gateway";
 
 interface Expect {
   status: number;
@@ -70,7 +71,7 @@ async function send(r: ClientRequest, params: Record<string, string | string[]> 
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) qs.append(k, one);
   const res = await (exports as unknown as { default: Fetcher }).default.fetch(
-    new Request(`http://loki.test${r.path}?${qs}`, { method: r.method, headers: r.headers }),
+    new Request(`http://loki.test${r.path}?${qs}`, { method: r.method, headers: { ...GATEWAY, ...r.headers } }),
   );
   const raw = await res.text();
   const type = res.headers.get("Content-Type");

@@ -375,7 +375,8 @@ describe("drilldown-limits", () => {
   it("reports the Worker's own limits and patterns, for the default tenant too", async () => {
     // The test bindings set ORIGIN_TIMEOUT_MS to 30000.
     const expected = limits(5000, 500, "30s");
-    const a = await call(path, {}, { headers: { "X-Scope-OrgID": "" } });
+    // The single-tenant default serves tenant 0:0 to a request that names none.
+    const a = await call(path, {}, { headers: { "X-Scope-OrgID": "" }, env: { TENANCY: undefined } });
     expect(a.status).toBe(200);
     expect(a.type).toBe("application/json");
     expect(a.body).toBe(expected);

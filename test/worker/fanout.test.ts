@@ -12,6 +12,7 @@ import worker from "../../src/index";
 import cases from "../fixtures/compat/cases.json";
 import { type Answer, type CompatCase, judge } from "./compat/judge";
 import { EXPECTED_FAILURES } from "./compat/expected-failures";
+import { GATEWAY } from "./support/gateway";
 
 const goldens = import.meta.glob<Answer>("../fixtures/compat/golden/*.json", { eager: true, import: "default" });
 const golden = (id: string) => goldens[`../fixtures/compat/golden/${id}.json`];
@@ -26,7 +27,7 @@ async function ask(path: string, params: Params, headers: Record<string, string>
   for (const [k, v] of Object.entries(params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
   const ctx = createExecutionContext();
   const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers }),
+    new Request(`http://loki.test${path}?${qs}`, { headers: { ...GATEWAY, ...headers } }),
     { ...env, SPLIT_INTERVAL: split } as never,
     ctx,
   );

@@ -12,6 +12,7 @@ import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import cases from "../fixtures/compat/cases.json";
 import { prng } from "../../scripts/lib/prng.mjs";
+import { GATEWAY } from "./support/gateway";
 
 type Corpus = { query: string }[];
 const shared = import.meta.glob<Corpus>("../../../shared/logql/{valid,invalid}.json", {
@@ -134,7 +135,11 @@ describe("fuzzing the HTTP surface", () => {
         const ctx = createExecutionContext();
         const started = Date.now();
         const answer = (async () => {
-          const res = await createApp().fetch(new Request(`http://loki.test${path}?${params}`), env as Env, ctx);
+          const res = await createApp().fetch(
+            new Request(`http://loki.test${path}?${params}`, { headers: GATEWAY }),
+            env as Env,
+            ctx,
+          );
           return { status: res.status, type: res.headers.get("Content-Type") ?? "", body: await res.text() };
         })();
         const res = await Promise.race([

@@ -9,13 +9,14 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 const W = { start: "1769904000", end: "1769925600" };
 
 async function ask(path: string, params: Record<string, string>, over: Partial<Env> = {}) {
   const ctx = createExecutionContext();
   const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`),
+    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, { headers: GATEWAY }),
     { ...(env as Env), CACHE: "off", ...over },
     ctx,
   );

@@ -13,6 +13,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 const ENV = env as unknown as Env;
 const TIMEOUT_MS = 1500;
@@ -85,7 +86,10 @@ interface Answer {
 }
 
 async function ask(path: string, bindings: Partial<Env>): Promise<Answer> {
-  const res = await createApp().fetch(new Request(`http://loki.test${path}`), { ...ENV, ...bindings });
+  const res = await createApp().fetch(new Request(`http://loki.test${path}`, { headers: GATEWAY }), {
+    ...ENV,
+    ...bindings,
+  });
   return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
 }
 

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import { readConfig } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;
@@ -30,7 +31,7 @@ async function get(
 ): Promise<{ status: number; type: string | null; text: string }> {
   const ctx = createExecutionContext();
   const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`),
+    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, { headers: GATEWAY }),
     { ...ENV, ...over },
     ctx,
   );

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/config";
 import { compileGoRegexp } from "../../src/logql/go-regexp";
+import { GATEWAY } from "./support/gateway";
 
 const TENANT = { "X-Scope-OrgID": "31:7" };
 const T0 = 1769904000n * 1_000_000_000n;
@@ -20,7 +21,10 @@ const LONG = `${"a".repeat(100 * 1024)}!`;
 
 async function call(path: string, headers: Record<string, string> = {}): Promise<Response> {
   return worker.fetch(
-    new Request(`http://loki.test${path}`, { headers }) as Request<unknown, IncomingRequestCfProperties>,
+    new Request(`http://loki.test${path}`, { headers: { ...GATEWAY, ...headers } }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
     { ...(env as Env), CACHE: "off" },
     createExecutionContext(),
   );

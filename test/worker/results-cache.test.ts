@@ -21,6 +21,7 @@ import { coalescerStubs } from "../../src/cache/bindings";
 import { SingleFlight } from "../../src/cache/singleflight";
 import type { OriginOutcome } from "../../src/cache/outcome";
 import cases from "../fixtures/compat/cases.json";
+import { GATEWAY } from "./support/gateway";
 
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;
@@ -45,7 +46,7 @@ async function ask(
   for (const [k, v] of Object.entries(params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
   const ctx = createExecutionContext();
   const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers }),
+    new Request(`http://loki.test${path}?${qs}`, { headers: { ...GATEWAY, ...headers } }),
     { ...ENV, ...over },
     ctx,
   );

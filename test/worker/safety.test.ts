@@ -6,6 +6,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { GATEWAY } from "./support/gateway";
 
 const worker = (exports as unknown as { default: Fetcher }).default;
 const WINDOW = "start=1769904000&end=1769925600&limit=50";
@@ -13,6 +14,7 @@ const WINDOW = "start=1769904000&end=1769925600&limit=50";
 async function entries(query: string): Promise<{ status: number; count: number; body: string }> {
   const res = await worker.fetch(
     `http://loki.test/loki/api/v1/query_range?${WINDOW}&query=${encodeURIComponent(query)}`,
+    { headers: GATEWAY },
   );
   const body = await res.text();
   if (res.status !== 200) return { status: res.status, count: -1, body };

@@ -9,6 +9,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import direct from "../../src/index";
 import type { Env } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 const worker = (exports as unknown as { default: Fetcher }).default;
 const QUERY = '{app="auth", namespace="prod"}';
@@ -29,7 +30,7 @@ describe("tail", () => {
   it("streams the newest entries since start as Loki tail frames", async () => {
     const qs = new URLSearchParams({ query: QUERY, start: START_NS, limit: "20" });
     const res = await worker.fetch(`http://loki.test/loki/api/v1/tail?${qs}`, {
-      headers: { Upgrade: "websocket", "X-Loki-Response-Encoding-Flags": "categorize-labels" },
+      headers: { ...GATEWAY, Upgrade: "websocket", "X-Loki-Response-Encoding-Flags": "categorize-labels" },
     });
     expect(res.status).toBe(101);
     const ws = res.webSocket!;
@@ -43,7 +44,7 @@ describe("tail", () => {
     );
     const range = await worker.fetch(
       `http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query: QUERY, start: START_NS, end: "1769925600000000000" /* the dataset's end: nothing is newer */, limit: "20" })}`,
-      { headers: { "X-Loki-Response-Encoding-Flags": "categorize-labels" } },
+      { headers: { ...GATEWAY, "X-Loki-Response-Encoding-Flags": "categorize-labels" } },
     );
     const want = (
       await range.json<{ data: { result: { stream: object; values: [string, string][] }[] } }>()
@@ -53,14 +54,16 @@ describe("tail", () => {
   });
 
   it("refuses a plain GET", async () => {
-    const res = await worker.fetch(`http://loki.test/loki/api/v1/tail?query=${encodeURIComponent(QUERY)}`);
+    const res = await worker.fetch(`http://loki.test/loki/api/v1/tail?query=${encodeURIComponent(QUERY)}`, {
+      headers: GATEWAY,
+    });
     expect(res.status).toBe(400);
   });
 
   it("refuses a limit above the max entries limit and a delay_for above 5, as Loki does", async () => {
     const open = (extra: Record<string, string>) =>
       worker.fetch(`http://loki.test/loki/api/v1/tail?${new URLSearchParams({ query: QUERY, ...extra })}`, {
-        headers: { Upgrade: "websocket" },
+        headers: { ...GATEWAY, Upgrade: "websocket" },
       });
     const tooMany = await open({ limit: "5001" });
     expect(tooMany.status).toBe(400);
@@ -72,7 +75,7 @@ describe("tail", () => {
     expect(await tooLate.text()).toBe("delay_for can't be greater than 5");
     const metric = await worker.fetch(
       `http://loki.test/loki/api/v1/tail?${new URLSearchParams({ query: `count_over_time(${QUERY}[1m])` })}`,
-      { headers: { Upgrade: "websocket" } },
+      { headers: { ...GATEWAY, Upgrade: "websocket" } },
     );
     expect(metric.status).toBe(400);
   });
@@ -80,7 +83,7 @@ describe("tail", () => {
   it("closes with 1011 after the tail max duration", async () => {
     const res = await direct.fetch(
       new Request(`http://loki.test/loki/api/v1/tail?${new URLSearchParams({ query: QUERY })}`, {
-        headers: { Upgrade: "websocket" },
+        headers: { ...GATEWAY, Upgrade: "websocket" },
       }) as Request<unknown, IncomingRequestCfProperties>,
       { ...(env as Env), TAIL_MAX_DURATION: "2s" },
       createExecutionContext(),

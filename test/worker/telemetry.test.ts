@@ -8,6 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -16,7 +17,7 @@ async function observed(path: string, headers: Record<string, string> = {}, over
   vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
   const ctx = createExecutionContext();
   const res = await createApp().fetch(
-    new Request(`http://loki.test${path}`, { headers }),
+    new Request(`http://loki.test${path}`, { headers: { ...GATEWAY, ...headers } }),
     { ...(env as Env), ...over },
     ctx,
   );
@@ -79,5 +80,63 @@ describe("telemetry", () => {
     expect(res.status).toBe(400);
     expect(records[0]).toMatchObject({ route: "/loki/api/v1/label/:name/values", status: 400 });
     expect(JSON.stringify(records[0])).not.toContain("private-name");
+  });
+});
+
+describe("telemetry digests are keyed by the deployment", () => {
+  const LABELS = "/loki/api/v1/labels?start=1769904000&end=1769907600";
+  const QUERY = '{app="auth"}';
+  const RANGE = `/loki/api/v1/query_range?${new URLSearchParams({ query: QUERY, start: "1769904000", end: "1769907600" })}`;
+
+  /** What an unkeyed digest would be: anyone could compute it from a guessed tenant or query. */
+  async function plainDigest(text: string): Promise<string> {
+    const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+    return [...bytes.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  const logged = async (over: Partial<Env>, path = RANGE) => (await observed(path, GATEWAY, over)).records[0];
+
+  it("are not the SHA-256 of the tenant or the query", async () => {
+    const line = await logged({ CACHE: "off" });
+    expect(line.tenant).toMatch(/^[0-9a-f]{16}$/);
+    expect(line.tenant).not.toBe(await plainDigest("0:0"));
+    expect(line.query).not.toBe(await plainDigest(`0:0\n${QUERY}`));
+  });
+
+  it("follow TELEMETRY_KEY: stable for one key across bindings objects (isolates), different for another", async () => {
+    const one = { TELEMETRY_KEY: "telemetry-key-one-5f1c0a", CACHE: "off" };
+    const a = await logged(one);
+    const again = await logged({ ...one });
+    const other = await logged({ TELEMETRY_KEY: "telemetry-key-two-9d2e7b", CACHE: "off" });
+    expect(again.tenant).toBe(a.tenant);
+    expect(again.query).toBe(a.query);
+    expect(other.tenant).not.toBe(a.tenant);
+    expect(other.query).not.toBe(a.query);
+  });
+
+  it("without TELEMETRY_KEY, are keyed by the other secrets; without any secret, by a random key", async () => {
+    const byOrigin = await logged({ ORIGIN_AUTH_HEADER: "Bearer origin-credential-one", CACHE: "off" }, LABELS);
+    const byOther = await logged({ ORIGIN_AUTH_HEADER: "Bearer origin-credential-two", CACHE: "off" }, LABELS);
+    expect(byOther.tenant).not.toBe(byOrigin.tenant);
+    // No secret at all: one bindings object keeps its key, another draws its own.
+    const bare = { ...(env as Env), ORIGIN_AUTH_HEADER: undefined, CACHE: "off" };
+    const digestOf = async (bindings: Env) => {
+      const lines: string[] = [];
+      vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+      const ctx = createExecutionContext();
+      const res = await createApp().fetch(
+        new Request(`http://loki.test${LABELS}`, { headers: GATEWAY }),
+        bindings,
+        ctx,
+      );
+      expect(res.status, await res.text()).toBe(200);
+      await waitOnExecutionContext(ctx);
+      vi.restoreAllMocks();
+      return JSON.parse(lines.find((l) => l.startsWith("{"))!).tenant as string;
+    };
+    const first = await digestOf(bare);
+    expect(await digestOf(bare)).toBe(first);
+    expect(await digestOf({ ...bare })).not.toBe(first);
+    expect(first).not.toBe(await plainDigest("0:0"));
   });
 });

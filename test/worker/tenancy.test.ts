@@ -178,6 +178,51 @@ describe("header mode (behind an authenticating gateway)", () => {
   });
 });
 
+describe("header mode without X-Scope-OrgID", () => {
+  const LABELS = "/loki/api/v1/labels?start=1769904000&end=1769925600";
+
+  it("answers Loki's 401 no org id, with or without TENANT_MAP, on data and metadata routes", async () => {
+    for (const overrides of [{ TENANCY: "header" }, { TENANCY: "header", TENANT_MAP: '{"team-a":"0:0"}' }]) {
+      for (const headers of [{}, { "X-Scope-OrgID": "" }] as Record<string, string>[]) {
+        for (const path of [QUERY, LABELS]) {
+          const r = await call(overrides, headers, path);
+          expect([r.status, r.type, r.body], `${JSON.stringify(overrides)} ${JSON.stringify(headers)} ${path}`).toEqual(
+            [401, "text/plain; charset=utf-8", "no org id\n"],
+          );
+        }
+      }
+    }
+  });
+});
+
+describe("secrets that are set but empty", () => {
+  it("never serve anonymously: a blank AUTH_TOKEN or TENANTS is a configuration error", async () => {
+    for (const blank of ["", " ", "\n"]) {
+      for (const [name, overrides] of [
+        ["AUTH_TOKEN", { ...DEPLOYED, AUTH_TOKEN: blank }],
+        ["TENANTS", { ...DEPLOYED, TENANTS: blank }],
+        ["AUTH_TOKEN", { ...DEPLOYED, TENANT: "0", AUTH_TOKEN: blank }],
+      ] as const) {
+        for (const headers of [{}, bearer("anything"), { "X-Scope-OrgID": "0" }] as Record<string, string>[]) {
+          const r = await call(overrides, headers);
+          expect([r.status, r.body], `${name}=${JSON.stringify(blank)}`).toEqual([
+            500,
+            `configuration error: ${name} is set but empty`,
+          ]);
+        }
+      }
+    }
+  });
+
+  it("an empty TENANT_MAP does not open header mode to every tenant", async () => {
+    for (const map of ["", "{}"]) {
+      const r = await call({ TENANCY: "header", TENANT_MAP: map }, { "X-Scope-OrgID": "42" });
+      expect(r.status).toBe(500);
+      expect(r.body).toMatch(/^configuration error: TENANT_MAP (is set but empty|lists no tenant)$/);
+    }
+  });
+});
+
 describe("configuration errors", () => {
   it("malformed TENANTS answers 500 naming the variable, not its content", async () => {
     const r = await call({ ...DEPLOYED, TENANTS: '{"team-a": secret-looking-text' }, bearer(TOKEN_A));

@@ -88,6 +88,28 @@ describe("readTenancyPolicy", () => {
     expect(configError({ TENANTS: "{}" })).toBe("TENANTS lists no tenant");
   });
 
+  it("refuses a secret that is set but blank rather than serving without credentials", () => {
+    for (const blank of ["", " ", "\n", "\t \r\n"]) {
+      expect(configError({ AUTH_TOKEN: blank })).toBe("AUTH_TOKEN is set but empty");
+      expect(configError({ TENANTS: blank })).toBe("TENANTS is set but empty");
+      expect(configError({ TENANT: "7", AUTH_TOKEN: blank })).toBe("AUTH_TOKEN is set but empty");
+      // Header mode takes no credential, but a blank one is still a mistake, not "none".
+      expect(configError({ TENANCY: "header", AUTH_TOKEN: blank })).toBe("AUTH_TOKEN is set but empty");
+      expect(configError({ TENANCY: "header", TENANT_MAP: blank })).toBe("TENANT_MAP is set but empty");
+    }
+  });
+
+  it("refuses a TENANT_MAP that lists nothing: in header mode it would allow every tenant", () => {
+    expect(configError({ TENANCY: "header", TENANT_MAP: "{}" })).toBe("TENANT_MAP lists no tenant");
+    expect(configError({ TENANT_MAP: "{}" })).toBe("TENANT_MAP lists no tenant");
+  });
+
+  it("refuses a TENANCY or TENANT that is set but empty instead of taking the default", () => {
+    expect(configError({ TENANCY: "" })).toBe('TENANCY must be "single" or "header"');
+    expect(configError({ TENANT: "" })).toBe('TENANT must be "AccountID" or "AccountID:ProjectID"');
+    expect(readTenancyPolicy({ TENANCY: " Header " }).mode).toBe("header");
+  });
+
   it("refuses one token opening two tenants", () => {
     const shared = { a: { tenant: "1", token_sha256: [HASH_1] }, b: { tenant: "2", token_sha256: [HASH_1] } };
     expect(configError({ TENANTS: JSON.stringify(shared) })).toBe('TENANTS: "a" and "b" share a token');

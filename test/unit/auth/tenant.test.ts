@@ -60,11 +60,21 @@ describe("resolveTenant with a bound tenant", () => {
 });
 
 describe("resolveTenant in header mode", () => {
-  it("without TENANT_MAP: any numeric id, 0:0 without the header, names refused", () => {
+  it("without TENANT_MAP: any numeric id, names refused", () => {
     const open = readTenancyPolicy({ TENANCY: "header" });
-    expect(resolveTenant(open, undefined, null)).toEqual(t(0));
+    expect(resolveTenant(open, undefined, "0")).toEqual(t(0));
     expect(resolveTenant(open, undefined, "42:1")).toEqual(t(42, 1));
     expect(refusal(() => resolveTenant(open, undefined, "team-a"))).toEqual([401, 'unknown tenant "team-a"']);
+  });
+
+  it("refuses a missing or empty X-Scope-OrgID with Loki's 401, with or without TENANT_MAP", () => {
+    const open = readTenancyPolicy({ TENANCY: "header" });
+    const listed = readTenancyPolicy({ TENANCY: "header", TENANT_MAP: '{"team-a":"0:0"}' });
+    for (const policy of [open, listed]) {
+      for (const orgId of [null, ""]) {
+        expect(refusal(() => resolveTenant(policy, undefined, orgId))).toEqual([401, "no org id\n"]);
+      }
+    }
   });
 
   it("with TENANT_MAP: listed names and the ids they map to, nothing else", () => {

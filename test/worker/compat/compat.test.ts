@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import cases from "../../fixtures/compat/cases.json";
 import { type Answer, type CompatCase, judge } from "./judge";
 import { EXPECTED_FAILURES } from "./expected-failures";
+import { GATEWAY } from "../support/gateway";
 
 const goldens = import.meta.glob<Answer>("../../fixtures/compat/golden/*.json", { eager: true, import: "default" });
 
@@ -20,7 +21,7 @@ async function ask(c: CompatCase): Promise<Answer> {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(c.params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
   const res = await (exports as unknown as { default: Fetcher }).default.fetch(
-    new Request(`http://loki.test${c.path}?${qs}`, { headers: c.headers }),
+    new Request(`http://loki.test${c.path}?${qs}`, { headers: { ...GATEWAY, ...c.headers } }),
   );
   const text = await res.text();
   try {

@@ -8,6 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { expect } from "vitest";
 import worker from "../../../src/index";
 import type { Env } from "../../../src/config";
+import { GATEWAY } from "./gateway";
 
 export interface MetricAnswer {
   status: number;
@@ -37,7 +38,10 @@ export async function askMetric(
   const path = instant ? "/loki/api/v1/query" : "/loki/api/v1/query_range";
   const ctx = createExecutionContext();
   const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers }) as Request<unknown, IncomingRequestCfProperties>,
+    new Request(`http://loki.test${path}?${qs}`, { headers: { ...GATEWAY, ...headers } }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
     { ...(env as Env), PUSHDOWN: pushdown ? "on" : "off", CACHE: cached ? "on" : "off" },
     ctx,
   );
