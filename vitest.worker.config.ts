@@ -4,8 +4,9 @@ import { CANARIES } from "./test/support/canaries.mjs";
 
 // End-to-end tests: the Worker runs inside workerd (the real Workers runtime) with the bindings from
 // wrangler.toml, against a real VictoriaLogs that the global setup starts and loads. The tests act
-// as the authenticating gateway TENANCY=header expects (they pick tenants with X-Scope-OrgID; the
-// tenancy tests set the other modes per request), and every file runs with a canary origin secret
+// as the authenticating gateway TENANCY=header expects: every request names its tenant with
+// X-Scope-OrgID (test/worker/support/gateway.ts; without it the Worker answers 401 no org id, as
+// Loki does), and the tenancy tests set the other modes per request. Every file runs with a canary origin secret
 // that the console scan (test/support/console-scan.ts) must never find in the Worker's output.
 export default defineConfig({
   plugins: [

@@ -170,3 +170,93 @@ describe("fuzzing the HTTP surface", () => {
     expect(statuses.get(400) ?? 0).toBeGreaterThan(20);
   }, 300_000);
 });
+
+/** The bindings the Worker reads, and values an operator might mistype into them. */
+const CONFIG_VARS = [
+  "ORIGIN_URL",
+  "ORIGIN_TIMEOUT_MS",
+  "ORIGIN_AUTH_HEADER",
+  "AUTH_TOKEN",
+  "TENANTS",
+  "TENANT",
+  "TENANCY",
+  "TENANT_MAP",
+  "SPLIT_INTERVAL",
+  "MAX_CONCURRENCY",
+  "MAX_ENTRIES_LIMIT",
+  "MAX_QUERY_SERIES",
+  "MAX_QUERY_LENGTH",
+  "PUSHDOWN",
+  "CACHE",
+  "CACHE_FRESHNESS",
+  "TAIL_MAX_DURATION",
+  "TAIL_LOOK_BACK",
+  "DISCOVER_LOG_LEVELS",
+  "DISCOVER_SERVICE_NAME",
+  "TELEMETRY_KEY",
+] as const;
+/** Values carrying "fzv" must never be quoted back; the others may coincide with words of a message. */
+const CONFIG_JUNK = [
+  "",
+  " ",
+  "\n",
+  "0",
+  "-1",
+  "lots",
+  "1e400",
+  "9".repeat(40),
+  "1h",
+  "header",
+  "{}",
+  "[]",
+  "null",
+  '{"fzv-a":',
+  '{"fzv-b":"0:0"}',
+  // Entry names are quoted in TENANTS' errors (they are the Basic-auth user names, not secrets).
+  '{"c":{"tenant":"0:0","token_sha256":["fzv"]}}',
+  "fzv-host:9428",
+  "http://fzv-user:fzv-pass@127.0.0.1:1",
+  "https://fzv.invalid/?q=fzv",
+  "Bearer fzv\r\nX-Injected: 1",
+  "fzv-\u0000-\ud800-😀",
+];
+const CONFIG_ROUTES = [
+  "/ready",
+  "/ready?origin=1",
+  `/loki/api/v1/query?query=${encodeURIComponent("vector(1)+vector(1)")}&time=4000000000`,
+  "/loki/api/v1/labels?start=1769904000&end=1769925600",
+  `/loki/api/v1/query_range?query=${encodeURIComponent('{app="nginx"}')}&start=1769904000&end=1769925600&limit=5`,
+  "/loki/api/v1/drilldown-limits",
+];
+
+describe("fuzzing the configuration", () => {
+  it("answers every route under mistyped bindings with the configuration error or a Loki answer, never a crash", async () => {
+    const rnd = prng(20261125);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+    const problems: string[] = [];
+    let refused = 0;
+    for (let i = 0; i < 60; i++) {
+      const overrides: Record<string, string> = {};
+      for (let n = 1 + Math.floor(rnd() * 3); n > 0; n--) overrides[pick(CONFIG_VARS)] = pick(CONFIG_JUNK);
+      const bindings = { ...(env as Env), CACHE: "off", ...overrides };
+      for (const path of CONFIG_ROUTES) {
+        const ctx = createExecutionContext();
+        const res = await createApp().fetch(
+          new Request(`http://loki.test${path}`, { headers: GATEWAY }),
+          bindings,
+          ctx,
+        );
+        const body = await res.text();
+        await waitOnExecutionContext(ctx);
+        const what = `${res.status} ${JSON.stringify(body.slice(0, 120))} for ${path} with ${JSON.stringify(overrides)}`;
+        if (body.startsWith("configuration error: ")) {
+          refused++;
+          if (res.status !== (path === "/ready" || path === "/ready?origin=1" ? 503 : 500)) problems.push(what);
+        } else if (res.status === 500) problems.push(what);
+        if (body.includes("fzv")) problems.push(`quotes a configured value: ${what}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(refused).toBeGreaterThan(100);
+  }, 120_000);
+});
