@@ -6,8 +6,9 @@ import { CANARIES } from "./test/support/canaries.mjs";
 // wrangler.toml, against a real VictoriaLogs that the global setup starts and loads. The tests act
 // as the authenticating gateway TENANCY=header expects: every request names its tenant with
 // X-Scope-OrgID (test/worker/support/gateway.ts; without it the Worker answers 401 no org id, as
-// Loki does), and the tenancy tests set the other modes per request. Every file runs with a canary origin secret
-// that the console scan (test/support/console-scan.ts) must never find in the Worker's output.
+// Loki does), and the tenancy tests set the other modes per request. Every file runs with a canary
+// origin secret that the console scan (test/support/console-scan.ts) must never find in the
+// Worker's output.
 export default defineConfig({
   plugins: [
     cloudflareTest(({ inject }) => ({
