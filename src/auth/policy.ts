@@ -118,30 +118,35 @@ function parseTenantMap(text: string | undefined): TenantMap {
 
 function parseTenants(text: string): TenantCredential[] {
   const tenants: TenantCredential[] = [];
-  const owners = new Map<string, string>();
+  /** Token digest → the position of the entry it opens. */
+  const owners = new Map<string, number>();
+  let position = 0;
   for (const [name, entry] of Object.entries(parseJsonObject("TENANTS", text))) {
+    // Entries are named by position: TENANTS is a secret, names included, and /ready tells anyone
+    // who asks what is wrong with the configuration.
+    const where = `TENANTS entry ${++position}`;
     // The name is the Basic-auth user, which cannot hold ':'; '|' would read as a multi-tenant id.
     if (name === "" || /[:|\s]/.test(name)) {
-      throw new ConfigError("TENANTS: a tenant name must be non-empty, without ':', '|' or spaces");
+      throw new ConfigError(`${where}: the tenant name must be non-empty, without ':', '|' or spaces`);
     }
-    const where = `TENANTS[${JSON.stringify(name)}]`;
     if (typeof entry !== "object" || entry === null) throw new ConfigError(`${where} must be an object`);
     const { tenant: id, token_sha256: hashes } = entry as { tenant?: unknown; token_sha256?: unknown };
     const tenant = typeof id === "string" ? parseTenantId(id) : undefined;
-    if (!tenant) throw new ConfigError(`${where}.tenant must be "AccountID:ProjectID"`);
+    if (!tenant) throw new ConfigError(`${where}: tenant must be "AccountID:ProjectID"`);
     const list = typeof hashes === "string" ? [hashes] : hashes;
     if (!Array.isArray(list) || list.length === 0) {
-      throw new ConfigError(`${where}.token_sha256 must list at least one SHA-256 hex digest`);
+      throw new ConfigError(`${where}: token_sha256 must list at least one SHA-256 hex digest`);
     }
     const tokenDigests = list.map((hash) => {
       const hex = typeof hash === "string" ? hash.toLowerCase() : "";
-      if (!SHA256_HEX.test(hex)) throw new ConfigError(`${where}.token_sha256 holds a value that is not 64 hex digits`);
+      if (!SHA256_HEX.test(hex))
+        throw new ConfigError(`${where}: token_sha256 holds a value that is not 64 hex digits`);
       // A token that opened two tenants would make a Bearer token ambiguous.
       const owner = owners.get(hex);
-      if (owner !== undefined && owner !== name) {
-        throw new ConfigError(`TENANTS: ${JSON.stringify(owner)} and ${JSON.stringify(name)} share a token`);
+      if (owner !== undefined && owner !== position) {
+        throw new ConfigError(`TENANTS entries ${owner} and ${position} share a token`);
       }
-      owners.set(hex, name);
+      owners.set(hex, position);
       return hexBytes(hex);
     });
     tenants.push({ name, tenant, tokenDigests });

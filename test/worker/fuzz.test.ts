@@ -212,8 +212,7 @@ const CONFIG_JUNK = [
   "null",
   '{"fzv-a":',
   '{"fzv-b":"0:0"}',
-  // Entry names are quoted in TENANTS' errors (they are the Basic-auth user names, not secrets).
-  '{"c":{"tenant":"0:0","token_sha256":["fzv"]}}',
+  '{"fzv-c":{"tenant":"0:0","token_sha256":["fzv"]}}',
   "fzv-host:9428",
   "http://fzv-user:fzv-pass@127.0.0.1:1",
   "https://fzv.invalid/?q=fzv",

@@ -233,7 +233,7 @@ describe("configuration errors", () => {
   it("a TENANTS entry without valid hashes answers 500", async () => {
     const r = await call({ ...DEPLOYED, TENANTS: '{"team-a":{"tenant":"0:0","token_sha256":["abc"]}}' });
     expect(r.status).toBe(500);
-    expect(r.body).toBe('configuration error: TENANTS["team-a"].token_sha256 holds a value that is not 64 hex digits');
+    expect(r.body).toBe("configuration error: TENANTS entry 1: token_sha256 holds a value that is not 64 hex digits");
   });
 
   it("header mode combined with credentials is refused rather than guessed", async () => {

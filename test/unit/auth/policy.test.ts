@@ -74,16 +74,16 @@ describe("readTenancyPolicy", () => {
 
   it("refuses entries it cannot use, naming the entry but not the value", () => {
     expect(configError({ TENANTS: JSON.stringify({ a: { tenant: "x", token_sha256: [HASH_1] } }) })).toBe(
-      'TENANTS["a"].tenant must be "AccountID:ProjectID"',
+      'TENANTS entry 1: tenant must be "AccountID:ProjectID"',
     );
     expect(configError({ TENANTS: JSON.stringify({ a: { tenant: "1", token_sha256: [] } }) })).toBe(
-      'TENANTS["a"].token_sha256 must list at least one SHA-256 hex digest',
+      "TENANTS entry 1: token_sha256 must list at least one SHA-256 hex digest",
     );
     const plain = configError({ TENANTS: JSON.stringify({ a: { tenant: "1", token_sha256: ["plaintext-token"] } }) });
-    expect(plain).toBe('TENANTS["a"].token_sha256 holds a value that is not 64 hex digits');
+    expect(plain).toBe("TENANTS entry 1: token_sha256 holds a value that is not 64 hex digits");
     expect(plain).not.toContain("plaintext-token");
     expect(configError({ TENANTS: JSON.stringify({ "a:b": { tenant: "1", token_sha256: [HASH_1] } }) })).toBe(
-      "TENANTS: a tenant name must be non-empty, without ':', '|' or spaces",
+      "TENANTS entry 1: the tenant name must be non-empty, without ':', '|' or spaces",
     );
     expect(configError({ TENANTS: "{}" })).toBe("TENANTS lists no tenant");
   });
@@ -110,9 +110,18 @@ describe("readTenancyPolicy", () => {
     expect(readTenancyPolicy({ TENANCY: " Header " }).mode).toBe("header");
   });
 
+  it("names a broken entry by its position, never by its name (TENANTS is a secret)", () => {
+    const tenants = { "team-secret-name": { tenant: "1", token_sha256: [HASH_1] }, "other-name": { tenant: "?" } };
+    const message = configError({ TENANTS: JSON.stringify(tenants) });
+    expect(message).toBe('TENANTS entry 2: tenant must be "AccountID:ProjectID"');
+    expect(configError({ TENANTS: JSON.stringify({ "team-secret-name": 7 }) })).toBe(
+      "TENANTS entry 1 must be an object",
+    );
+  });
+
   it("refuses one token opening two tenants", () => {
     const shared = { a: { tenant: "1", token_sha256: [HASH_1] }, b: { tenant: "2", token_sha256: [HASH_1] } };
-    expect(configError({ TENANTS: JSON.stringify(shared) })).toBe('TENANTS: "a" and "b" share a token');
+    expect(configError({ TENANTS: JSON.stringify(shared) })).toBe("TENANTS entries 1 and 2 share a token");
   });
 
   it("refuses combinations whose meaning would be a guess", () => {
