@@ -1,6 +1,7 @@
 /**
- * The Worker's bindings and configuration, read once per request into typed values. Secrets
- * (ORIGIN_AUTH_HEADER, AUTH_TOKEN, TENANTS) are only ever passed along, never logged or echoed.
+ * The Worker's bindings and configuration, validated once per isolate into typed values. Secrets
+ * (ORIGIN_AUTH_HEADER, AUTH_TOKEN, TENANTS, TELEMETRY_KEY) are only ever passed along, never logged
+ * or echoed; a refusal names the variable and the problem, never a value.
  */
 import { readTenancyPolicy, secretVar, type TenancyPolicy } from "./auth/policy";
 import { ConfigError } from "./config-error";
