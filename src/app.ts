@@ -65,9 +65,20 @@ export function toErrorResponse(err: unknown, secrets: string[] = []): Response 
   if (err instanceof HttpError) return errorResponse(err.status, redactSecrets(err.message, secrets));
   if (err instanceof LogQLParseError) return errorResponse(400, err.message);
   if (err instanceof ConfigError) return errorResponse(500, `configuration error: ${err.message}`);
-  console.error(
-    "unhandled error",
-    redactSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err), secrets),
-  );
+  console.error("unhandled error", redactSecrets(errorSummary(err), secrets));
   return errorResponse(500, "internal error");
+}
+
+/**
+ * What an unexpected error leaves in the log: its kind and where it was thrown, never its message
+ * (nor the message line of its stack), which may quote what the client sent (a query, a parameter).
+ */
+function errorSummary(err: unknown): string {
+  if (!(err instanceof Error)) return typeof err;
+  const frames = (err.stack ?? "")
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 8)
+    .map((line) => line.trim());
+  return [err.name, ...frames].join(" | ");
 }

@@ -2,6 +2,7 @@
  * Everything a route needs about one request, built once by middleware: configuration, merged
  * GET/POST parameters, the tenant-scoped origin client, the clock and the response flavour.
  */
+import { BadRequestError } from "./errors";
 import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
 import { OriginClient, type Tenant } from "../origin/client";
@@ -44,10 +45,7 @@ export async function buildLokiRequest(
   if (req.method === "POST") {
     const type = req.headers.get("Content-Type") ?? "";
     if (type.includes("application/x-www-form-urlencoded")) form = new URLSearchParams(await req.text());
-    else if (type.includes("multipart/form-data")) {
-      form = new URLSearchParams();
-      for (const [k, v] of await req.formData()) if (typeof v === "string") form.append(k, v);
-    }
+    else if (type.includes("multipart/form-data")) form = await multipartParams(req);
   }
   const tenant = resolveTenant(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
@@ -81,4 +79,17 @@ export async function buildLokiRequest(
 
 export function jsonResponse(body: string, status = 200): Response {
   return new Response(body, { status, headers: { "Content-Type": "application/json; charset=UTF-8" } });
+}
+
+/** A multipart body's text fields. One the runtime cannot parse is the client's error, not ours. */
+async function multipartParams(req: Request): Promise<URLSearchParams> {
+  let data: FormData;
+  try {
+    data = await req.formData();
+  } catch {
+    throw new BadRequestError("could not parse the multipart/form-data body");
+  }
+  const form = new URLSearchParams();
+  for (const [k, v] of data) if (typeof v === "string") form.append(k, v);
+  return form;
 }

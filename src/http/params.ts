@@ -27,21 +27,36 @@ export function rawParamsFrom(search: URLSearchParams, form?: URLSearchParams): 
   };
 }
 
+/** Go's int64 bounds: Loki reads timestamps and durations into int64s. */
+export const INT64_MAX = 2n ** 63n - 1n;
+export const INT64_MIN = -(2n ** 63n);
+
 /**
- * A Loki timestamp: float seconds when it has a `.`, integer seconds up to 10 digits, integer
+ * A Loki timestamp: float seconds when it has a `.`, integer seconds up to 10 characters, integer
  * nanoseconds beyond, else RFC3339(Nano). Returns nanoseconds.
  */
 export function parseLokiTime(value: string, param: string): bigint {
   if (value.includes(".")) {
     const f = Number(value);
     if (Number.isFinite(f)) {
-      // Loki rounds the fraction to milliseconds.
-      return BigInt(Math.round(f * 1000)) * NS_PER_MS;
+      // Loki converts the whole seconds to a Go int64, which yields the smallest int64 for a float
+      // beyond its range (a time far in the past, refused later as a reversed or too long range).
+      const whole = Math.trunc(f);
+      if (Math.abs(whole) >= 2 ** 63) return INT64_MIN * NS_PER_S;
+      // Loki rounds the fraction to milliseconds, halves away from zero (Go's math.Round).
+      const frac = f - whole;
+      return BigInt(whole) * NS_PER_S + BigInt(Math.sign(frac) * Math.round(Math.abs(frac) * 1000)) * NS_PER_MS;
     }
-  } else if (/^-?\d+$/.test(value)) {
-    const digits = value.replace("-", "");
+  } else if (/^[+-]?\d+$/.test(value)) {
     const n = BigInt(value);
-    return digits.length <= 10 ? n * NS_PER_S : n;
+    // strconv.ParseInt(value, 10, 64): a wider integer is refused before any time is built.
+    if (n > INT64_MAX || n < INT64_MIN) {
+      throw new BadRequestError(
+        `could not parse '${param}' parameter: strconv.ParseInt: parsing ${goQuote(value)}: value out of range`,
+      );
+    }
+    // Loki counts the sign among the 10 characters.
+    return value.length <= 10 ? n * NS_PER_S : n;
   }
   const t = parseRFC3339Nano(value);
   if (t !== undefined) return t;
@@ -121,6 +136,8 @@ export function parseRange(p: RawParams, nowNs: bigint, defaultSince = 3600n * N
     if (d === undefined) {
       throw new BadRequestError(`could not parse 'since' parameter: not a valid duration string: ${goQuote(sinceRaw)}`);
     }
+    // Prometheus' ParseDuration refuses what overflows a Go time.Duration (about 292 years).
+    if (d > INT64_MAX) throw new BadRequestError("could not parse 'since' parameter: duration out of range");
     since = d;
   }
   const startRaw = p.get("start");
@@ -203,8 +220,10 @@ export function checkQueryLength(range: TimeRange, maxQueryLength: bigint): void
   if (maxQueryLength <= 0n) return;
   const length = range.end - range.start;
   if (length > maxQueryLength) {
+    // Go's Time.Sub saturates at the largest Duration.
+    const shown = length > INT64_MAX ? "2562047h47m16.854775807s" : formatGoDuration(Number(length));
     throw new BadRequestError(
-      `the query time range exceeds the limit (query length: ${formatGoDuration(Number(length))}, limit: ${formatPromDuration(Number(maxQueryLength))})`,
+      `the query time range exceeds the limit (query length: ${shown}, limit: ${formatPromDuration(Number(maxQueryLength))})`,
     );
   }
 }

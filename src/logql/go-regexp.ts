@@ -13,7 +13,7 @@
  */
 import { RE2JS } from "re2js";
 import { backtrackingIsBounded } from "./backtrack-bound";
-import { goRegexGroupNumbers, translateGoRegex } from "./regex";
+import { GoRegexError, goRegexGroupNumbers, translateGoRegex } from "./regex";
 import { BoundedMap } from "../util/bounded-map";
 
 export interface GoMatch {
@@ -58,10 +58,20 @@ export function compileGoRegexp(src: string, opts?: GoRegexpOptions): GoRegexp {
   const body = translateGoRegex(src);
   const groupNumbers = goRegexGroupNumbers(src);
   const engine = opts?.engine ?? (translationIsExact(src) && backtrackingIsBounded(src) ? "backtracking" : "linear");
-  const re =
-    engine === "backtracking"
-      ? backtracking(anchored ? `^(?:${body})$` : body, anchored, groupNumbers)
-      : linear(RE2JS.compile(src), anchored, groupNumbers);
+  let re: GoRegexp;
+  try {
+    re =
+      engine === "backtracking"
+        ? backtracking(anchored ? `^(?:${body})$` : body, anchored, groupNumbers)
+        : linear(RE2JS.compile(src), anchored, groupNumbers);
+  } catch (e) {
+    // The translator checks Go's syntax and limits first; an engine that still refuses the
+    // pattern (re2js' own parser, V8's size limit) is reported in Go's words, as a query error.
+    const message = e instanceof Error ? e.message : "";
+    throw new GoRegexError(
+      message.startsWith("error parsing regexp: ") ? message : `error parsing regexp: expression too large: \`${src}\``,
+    );
+  }
   cache.set(key, re);
   return re;
 }

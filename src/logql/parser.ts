@@ -105,9 +105,49 @@ function checkNesting(tokens: readonly Token[]): void {
   }
 }
 
+/**
+ * The most operators a query may hold: binary operations (`+`, `and`, `==`, ...) and comparisons
+ * of matchers and label filters. Loki's parser has no such limit, but a chain of them
+ * (`vector(1) + vector(1) + …`, `| a="1" or a="1" or …`) nests one level per operator in the
+ * generated parser, the tree builder and the evaluator, which recurse per level: thousands would
+ * overflow the stack. No real query comes near it.
+ */
+export const MAX_OPERATORS = 1024;
+
+const OPERATOR_TOKENS: ReadonlySet<string> = new Set([
+  "ADD",
+  "SUB",
+  "MUL",
+  "DIV",
+  "MOD",
+  "POW",
+  "CMP_EQ",
+  "EQ",
+  "NEQ",
+  "RE",
+  "NRE",
+  "GT",
+  "GTE",
+  "LT",
+  "LTE",
+  "AND",
+  "OR",
+  "UNLESS",
+]);
+
+function checkOperators(tokens: readonly Token[]): void {
+  let count = 0;
+  for (const t of tokens) {
+    if (OPERATOR_TOKENS.has(t.kind) && ++count > MAX_OPERATORS) {
+      throw new LogQLParseError(`query has more operators than the limit (${MAX_OPERATORS})`);
+    }
+  }
+}
+
 function parseTokens(query: string): CNode {
   const { tokens, error: lexError } = lex(query);
   checkNesting(tokens);
+  checkOperators(tokens);
   let text = "";
   for (const t of tokens) text += tokenChar(t.kind);
   if (lexError) text += ERROR_CHAR;

@@ -78,6 +78,36 @@ export function translateGoRegex(src: string): string {
   return t.run();
 }
 
+/**
+ * Go's regexp/syntax budget: 128 MiB of compiled program at 40 bytes an instruction. The size of
+ * a pattern is counted as Go counts it (a literal character 1, a capture 2 plus its body, `x{n,m}`
+ * m copies plus m−n, ...).
+ */
+const MAX_PROGRAM_SIZE = Math.floor((128 << 20) / 40);
+
+/** What the size and repeat checks need to know of a parsed piece of pattern. */
+interface Shape {
+  size: number;
+  /** The outermost counted repetitions inside it. */
+  reps: RepeatNode[];
+}
+
+interface RepeatNode {
+  /** The copies Go counts: the maximum, or the minimum of an unbounded `{n,}`. */
+  copies: number;
+  inner: RepeatNode[];
+}
+
+const ONE_INSTRUCTION: Shape = { size: 1, reps: [] };
+
+/** Go's repeatIsValid: no path of nested counted repetitions makes more than `n` copies. */
+function repeatIsValid(node: RepeatNode, n: number): boolean {
+  if (node.copies === 0) return true;
+  if (node.copies > n) return false;
+  const left = Math.floor(n / node.copies);
+  return node.inner.every((sub) => repeatIsValid(sub, left));
+}
+
 const fail = (code: string, expr: string): never => {
   throw new GoRegexError(`error parsing regexp: ${code}: \`${expr}\``);
 };
@@ -189,6 +219,8 @@ class Translator {
   readonly numbers = new Map<string, number>();
   private captures = 0;
   private depth = 0;
+  /** Go's size and repeats of the atom just parsed (set by group(); undefined means one instruction). */
+  private atomShape: Shape | undefined;
 
   constructor(private readonly src: string) {}
 
@@ -214,7 +246,13 @@ class Translator {
     if (++this.depth > 1000) fail("expression nests too deeply", this.src);
     const alts: string[] = [];
     let cur = "";
-    let lastAtom: { start: number; out: string; repeated: boolean; srcStart: number; opStart: number } | undefined;
+    let lastAtom:
+      | { start: number; out: string; repeated: boolean; srcStart: number; opStart: number; shape: Shape }
+      | undefined;
+    // Go's accounting of the alternatives: their sizes, and the repeats anywhere inside.
+    const altSizes: number[] = [];
+    let curSize = 0;
+    const reps: RepeatNode[] = [];
     const f = { ...flags };
     for (;;) {
       const c = this.peek();
@@ -231,6 +269,8 @@ class Translator {
         alts.push(cur);
         cur = "";
         lastAtom = undefined;
+        altSizes.push(Math.max(1, curSize));
+        curSize = 0;
         continue;
       }
       const opStart = this.i;
@@ -245,6 +285,10 @@ class Translator {
           lazy = true;
         }
         if (f.U) lazy = !lazy;
+        const shape = this.repeatShape(lastAtom!.shape, opText);
+        curSize += shape.size - lastAtom!.shape.size;
+        reps.length -= lastAtom!.shape.reps.length;
+        reps.push(...shape.reps);
         cur = cur.slice(0, lastAtom!.start) + `(?:${lastAtom!.out})` + rep + (lazy ? "?" : "");
         lastAtom = {
           start: lastAtom!.start,
@@ -252,6 +296,7 @@ class Translator {
           repeated: true,
           srcStart: lastAtom!.srcStart,
           opStart,
+          shape,
         };
         continue;
       }
@@ -267,23 +312,58 @@ class Translator {
           repeated: false,
           srcStart: opStart,
           opStart: this.i,
+          shape: ONE_INSTRUCTION,
         };
         cur += lastAtom.out;
+        curSize += chars.length + 1;
         continue;
       }
       const atomSrcStart = this.i;
+      this.atomShape = undefined;
       const atom = this.atom(f);
       if (atom === undefined) {
         // A flag-only group like `(?i)`: changes flags, emits nothing, cannot be repeated.
         lastAtom = undefined;
         continue;
       }
-      lastAtom = { start: cur.length, out: atom, repeated: false, srcStart: atomSrcStart, opStart: this.i };
+      const shape = this.atomShape ?? ONE_INSTRUCTION;
+      lastAtom = { start: cur.length, out: atom, repeated: false, srcStart: atomSrcStart, opStart: this.i, shape };
       cur += atom;
+      curSize += shape.size;
+      reps.push(...shape.reps);
     }
     alts.push(cur);
+    altSizes.push(Math.max(1, curSize));
+    const size = altSizes.reduce((a, b) => a + b, 0) + altSizes.length - 1;
+    this.checkSize(size);
+    this.atomShape = { size, reps };
     this.depth--;
     return alts.join("|");
+  }
+
+  /**
+   * Go's parser refuses a program it could not compile within its memory budget (`expression too
+   * large`), counting instructions the way its compiler will emit them.
+   */
+  private checkSize(size: number): void {
+    if (size > MAX_PROGRAM_SIZE) fail("expression too large", this.src);
+  }
+
+  /**
+   * The shape of `sub` under the repetition operator `op`. Go's parser also refuses nested counted
+   * repetitions whose product exceeds 1000 copies (`(a{1000}){1000}`), naming the outer operator.
+   */
+  private repeatShape(sub: Shape, op: string): Shape {
+    if (op === "*") return { size: 2 + sub.size, reps: sub.reps };
+    if (op === "+" || op === "?") return { size: 1 + sub.size, reps: sub.reps };
+    const m = /^\{(\d+)(,(\d*))?\}/.exec(op)!;
+    const min = Number(m[1]);
+    const max = m[2] === undefined ? min : m[3] === "" ? -1 : Number(m[3]);
+    const node: RepeatNode = { copies: max === -1 ? min : max, inner: sub.reps };
+    if ((min >= 2 || max >= 2) && !repeatIsValid(node, 1000)) fail("invalid repeat count", op);
+    const size = max === -1 ? (min === 0 ? 2 + sub.size : 1 + min * sub.size) : max * sub.size + (max - min);
+    this.checkSize(size);
+    return { size, reps: [node] };
   }
 
   /** A repetition operator at the cursor, as JS text, or undefined (cursor unchanged). */
@@ -376,6 +456,8 @@ class Translator {
     const number = capturing ? ++this.captures : 0;
     const body = this.alternation(inner, false);
     this.take(); // ")"
+    // A capture costs two instructions around its body.
+    if (capturing) this.atomShape = { size: 2 + this.atomShape!.size, reps: this.atomShape!.reps };
     if (name !== undefined) {
       this.names.push(name);
       this.numbers.set(name, number);

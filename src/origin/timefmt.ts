@@ -1,11 +1,17 @@
 /** Nanosecond timestamps ↔ the RFC3339 forms VictoriaLogs reads and writes. */
 
 const NS_PER_MS = 1_000_000n;
+/** The int64 nanoseconds VictoriaLogs stores: 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z. */
+const MAX_NS = 2n ** 63n - 1n;
+const MIN_NS = -(2n ** 63n);
 
 /** RFC3339 with all nine fractional digits: exact to the nanosecond in VictoriaLogs filters. */
 export function formatRFC3339Nano(ns: bigint): string {
-  let ms = ns / NS_PER_MS;
-  let sub = ns % NS_PER_MS;
+  // VictoriaLogs keeps int64 nanoseconds: no row lies outside, so a bound beyond them means the
+  // same clamped, and years outside 0000-9999 have no RFC3339 spelling.
+  const t = ns > MAX_NS ? MAX_NS : ns < MIN_NS ? MIN_NS : ns;
+  let ms = t / NS_PER_MS;
+  let sub = t % NS_PER_MS;
   if (sub < 0n) {
     sub += NS_PER_MS;
     ms -= 1n;

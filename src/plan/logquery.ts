@@ -10,6 +10,7 @@
 import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
 import { goRegexError } from "../logql/regex";
 import { printStage } from "../logql/printer";
+import { checkStageBuilds } from "../logql/stage-build";
 import { BadRequestError } from "../http/errors";
 import { lineFilterToLogsQL } from "./linefilter";
 import { compileTemplate, TemplateParseError } from "../engine/template";
@@ -38,6 +39,7 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived 
   const local: PipelineStage[] = [];
   let lineUnchanged = true;
   for (const stage of expr.pipeline) {
+    checkStageBuilds(stage);
     checkLineFilterRegex(stage);
     checkTemplates(stage);
     if (stage.kind === "LineFormat" || stage.kind === "Decolorize") lineUnchanged = false;

@@ -8,7 +8,14 @@ import { Hono } from "hono";
 import { isLogExpr, type LogSelectorExpr } from "../logql/ast";
 import { parseExpr, parseMatchers } from "../logql/parser";
 import { BadRequestError } from "../http/errors";
-import { checkRangeOrder, checkResolution, parseRange, parseStep, requireQuery } from "../http/params";
+import {
+  checkQueryLength,
+  checkRangeOrder,
+  checkResolution,
+  parseRange,
+  parseStep,
+  requireQuery,
+} from "../http/params";
 import { checkLineLimit, parseFieldLimit, parseLineLimit } from "../http/drilldown-params";
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { detectedFieldValues, detectedFields, detectedLabels, type DetectionOptions } from "../exec/detected";
@@ -29,6 +36,8 @@ export const drilldownRoutes = new Hono<Vars>()
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
+    // Loki's querier applies max_query_length here too.
+    checkQueryLength(window, r.config.maxQueryLength);
     const query = r.params.get("query");
     // Without a query Loki looks at every stream; with one, it must be a bare stream selector.
     const matchers = query ? parseMatchers(query) : undefined;

@@ -17,12 +17,15 @@ export const indexRoutes = new Hono<Vars>()
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
+    // Loki's querier applies max_query_length to stats and volume requests too.
+    checkQueryLength(window, r.config.maxQueryLength);
     return c.json(await indexStats(r.client, selector(r.params.get("query")), window));
   })
   .on(["GET", "POST"], "/loki/api/v1/index/volume", async (c) => {
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
+    checkQueryLength(window, r.config.maxQueryLength);
     const options = volumeOptions(r, window);
     return jsonResponse(metricResponseBody(await volume(r.client, options), requestStats(r)));
   })

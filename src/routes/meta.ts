@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { Matcher } from "../logql/ast";
 import { parseExpr, parseMatchers } from "../logql/parser";
 import { BadRequestError } from "../http/errors";
-import { checkRangeOrder, parseRange } from "../http/params";
+import { checkQueryLength, checkRangeOrder, parseRange } from "../http/params";
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { labelNames, labelValues, series } from "../exec/meta";
 
@@ -14,6 +14,8 @@ export const metaRoutes = new Hono<Vars>()
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
+    // Loki's querier applies max_query_length to label and series requests too.
+    checkQueryLength(window, r.config.maxQueryLength);
     const names = await labelNames(r.client, window, selectorOf(r.params.get("query")));
     return jsonResponse(listBody(names));
   })
@@ -21,6 +23,8 @@ export const metaRoutes = new Hono<Vars>()
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
+    // Loki's querier applies max_query_length to label and series requests too.
+    checkQueryLength(window, r.config.maxQueryLength);
     const values = await labelValues(r.client, c.req.param("name"), window, selectorOf(r.params.get("query")));
     return jsonResponse(listBody(values));
   })
@@ -28,6 +32,8 @@ export const metaRoutes = new Hono<Vars>()
     const r = c.get("loki");
     const window = parseRange(r.params, r.nowNs);
     checkRangeOrder(window);
+    // Loki's querier applies max_query_length to label and series requests too.
+    checkQueryLength(window, r.config.maxQueryLength);
     const list = await series(r.client, seriesSelectors(r.params), window);
     return jsonResponse(`{"status":"success","data":${JSON.stringify(list)}}`);
   });

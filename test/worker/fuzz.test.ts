@@ -118,6 +118,67 @@ function input(rnd: () => number): { path: string; params: URLSearchParams } {
   return { path, params };
 }
 
+// ---- Issue 27, item 6: user input that once got a 5xx (Loki answers 400 or an empty success) ----
+// Each shape is sent as is (below) and seeds the mutations: json/logfmt expressions Loki's parser
+// refuses, ip() filters with bad patterns, regexes past Go's limits in every position, times and
+// durations past int64, centuries-long and far-future ranges, operator chains past the stack.
+const INPUT_SHAPES: { path: string; params: Record<string, string>; init?: RequestInit }[] = [
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} | json a="b["' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} | json a="a-b", c="[0"' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} | logfmt a="b c"' } },
+  { path: "/loki/api/v1/query_range", params: { query: 'count_over_time({app="nginx"} | json a="." [5m])' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} |= ip("999.1.1.1")' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} |~ ip("10.0.0.1")' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} | logfmt | addr = ip("1.2.3.4/99")' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app=~"(a{1000}){1000}"}' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} | x=~"(a{1000}){1000}"' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{service_name=~"(a{1000}){1000}"}' } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} |~ "(a{1000}){1000}"' } },
+  { path: "/loki/api/v1/query_range", params: { query: `{app="nginx"} |~ "(${"a".repeat(3400)}){1000}"` } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"}', start: "1" + "0".repeat(25) } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"}', start: "1.5e20" } },
+  { path: "/loki/api/v1/query", params: { query: 'count_over_time({app="nginx"}[1m])', time: "1" + "0".repeat(25) } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"}', since: "9999999y" } },
+  { path: "/loki/api/v1/labels", params: { start: "-100000000000.5", end: "-1.5" } },
+  { path: "/loki/api/v1/labels", params: { start: "9999-12-31T00:00:00Z", end: "9999-12-31T23:59:59Z" } },
+  { path: "/loki/api/v1/series", params: { "match[]": '{app="nginx"}', end: "9999-12-31T23:59:59Z" } },
+  { path: "/loki/api/v1/index/stats", params: { query: '{app="nginx"}', start: "-1.5e20" } },
+  { path: "/loki/api/v1/detected_labels", params: { since: "1000000000h" } },
+  {
+    path: "/loki/api/v1/query_range",
+    params: {},
+    init: { method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=x" }, body: "garbage" },
+  },
+  { path: "/loki/api/v1/query", params: { query: Array(6000).fill("vector(1)").join(" + ") } },
+  { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} | ' + Array(6000).fill('x="1"').join(", ") } },
+];
+QUERIES.push(...INPUT_SHAPES.flatMap((s) => (s.params.query === undefined ? [] : [s.params.query])));
+TOKENS.push('ip("999.1.1.1")', "{1000}", '| json x="a["');
+HOSTILE.push("1" + "0".repeat(25), "1.5e20", "-100000000000.5", "9999-12-31T23:59:59Z");
+
+describe("issue 27 input shapes", () => {
+  it("answers each with a 4xx in Loki's shape or a success, never a 5xx", async () => {
+    const problems: string[] = [];
+    for (const { path, params, init } of INPUT_SHAPES) {
+      const ctx = createExecutionContext();
+      const res = await createApp().fetch(
+        new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, init),
+        env as Env,
+        ctx,
+      );
+      const body = await res.text();
+      await waitOnExecutionContext(ctx);
+      const what = `${path}?${new URLSearchParams(params)}`.slice(0, 200);
+      if (res.status >= 500) problems.push(`${res.status} ${body.slice(0, 200)} for ${what}`);
+      else if (res.status >= 400 && !(res.headers.get("Content-Type") ?? "").startsWith("text/plain")) {
+        problems.push(`${res.status} not text/plain for ${what}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+// ---- end of issue 27, item 6 ----
+
 const INPUTS = 400;
 /** Per request: far above any legitimate answer on this dataset, far below a stalled isolate. */
 const BOUND_MS = 20_000;

@@ -85,7 +85,19 @@ export function parseAddr(s: string): Addr | undefined {
   return v === undefined ? undefined : { v6: false, value: v };
 }
 
+/** Loki's error for a pattern that is no address, prefix or range; undefined when it is one. */
+export function ipPatternError(pattern: string): string | undefined {
+  return ipMatcherOf(pattern) === undefined ? `ip: invalid pattern: ${JSON.stringify(pattern)}` : undefined;
+}
+
 export function compileIpMatcher(pattern: string): IpMatcher {
+  const matcher = ipMatcherOf(pattern);
+  if (matcher === undefined) throw new Error(ipPatternError(pattern));
+  return matcher;
+}
+
+/** The matcher for a pattern, or undefined when Loki would refuse it. */
+export function ipMatcherOf(pattern: string): IpMatcher | undefined {
   const single = parseAddr(pattern);
   if (single) return (a) => a.v6 === single.v6 && a.value === single.value;
 
@@ -112,7 +124,7 @@ export function compileIpMatcher(pattern: string): IpMatcher {
       return (a) => a.v6 === from.v6 && a.value >= from.value && a.value <= to.value;
     }
   }
-  throw new Error(`ip: invalid pattern: ${JSON.stringify(pattern)}`);
+  return undefined;
 }
 
 function isDigit(c: number): boolean {

@@ -7,6 +7,7 @@ import { Category, DUPLICATE_SUFFIX } from "./labels";
 import { arrayEach, objectEach, unescapeJson, type RawValue } from "./jsonscan";
 import { sanitizeLabelKey } from "./sanitize";
 import type { Stage } from "./stage";
+import { parseJsonExpression, type JsonPathStep } from "../../logql/extraction-expr";
 
 export const JSON_PARSER_ERR = "JSONParserErr";
 
@@ -47,49 +48,11 @@ export function jsonParserStage(): Stage {
   };
 }
 
-/** One step of a json extraction path: an object key or an array index. */
-export type JsonPathStep = string | number;
-
-/** Parses `a.b`, `a[0]`, `["a b"].c`, `a["b"][1]` — Loki's json expression syntax. */
+/** A json path as Loki reads it; the pipeline's construction has already refused a bad one. */
 export function parseJsonPath(expr: string): JsonPathStep[] {
-  const steps: JsonPathStep[] = [];
-  let i = 0;
-  const fail = (): never => {
-    throw new Error(`cannot parse expression [${expr}]: syntax error`);
-  };
-  const ident = (): string => {
-    const m = /^[A-Za-z0-9_\-$@]+/.exec(expr.slice(i));
-    if (!m) return fail();
-    i += m[0].length;
-    return m[0];
-  };
-  if (expr.length === 0) fail();
-  if (expr[0] !== "[") steps.push(ident());
-  while (i < expr.length) {
-    const c = expr[i];
-    if (c === ".") {
-      i++;
-      steps.push(ident());
-    } else if (c === "[") {
-      i++;
-      if (expr[i] === '"') {
-        const close = expr.indexOf('"', i + 1);
-        if (close === -1) fail();
-        steps.push(expr.slice(i + 1, close));
-        i = close + 1;
-      } else {
-        const m = /^\d+/.exec(expr.slice(i));
-        if (!m) return fail();
-        steps.push(Number(m[0]));
-        i += m[0].length;
-      }
-      if (expr[i] !== "]") fail();
-      i++;
-    } else {
-      fail();
-    }
-  }
-  return steps;
+  const parsed = parseJsonExpression(expr);
+  if (!parsed.ok) throw new Error(`cannot parse expression [${expr}]: ${parsed.error}`);
+  return parsed.steps;
 }
 
 /** The raw value at `path`, following the first matching key at each level. */

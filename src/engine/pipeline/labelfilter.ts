@@ -8,7 +8,7 @@ import type { LabelFilterExpr, NumericFilterOp } from "../../logql/ast";
 import { compare } from "../../logql/arith";
 import { compileGoRegexp } from "../../logql/go-regexp";
 import { parseGoDuration, parseGoFloat, parseHumanBytes, type ParseResult } from "./goparse";
-import { compileIpMatcher, containsMatchingIp } from "./ip";
+import { containsMatchingIp, ipMatcherOf } from "./ip";
 import { ERROR_LABEL, type LabelsBuilder } from "./labels";
 
 export const LABEL_FILTER_ERR = "LabelFilterErr";
@@ -70,13 +70,15 @@ export function compileLabelFilter(f: LabelFilterExpr): LabelPredicate {
     case "bytes":
       return typedFilter(f.name, f.op, f.value, parseHumanBytes);
     case "ip": {
-      const matcher = compileIpMatcher(f.cidr);
+      // A bad pattern fails the query when the filter stands alone (logql/stage-build.ts); inside
+      // `and`/`or` Loki keeps the filter, and it matches nothing.
+      const matcher = ipMatcherOf(f.cidr);
       const name = f.name;
       const negate = f.op === "!=";
       return (b) => {
         if (b.hasErr()) return true;
         const v = b.get(name);
-        if (v === undefined) return false;
+        if (v === undefined || matcher === undefined) return false;
         return containsMatchingIp(v, matcher) !== negate;
       };
     }

@@ -12,8 +12,11 @@ import { patternParserStage, regexpParserStage, unpackParserStage } from "./pars
 import { reorderLineFilters } from "./reorder";
 import { decolorizeStage, dropStage, keepStage } from "./shaping";
 import type { Stage } from "./stage";
+import { checkStageBuilds } from "../../logql/stage-build";
 
 export function compileStage(s: PipelineStage): Stage {
+  // Every route compiles here, planned or not: a stage Loki cannot build is its 400, not a crash.
+  checkStageBuilds(s);
   switch (s.kind) {
     case "LineFilter": {
       const pass = lineFilterPredicate(s);
