@@ -195,7 +195,8 @@ export function parseStep(p: RawParams, range: TimeRange): bigint {
     step = Number.isFinite(ns) && Math.abs(ns) < 2 ** 63 ? BigInt(ns) : -1n;
   } else {
     const d = parsePromDuration(raw);
-    if (d === undefined) {
+    // Prometheus' ParseDuration refuses a duration past int64 nanoseconds; Loki then names the value.
+    if (d === undefined || d > INT64_MAX) {
       throw new BadRequestError(`could not parse 'step' parameter: cannot parse ${goQuote(raw)} to a valid duration`);
     }
     step = d;

@@ -8,9 +8,8 @@
  * Stages that change the line (`line_format`, `decolorize`) end the candidate region.
  */
 import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
-import { goRegexError } from "../logql/regex";
 import { printStage } from "../logql/printer";
-import { checkStageBuilds } from "../logql/stage-build";
+import { checkPipelineBuilds } from "../logql/stage-build";
 import { BadRequestError } from "../http/errors";
 import { lineFilterToLogsQL } from "./linefilter";
 import { compileTemplate, TemplateParseError } from "../engine/template";
@@ -38,9 +37,9 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived 
   const filters = [streamFilter(expr.matchers, derived?.serviceNameLabels)];
   const local: PipelineStage[] = [];
   let lineUnchanged = true;
+  // Before anything reaches the origin, so a pushed-down filter fails the same way as a local one.
+  checkPipelineBuilds(expr.pipeline);
   for (const stage of expr.pipeline) {
-    checkStageBuilds(stage);
-    checkLineFilterRegex(stage);
     checkTemplates(stage);
     if (stage.kind === "LineFormat" || stage.kind === "Decolorize") lineUnchanged = false;
     if (stage.kind === "LineFilter" && lineUnchanged) {
@@ -84,19 +83,5 @@ function checkTemplates(stage: PipelineStage): void {
       if (e instanceof TemplateParseError) fail(`invalid template for label '${op.dst}': ${e.message}`);
       throw e;
     }
-  }
-}
-
-/**
- * Loki compiles line-filter regexes when it builds the pipeline and answers a bad one with a 400
- * naming the stage. Checked here, before anything reaches the origin, so a pushed-down filter fails
- * the same way as a local one.
- */
-function checkLineFilterRegex(stage: PipelineStage): void {
-  if (stage.kind !== "LineFilter" || (stage.op !== "|~" && stage.op !== "!~")) return;
-  for (const v of stage.values) {
-    if (v.type !== "string") continue;
-    const err = goRegexError(v.value);
-    if (err !== undefined) throw new BadRequestError(`parse error : stage '${printStage(stage)}' : ${err}`);
   }
 }

@@ -127,6 +127,13 @@ describe("times beyond what Loki parses", () => {
     }
   });
 
+  it("a step duration past int64 nanoseconds is Loki's 400 (it held the isolate for seconds)", async () => {
+    expect400(
+      await ask(QR, { query: 'rate({app="nginx"}[1s])', ...W, step: "106752d" }),
+      `could not parse 'step' parameter: cannot parse "106752d" to a valid duration`,
+    );
+  });
+
   it("a float past int64 seconds is Go's far past: a range too long (was a 500)", async () => {
     expect400(
       await ask(QR, { query: '{app="nginx"}', start: "1.5e20", end: W.end }),

@@ -12,11 +12,9 @@ import { patternParserStage, regexpParserStage, unpackParserStage } from "./pars
 import { reorderLineFilters } from "./reorder";
 import { decolorizeStage, dropStage, keepStage } from "./shaping";
 import type { Stage } from "./stage";
-import { checkStageBuilds } from "../../logql/stage-build";
+import { checkPipelineBuilds } from "../../logql/stage-build";
 
 export function compileStage(s: PipelineStage): Stage {
-  // Every route compiles here, planned or not: a stage Loki cannot build is its 400, not a crash.
-  checkStageBuilds(s);
   switch (s.kind) {
     case "LineFilter": {
       const pass = lineFilterPredicate(s);
@@ -57,6 +55,8 @@ export class StageRunner {
   private readonly stages: Stage[];
 
   constructor(stages: PipelineStage[]) {
+    // Every route runs its stages here, planned or not: one Loki cannot build is its 400, not a crash.
+    checkPipelineBuilds(stages);
     this.stages = reorderLineFilters(stages).map(compileStage);
   }
 

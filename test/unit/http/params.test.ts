@@ -5,7 +5,14 @@
  * time.Duration. Before, these threw a RangeError (500) or reached the origin as years it refuses.
  */
 import { describe, expect, it } from "vitest";
-import { checkQueryLength, INT64_MIN, parseLokiTime, parseRange, rawParamsFrom } from "../../../src/http/params";
+import {
+  checkQueryLength,
+  INT64_MIN,
+  parseLokiTime,
+  parseRange,
+  parseStep,
+  rawParamsFrom,
+} from "../../../src/http/params";
 import { formatRFC3339Nano } from "../../../src/origin/timefmt";
 
 const NOW = 1769925600n * 1_000_000_000n;
@@ -53,6 +60,15 @@ describe("Loki's timestamps", () => {
     );
     expect(refusal(() => range({ since: "106752d" }))).toBe("could not parse 'since' parameter: duration out of range");
     expect(range({ since: "106751d" }).start).toBe(NOW - 106751n * 86400n * 1_000_000_000n);
+  });
+
+  it("refuses a step duration past int64 nanoseconds as Loki does (it hung the isolate)", () => {
+    const window = { start: NOW - 3600n * 1_000_000_000n, end: NOW };
+    const step = (v: string) => parseStep(rawParamsFrom(new URLSearchParams({ step: v })), window);
+    expect(refusal(() => step("106752d"))).toBe(
+      `could not parse 'step' parameter: cannot parse "106752d" to a valid duration`,
+    );
+    expect(step("106751d")).toBe(106751n * 86400n * 1_000_000_000n);
   });
 
   it("shows a saturated query length as Go's Time.Sub does", () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { logfmtExpressionError, parseJsonExpression } from "../../../src/logql/extraction-expr";
-import { checkStageBuilds } from "../../../src/logql/stage-build";
+import { checkPipelineBuilds } from "../../../src/logql/stage-build";
 import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
 import { compileStage } from "../../../src/engine/pipeline/pipeline";
@@ -75,7 +75,7 @@ describe("stage builds", () => {
   const stages = (q: string) => (parseExpr(q) as LogSelectorExpr).pipeline;
   const buildError = (q: string): string | undefined => {
     try {
-      stages(q).forEach(checkStageBuilds);
+      checkPipelineBuilds(stages(q));
       return undefined;
     } catch (e) {
       return (e as Error).message;
@@ -99,6 +99,20 @@ describe("stage builds", () => {
       `parse error : stage '| addr=ip("10.0.0.0/33")' : ip: invalid pattern: "10.0.0.0/33"`,
     );
     expect(buildError('{a="b"} | json a="b.c[0]" | addr = ip("10.0.0.0/8") |= ip("::1")')).toBeUndefined();
+  });
+
+  it("names a stretch of line filters as Loki's one combined stage, built from the last back", () => {
+    expect(buildError('{a="b"} |= "x" | json |~ "(a{1000}){1000}" | x="1" |= ip("b")')).toBe(
+      'parse error : stage \'|= "x" |~ "(a{1000}){1000}"\' : error parsing regexp: invalid repeat count: `{1000}`',
+    );
+    expect(buildError('{a="b"} |= ip("b") != ip("c")')).toBe(
+      `parse error : stage '|= ip("b") != ip("c")' : ip: invalid pattern: "c"`,
+    );
+    // Line filters run first: their error wins over an earlier json stage's.
+    expect(buildError('{a="b"} | json a="[" |= ip("b")')).toBe(
+      `parse error : stage '|= ip("b")' : ip: invalid pattern: "b"`,
+    );
+    expect(buildError('{a="b"} | json a="[" | x="1" |= ip("b")')).toContain("cannot parse expression [[]");
   });
 
   it("keeps a bad ip() inside and/or, matching nothing, as Loki does", () => {
