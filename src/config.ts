@@ -4,7 +4,7 @@
  */
 import { readTenancyPolicy, type TenancyPolicy } from "./auth/policy";
 import { ConfigError } from "./config-error";
-import { parsePromDuration } from "./http/params";
+import { parseLokiDuration } from "./core/go/duration";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
 
 export { ConfigError };
@@ -108,15 +108,15 @@ export function readConfig(env: Env): Config {
     originUrl: url.toString().replace(/\/+$/, ""),
     originAuthorization,
     originTimeoutMs: positiveInt(env.ORIGIN_TIMEOUT_MS, 60_000),
-    splitInterval: parsePromDuration(env.SPLIT_INTERVAL ?? "1h") ?? 3_600_000_000_000n,
+    splitInterval: durationNs(env.SPLIT_INTERVAL ?? "1h") ?? 3_600_000_000_000n,
     maxConcurrency: Math.min(positiveInt(env.MAX_CONCURRENCY, 6), 6),
     maxEntriesLimit: positiveInt(env.MAX_ENTRIES_LIMIT, 5000),
     maxQuerySeries: positiveInt(env.MAX_QUERY_SERIES, 500),
-    maxQueryLength: parsePromDuration(env.MAX_QUERY_LENGTH ?? "721h") ?? 721n * 3_600_000_000_000n,
+    maxQueryLength: durationNs(env.MAX_QUERY_LENGTH ?? "721h") ?? 721n * 3_600_000_000_000n,
     tenancy: readTenancyPolicy(env),
     pushdown: env.PUSHDOWN !== "off",
     cache: !["off", "false", "0", "no"].includes((env.CACHE ?? "").trim().toLowerCase()),
-    cacheFreshnessMs: Number((parsePromDuration(env.CACHE_FRESHNESS ?? "10m") ?? 600_000_000_000n) / 1_000_000n),
+    cacheFreshnessMs: Number((durationNs(env.CACHE_FRESHNESS ?? "10m") ?? 600_000_000_000n) / 1_000_000n),
     cacheKv: env.CACHE_KV,
     coalescer: env.COALESCER,
     tailMaxDurationMs: Number((positiveDuration(env.TAIL_MAX_DURATION) ?? 3_600_000_000_000n) / 1_000_000n),
@@ -138,7 +138,13 @@ function positiveInt(v: string | undefined, dflt: number): number {
   return Number.isInteger(n) && n > 0 ? n : dflt;
 }
 
+/** A configured duration in Loki's query syntax (`1h`, `90m`, `1d`, `1.5h`); undefined when unreadable or negative. */
+function durationNs(v: string): bigint | undefined {
+  const d = parseLokiDuration(v);
+  return d.ok && d.value >= 0n ? d.value : undefined;
+}
+
 function positiveDuration(v: string | undefined): bigint | undefined {
-  const d = v === undefined ? undefined : parsePromDuration(v);
+  const d = v === undefined ? undefined : durationNs(v);
   return d !== undefined && d > 0n ? d : undefined;
 }

@@ -60,9 +60,10 @@ func digits(min, max int) string {
 // Durations
 
 type durationParse struct {
-	In  string `json:"in"`
-	Ns  string `json:"ns,omitempty"`
-	Err string `json:"err,omitempty"`
+	In      string `json:"in"`
+	Ns      string `json:"ns,omitempty"`
+	Seconds string `json:"seconds,omitempty"` // Duration.Seconds() as float64 bits (hex)
+	Err     string `json:"err,omitempty"`
 }
 
 type durationFormat struct {
@@ -123,6 +124,7 @@ func durationFixtures() map[string]any {
 		c := durationParse{In: in, Err: errText(err)}
 		if err == nil {
 			c.Ns = strconv.FormatInt(int64(d), 10)
+			c.Seconds = bitsHex(d.Seconds())
 		}
 		goParse = append(goParse, c)
 	}

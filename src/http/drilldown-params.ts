@@ -4,7 +4,8 @@
  * error text, and zero or less is refused.
  */
 import { BadRequestError } from "./errors";
-import { goQuote, type RawParams } from "./params";
+import { quote as goQuote } from "../core/go/strconv";
+import type { RawParams } from "./params";
 
 /** `line_limit`: how many of the newest lines detection examines; default 100. */
 export function parseLineLimit(p: RawParams): number {

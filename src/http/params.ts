@@ -3,7 +3,8 @@
  * Everything here is pure: the route reads raw strings, these functions turn them into typed values.
  */
 import { BadRequestError } from "./errors";
-import { formatGoDuration, formatPromDuration } from "../logql/golang";
+import { formatDuration, formatPromDuration, parsePromDuration } from "../core/go/duration";
+import { quote as goQuote } from "../core/go/strconv";
 import type { Direction } from "../engine/types";
 
 const NS_PER_MS = 1_000_000n;
@@ -68,41 +69,6 @@ export function parseRFC3339Nano(value: string): bigint | undefined {
   return ns;
 }
 
-/** Go's `%q` for the ASCII cases that appear in error messages. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
-
-/** Go/Prometheus duration (`1h30m`, `500ms`, `1d`, `1w`, `1y`); returns nanoseconds or undefined. */
-export function parsePromDuration(value: string): bigint | undefined {
-  if (value === "0") return 0n;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w|y)/y;
-  const unit: Record<string, number> = {
-    ns: 1,
-    us: 1e3,
-    µs: 1e3,
-    ms: 1e6,
-    s: 1e9,
-    m: 60e9,
-    h: 3600e9,
-    d: 86400e9,
-    w: 7 * 86400e9,
-    y: 365 * 86400e9,
-  };
-  let total = 0n;
-  let pos = 0;
-  while (pos < value.length) {
-    re.lastIndex = pos;
-    const m = re.exec(value);
-    if (!m) return undefined;
-    const [whole, num, u] = m;
-    const scale = unit[u!]!;
-    total += num!.includes(".") ? BigInt(Math.round(Number(num) * scale)) : BigInt(num!) * BigInt(scale);
-    pos += whole.length;
-  }
-  return pos === 0 ? undefined : total;
-}
-
 export interface TimeRange {
   start: bigint;
   end: bigint;
@@ -117,11 +83,12 @@ export function parseRange(p: RawParams, nowNs: bigint, defaultSince = 3600n * N
   const sinceRaw = p.get("since");
   let since = defaultSince;
   if (sinceRaw) {
+    // Loki reads `since` with Prometheus' model.ParseDuration.
     const d = parsePromDuration(sinceRaw);
-    if (d === undefined) {
+    if (!d.ok) {
       throw new BadRequestError(`could not parse 'since' parameter: not a valid duration string: ${goQuote(sinceRaw)}`);
     }
-    since = d;
+    since = d.value;
   }
   const startRaw = p.get("start");
   const start = startRaw ? parseLokiTime(startRaw, "start") : (end < nowNs ? end : nowNs) - since;
@@ -177,11 +144,12 @@ export function parseStep(p: RawParams, range: TimeRange): bigint {
     // as a non-positive step below.
     step = Number.isFinite(ns) && Math.abs(ns) < 2 ** 63 ? BigInt(ns) : -1n;
   } else {
+    // Not float seconds: Loki then tries Prometheus' model.ParseDuration.
     const d = parsePromDuration(raw);
-    if (d === undefined) {
+    if (!d.ok) {
       throw new BadRequestError(`could not parse 'step' parameter: cannot parse ${goQuote(raw)} to a valid duration`);
     }
-    step = d;
+    step = d.value;
   }
   if (step <= 0n) {
     throw new BadRequestError("zero or negative query resolution step widths are not accepted. Try a positive integer");
@@ -204,7 +172,7 @@ export function checkQueryLength(range: TimeRange, maxQueryLength: bigint): void
   const length = range.end - range.start;
   if (length > maxQueryLength) {
     throw new BadRequestError(
-      `the query time range exceeds the limit (query length: ${formatGoDuration(Number(length))}, limit: ${formatPromDuration(Number(maxQueryLength))})`,
+      `the query time range exceeds the limit (query length: ${formatDuration(length)}, limit: ${formatPromDuration(Number(maxQueryLength))})`,
     );
   }
 }

@@ -189,9 +189,15 @@ export function parseDurationNs(s: string): ParseResult<number> {
   return typeof r === "bigint" ? { ok: true, value: Number(r) } : { ok: false, error: r };
 }
 
-/** Duration.Seconds(): whole seconds plus the fraction, each converted separately as Go does. */
-export function durationSeconds(ns: bigint): number {
-  return Number(ns / 1_000_000_000n) + Number(ns % 1_000_000_000n) / 1e9;
+/**
+ * Duration.Seconds(): whole seconds plus the fraction, each converted separately as Go does (this
+ * can differ from ns / 1e9 in the last bit). Number input must be an integer.
+ */
+export function durationSeconds(ns: bigint | number): number {
+  if (typeof ns === "bigint") return Number(ns / 1_000_000_000n) + Number(ns % 1_000_000_000n) / 1e9;
+  // % and the division of a multiple of 1e9 are exact on integer doubles.
+  const nsec = ns % NS_PER_SECOND;
+  return (ns - nsec) / NS_PER_SECOND + nsec / 1e9;
 }
 
 /** Go's fmtFrac: v/10^prec with the fraction's trailing zeros (and a bare dot) dropped. */

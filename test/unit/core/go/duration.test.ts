@@ -9,11 +9,12 @@ import {
   parsePromDuration,
   timeQuote,
 } from "../../../../src/core/go/duration";
-import { goFixture } from "./fixtures";
+import { goFixture, toBits } from "./fixtures";
 
 interface Parse {
   in: string;
   ns?: string;
+  seconds?: string;
   err?: string;
 }
 interface Format {
@@ -39,6 +40,16 @@ describe("time.ParseDuration (Go fixtures)", () => {
     for (const c of fx.parseDuration) {
       const r = parseDurationNs(c.in);
       expect(r, c.in).toEqual(c.err ? { ok: false, error: c.err } : { ok: true, value: Number(BigInt(c.ns!)) });
+    }
+  });
+
+  it("Duration.Seconds matches Go bit for bit, from bigint and from number", () => {
+    for (const c of fx.parseDuration) {
+      if (c.err) continue;
+      expect(toBits(durationSeconds(BigInt(c.ns!))), c.in).toBe(c.seconds);
+      if (Math.abs(Number(c.ns)) <= Number.MAX_SAFE_INTEGER) {
+        expect(toBits(durationSeconds(Number(c.ns))), c.in).toBe(c.seconds);
+      }
     }
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { floorDiv, floorMod } from "../../../../src/core/go/intdiv";
+import { ceilDiv, floorDiv, floorMod } from "../../../../src/core/go/intdiv";
 
 describe("floorDiv / floorMod", () => {
   it("round toward −∞ for every sign combination", () => {
@@ -19,6 +19,22 @@ describe("floorDiv / floorMod", () => {
           const m = floorMod(a, b);
           expect(b * q + m).toBe(a);
           expect(b > 0n ? m >= 0n && m < b : m <= 0n && m > b).toBe(true);
+        },
+      ),
+    );
+  });
+});
+
+describe("ceilDiv", () => {
+  it("rounds toward +∞ and agrees with floorDiv on exact quotients", () => {
+    expect([ceilDiv(7n, 2n), ceilDiv(-7n, 2n), ceilDiv(7n, -2n), ceilDiv(-7n, -2n)]).toEqual([4n, -3n, -3n, 4n]);
+    fc.assert(
+      fc.property(
+        fc.bigInt(),
+        fc.bigInt().filter((b) => b !== 0n),
+        (a, b) => {
+          const c = ceilDiv(a, b);
+          expect(c === floorDiv(a, b) ? a % b === 0n : c === floorDiv(a, b) + 1n).toBe(true);
         },
       ),
     );
