@@ -4,7 +4,7 @@
  */
 import { BadRequestError } from "./errors";
 import { formatDuration, formatPromDuration, parsePromDuration } from "../core/go/duration";
-import { quote as goQuote } from "../core/go/strconv";
+import { quote as goQuote, parseFloat } from "../core/go/strconv";
 import type { Direction } from "../engine/types";
 
 const NS_PER_MS = 1_000_000n;
@@ -138,18 +138,22 @@ export function parseStep(p: RawParams, range: TimeRange): bigint {
     const span = range.end - range.start;
     const secs = span / 250n / NS_PER_S;
     step = (secs > 1n ? secs : 1n) * NS_PER_S;
-  } else if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw)) {
-    const ns = Math.round(Number(raw) * 1e9);
-    // Loki converts the seconds to a Go time.Duration: past int64 it wraps negative, and is refused
-    // as a non-positive step below.
-    step = Number.isFinite(ns) && Math.abs(ns) < 2 ** 63 ? BigInt(ns) : -1n;
   } else {
-    // Not float seconds: Loki then tries Prometheus' model.ParseDuration.
-    const d = parsePromDuration(raw);
-    if (!d.ok) {
-      throw new BadRequestError(`could not parse 'step' parameter: cannot parse ${goQuote(raw)} to a valid duration`);
+    const seconds = parseFloat(raw);
+    if (seconds.ok) {
+      // Float seconds as strconv.ParseFloat reads them (`15`, `0.5`, `1e1`, `0x1p3`, `1_0`).
+      const ns = Math.round(seconds.value * 1e9);
+      // Loki converts the seconds to a Go time.Duration: past int64 it wraps negative, and is refused
+      // as a non-positive step below.
+      step = Number.isFinite(ns) && Math.abs(ns) < 2 ** 63 ? BigInt(ns) : -1n;
+    } else {
+      // Not float seconds: Loki then tries Prometheus' model.ParseDuration.
+      const d = parsePromDuration(raw);
+      if (!d.ok) {
+        throw new BadRequestError(`could not parse 'step' parameter: cannot parse ${goQuote(raw)} to a valid duration`);
+      }
+      step = d.value;
     }
-    step = d.value;
   }
   if (step <= 0n) {
     throw new BadRequestError("zero or negative query resolution step widths are not accepted. Try a positive integer");
