@@ -288,6 +288,13 @@ func intInputs() []intParse {
 	}
 	var out []intParse
 	for _, t := range texts {
+		// Base -1 marks strconv.Atoi.
+		v, err := strconv.Atoi(t)
+		c := intParse{In: t, Base: -1, Err: errText(err)}
+		if err == nil {
+			c.Out = strconv.Itoa(v)
+		}
+		out = append(out, c)
 		for _, bb := range [][2]int{{10, 64}, {0, 64}, {10, 0}} {
 			v, err := strconv.ParseInt(t, bb[0], bb[1])
 			c := intParse{In: t, Base: bb[0], BitSize: bb[1], Err: errText(err)}

@@ -263,15 +263,24 @@ function parseUintText(s: string, base: number, bitSize: number): bigint | "synt
 
 /** strconv.ParseInt(s, base, bitSize); base 0 reads Go's prefixes (0x, 0o, 0b, 0) and `_`. */
 export function parseInt(s: string, base: number, bitSize: number): ParseResult<bigint> {
+  return parseIntAs("ParseInt", s, base, bitSize);
+}
+
+/** strconv.Atoi: ParseInt(s, 10, 0) reporting its errors as Atoi's. */
+export function atoi(s: string): ParseResult<bigint> {
+  return parseIntAs("Atoi", s, 10, 0);
+}
+
+function parseIntAs(fn: string, s: string, base: number, bitSize: number): ParseResult<bigint> {
   if (bitSize === 0) bitSize = 64;
-  if (s === "") return numError("ParseInt", s, "invalid syntax");
+  if (s === "") return numError(fn, s, "invalid syntax");
   const neg = s[0] === "-";
   const body = s[0] === "+" || s[0] === "-" ? s.slice(1) : s;
   const un = parseUintText(body, base, bitSize);
-  if (un === "syntax") return numError("ParseInt", s, "invalid syntax");
+  if (un === "syntax") return numError(fn, s, "invalid syntax");
   const cutoff = 1n << BigInt(bitSize - 1);
   if (un === "range" || (!neg && un >= cutoff) || (neg && un > cutoff)) {
-    return numError("ParseInt", s, "value out of range");
+    return numError(fn, s, "value out of range");
   }
   return { ok: true, value: neg ? -un : un };
 }

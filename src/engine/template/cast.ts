@@ -8,7 +8,6 @@ import { GoInt, type GoValue } from "./values";
 import { parseFloat, parseInt } from "../../core/go/strconv";
 
 const MIN_INT64 = -(1n << 63n);
-const MAX_INT64 = (1n << 63n) - 1n;
 
 /** cast strips a zero fraction before parsing: "3.0" and "3.00" read as 3, "3.5" does not parse. */
 function trimZeroDecimal(s: string): string {
@@ -51,9 +50,10 @@ export function toFloat64(v: GoValue): number {
       return v;
     case "boolean":
       return v ? 1 : 0;
-    case "string":
+    case "string": {
       const f = parseFloat(v);
       return f.ok ? f.value : 0;
+    }
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  atoi,
   type FloatFormat,
   formatFloat,
   isPrint,
@@ -44,9 +45,9 @@ describe("strconv.ParseFloat (Go fixtures)", () => {
 });
 
 describe("strconv.ParseInt (Go fixtures)", () => {
-  it("matches Go for bases 10 and 0 and bit sizes 64 and 0", () => {
+  it("matches Go for bases 10 and 0, bit sizes 64 and 0, and Atoi", () => {
     for (const c of fx.parseInt) {
-      const r = parseInt(c.in, c.base, c.bitSize);
+      const r = c.base === -1 ? atoi(c.in) : parseInt(c.in, c.base, c.bitSize);
       const name = `${c.in} base ${c.base}`;
       expect(r, name).toEqual(c.err ? { ok: false, error: c.err } : { ok: true, value: BigInt(c.out!) });
     }
