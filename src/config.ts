@@ -5,7 +5,7 @@
  */
 import { readTenancyPolicy, secretVar, type TenancyPolicy } from "./auth/policy";
 import { ConfigError } from "./config-error";
-import { parsePromDuration } from "./http/params";
+import { parseLokiDuration } from "./core/go/duration";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
 
 export { ConfigError };
@@ -215,8 +215,9 @@ function positiveInt(env: Env, name: StringVar, dflt: number, max = Number.MAX_S
 function duration(env: Env, name: StringVar, dflt: bigint, min: bigint): bigint {
   const v = env[name];
   if (v === undefined) return dflt;
-  const d = parsePromDuration(v.trim());
-  if (d === undefined) throw new ConfigError(`${name} must be a duration such as 90s, 10m or 1h`);
+  const parsed = parseLokiDuration(v.trim());
+  if (!parsed.ok) throw new ConfigError(`${name} must be a duration such as 90s, 10m or 1h`);
+  const d = parsed.value;
   if (d < min) {
     throw new ConfigError(
       min === 0n

@@ -3,6 +3,7 @@
  * refreshes a few seconds apart ask the origin the same question and share one cache entry. The
  * bucket grows with the span so the widening stays small relative to what was asked.
  */
+import { floorMod } from "../core/go/intdiv";
 import type { TimeWindow } from "../origin/client";
 
 const MINUTE_NS = 60_000_000_000n;
@@ -26,9 +27,8 @@ export function bucketWindow(window: TimeWindow): TimeWindow {
 }
 
 function floorTo(t: bigint, size: bigint): bigint {
-  const r = t % size;
-  // bigint % keeps the dividend's sign: pre-1970 instants still round toward −∞.
-  return r === 0n ? t : r > 0n ? t - r : t - r - size;
+  // Floored, so pre-1970 instants still round toward −∞.
+  return t - floorMod(t, size);
 }
 
 function ceilTo(t: bigint, size: bigint): bigint {

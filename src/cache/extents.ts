@@ -20,6 +20,7 @@ import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
 import type { ChunkStore } from "./chunk-store";
 import type { CacheSection, CacheStats } from "./stats";
+import { floorDiv } from "../core/go/intdiv";
 
 export interface ExtentQuery {
   /** LogsQL ending in a stats pipe whose first grouping is `_time:<width> offset <shift>` (no time filter). */
@@ -176,9 +177,4 @@ export function decodeChunk(body: string): VLRow[] | undefined {
 
 function intersect(a: TimeWindow, b: TimeWindow): TimeWindow {
   return { start: a.start > b.start ? a.start : b.start, end: a.end < b.end ? a.end : b.end };
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }

@@ -15,6 +15,7 @@ import { QueryLimitError } from "../engine/metric/errors";
 import type { MetricQuery } from "../engine/metric";
 import type { OriginClient, TimeWindow } from "../origin/client";
 import { chunkLength } from "./extents";
+import { floorDiv } from "../core/go/intdiv";
 
 /** Serialized chunks larger than this are not kept. */
 const MAX_CHUNK_BYTES = 4 * 1024 * 1024;
@@ -139,11 +140,6 @@ export function decodeSeries(body: string): Series[] | undefined {
   } catch {
     return undefined;
   }
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function ceilTo(t: bigint, m: bigint): bigint {

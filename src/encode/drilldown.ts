@@ -8,7 +8,7 @@ import type { Config } from "../config";
 import type { DetectedField } from "../engine/detected/fields";
 import type { DetectedLabel } from "../exec/detected";
 import type { PatternAnswer } from "../exec/patterns";
-import { formatPromDuration } from "../logql/golang";
+import { formatPromDuration } from "../core/go/duration";
 
 export function detectedFieldsBody(fields: readonly DetectedField[], limit: number): string {
   if (fields.length === 0) return "{}\n";

@@ -23,6 +23,7 @@ import {
   type MinerFigures,
 } from "../engine/patterns/miner";
 import { patternChunkCache } from "../cache/pattern-chunks";
+import { floorDiv } from "../core/go/intdiv";
 
 /** Lines read and mined per chunk, at most. */
 export const MAX_LINES_PER_CHUNK = 2_000;
@@ -153,9 +154,4 @@ function answers(mined: readonly MinedPattern[]): PatternAnswer[] {
     if (answer.samples.length > 0) out.push(answer);
   }
   return out;
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }

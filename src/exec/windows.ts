@@ -3,6 +3,7 @@
  * concurrency, consuming results strictly in order so callers can stop as soon as they have enough.
  */
 import type { TimeWindow } from "../origin/client";
+import { floorDiv } from "../core/go/intdiv";
 
 /** At most this many windows per range: a longer range gets wider windows (multiples of the interval). */
 const MAX_WINDOWS = 4096n;
@@ -23,11 +24,6 @@ export function splitWindows(range: TimeWindow, interval: bigint, newestFirst: b
     from = to;
   }
   return newestFirst ? out.reverse() : out;
-}
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 /**

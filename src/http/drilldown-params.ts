@@ -4,7 +4,8 @@
  * error text, and zero or less is refused.
  */
 import { BadRequestError } from "./errors";
-import { goQuote, type RawParams } from "./params";
+import { atoi } from "../core/go/strconv";
+import type { RawParams } from "./params";
 
 /** `line_limit`: how many of the newest lines detection examines; default 100. */
 export function parseLineLimit(p: RawParams): number {
@@ -28,16 +29,9 @@ export function parseFieldLimit(p: RawParams): number {
 
 function positiveInt(raw: string | undefined, dflt: number): number {
   if (raw === undefined || raw === "") return dflt;
-  if (!/^[+-]?\d+$/.test(raw)) {
-    throw new BadRequestError(`strconv.Atoi: parsing ${goQuote(raw)}: invalid syntax`);
-  }
-  const n = BigInt(raw);
-  if (n > INT64_MAX || n < -INT64_MAX - 1n) {
-    throw new BadRequestError(`strconv.Atoi: parsing ${goQuote(raw)}: value out of range`);
-  }
-  if (n <= 0n) throw new BadRequestError("limit must be a positive value");
+  const n = atoi(raw);
+  if (!n.ok) throw new BadRequestError(n.error);
+  if (n.value <= 0n) throw new BadRequestError("limit must be a positive value");
   // Beyond 2^53 the exact figure no longer matters: it exceeds every limit it is compared with.
-  return Number(n);
+  return Number(n.value);
 }
-
-const INT64_MAX = 2n ** 63n - 1n;

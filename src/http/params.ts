@@ -3,7 +3,8 @@
  * Everything here is pure: the route reads raw strings, these functions turn them into typed values.
  */
 import { BadRequestError } from "./errors";
-import { formatGoDuration, formatPromDuration } from "../logql/golang";
+import { formatDuration, formatPromDuration, parsePromDuration } from "../core/go/duration";
+import { quote as goQuote, parseFloat } from "../core/go/strconv";
 import type { Direction } from "../engine/types";
 
 const NS_PER_MS = 1_000_000n;
@@ -83,41 +84,6 @@ export function parseRFC3339Nano(value: string): bigint | undefined {
   return ns;
 }
 
-/** Go's `%q` for the ASCII cases that appear in error messages. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
-}
-
-/** Go/Prometheus duration (`1h30m`, `500ms`, `1d`, `1w`, `1y`); returns nanoseconds or undefined. */
-export function parsePromDuration(value: string): bigint | undefined {
-  if (value === "0") return 0n;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|w|y)/y;
-  const unit: Record<string, number> = {
-    ns: 1,
-    us: 1e3,
-    µs: 1e3,
-    ms: 1e6,
-    s: 1e9,
-    m: 60e9,
-    h: 3600e9,
-    d: 86400e9,
-    w: 7 * 86400e9,
-    y: 365 * 86400e9,
-  };
-  let total = 0n;
-  let pos = 0;
-  while (pos < value.length) {
-    re.lastIndex = pos;
-    const m = re.exec(value);
-    if (!m) return undefined;
-    const [whole, num, u] = m;
-    const scale = unit[u!]!;
-    total += num!.includes(".") ? BigInt(Math.round(Number(num) * scale)) : BigInt(num!) * BigInt(scale);
-    pos += whole.length;
-  }
-  return pos === 0 ? undefined : total;
-}
-
 export interface TimeRange {
   start: bigint;
   end: bigint;
@@ -132,13 +98,14 @@ export function parseRange(p: RawParams, nowNs: bigint, defaultSince = 3600n * N
   const sinceRaw = p.get("since");
   let since = defaultSince;
   if (sinceRaw) {
+    // Loki reads `since` with Prometheus' model.ParseDuration.
     const d = parsePromDuration(sinceRaw);
-    if (d === undefined) {
+    if (!d.ok) {
       throw new BadRequestError(`could not parse 'since' parameter: not a valid duration string: ${goQuote(sinceRaw)}`);
     }
     // Prometheus' ParseDuration refuses what overflows a Go time.Duration (about 292 years).
-    if (d > INT64_MAX) throw new BadRequestError("could not parse 'since' parameter: duration out of range");
-    since = d;
+    if (d.value > INT64_MAX) throw new BadRequestError("could not parse 'since' parameter: duration out of range");
+    since = d.value;
   }
   const startRaw = p.get("start");
   const start = startRaw ? parseLokiTime(startRaw, "start") : (end < nowNs ? end : nowNs) - since;
@@ -188,18 +155,23 @@ export function parseStep(p: RawParams, range: TimeRange): bigint {
     const span = range.end - range.start;
     const secs = span / 250n / NS_PER_S;
     step = (secs > 1n ? secs : 1n) * NS_PER_S;
-  } else if (/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw)) {
-    const ns = Math.round(Number(raw) * 1e9);
-    // Loki converts the seconds to a Go time.Duration: past int64 it wraps negative, and is refused
-    // as a non-positive step below.
-    step = Number.isFinite(ns) && Math.abs(ns) < 2 ** 63 ? BigInt(ns) : -1n;
   } else {
-    const d = parsePromDuration(raw);
-    // Prometheus' ParseDuration refuses a duration past int64 nanoseconds; Loki then names the value.
-    if (d === undefined || d > INT64_MAX) {
-      throw new BadRequestError(`could not parse 'step' parameter: cannot parse ${goQuote(raw)} to a valid duration`);
+    const seconds = parseFloat(raw);
+    if (seconds.ok) {
+      // Float seconds as strconv.ParseFloat reads them (`15`, `0.5`, `1e1`, `0x1p3`, `1_0`).
+      const ns = Math.round(seconds.value * 1e9);
+      // Loki converts the seconds to a Go time.Duration: past int64 it wraps negative, and is refused
+      // as a non-positive step below.
+      step = Number.isFinite(ns) && Math.abs(ns) < 2 ** 63 ? BigInt(ns) : -1n;
+    } else {
+      // Not float seconds: Loki then tries Prometheus' model.ParseDuration, which refuses a duration
+      // past int64 nanoseconds; Loki then names the value.
+      const d = parsePromDuration(raw);
+      if (!d.ok || d.value > INT64_MAX) {
+        throw new BadRequestError(`could not parse 'step' parameter: cannot parse ${goQuote(raw)} to a valid duration`);
+      }
+      step = d.value;
     }
-    step = d;
   }
   if (step <= 0n) {
     throw new BadRequestError("zero or negative query resolution step widths are not accepted. Try a positive integer");
@@ -222,7 +194,7 @@ export function checkQueryLength(range: TimeRange, maxQueryLength: bigint): void
   const length = range.end - range.start;
   if (length > maxQueryLength) {
     // Go's Time.Sub saturates at the largest Duration.
-    const shown = length > INT64_MAX ? "2562047h47m16.854775807s" : formatGoDuration(Number(length));
+    const shown = length > INT64_MAX ? "2562047h47m16.854775807s" : formatDuration(length);
     throw new BadRequestError(
       `the query time range exceeds the limit (query length: ${shown}, limit: ${formatPromDuration(Number(maxQueryLength))})`,
     );

@@ -26,7 +26,7 @@ import type {
   VectorMatching,
 } from "./ast";
 import { semanticError } from "./errors";
-import { formatGoFloat6, parseGoFloat, parseGoInt } from "./golang";
+import { formatFloat, parseFloat, parseInt } from "../core/go/strconv";
 import { goRegexError, goRegexGroupNames } from "./regex";
 import { arithmetic, compare } from "./arith";
 
@@ -102,9 +102,9 @@ export function buildExpr(n: CNode): Expr {
     case "lit":
       return { kind: "Literal", value: literalValue(n) };
     case "vec": {
-      const v = parseGoFloat(n.text);
-      if (typeof v !== "number") throw semanticError(`unable to parse vectorExpr as a float: ${v.error}`);
-      return { kind: "Vector", value: v };
+      const v = parseFloat(n.text);
+      if (!v.ok) throw semanticError(`unable to parse vectorExpr as a float: ${v.error}`);
+      return { kind: "Vector", value: v.value };
     }
     case "lr":
       return buildLabelReplace(n);
@@ -118,9 +118,9 @@ export function buildExpr(n: CNode): Expr {
 }
 
 function literalValue(n: CLit): number {
-  const v = parseGoFloat(n.text);
-  if (typeof v !== "number") throw semanticError(`unable to parse literal as a float: ${v.error}`);
-  return n.neg ? -v : v;
+  const v = parseFloat(n.text);
+  if (!v.ok) throw semanticError(`unable to parse literal as a float: ${v.error}`);
+  return n.neg ? -v.value : v.value;
 }
 
 function buildMatcher(m: CMatcher): Matcher {
@@ -318,9 +318,9 @@ function buildRangeAggregation(n: Extract<CNode, { t: "ragg" }>): RangeAggregati
   let param: number | undefined;
   if (n.param !== null) {
     if (n.op !== "quantile_over_time") throw semanticError(`parameter ${n.param} not supported for operation ${n.op}`);
-    const v = parseGoFloat(n.param);
-    if (typeof v !== "number") throw semanticError(`invalid parameter for operation ${n.op}: ${v.error}`);
-    param = v;
+    const v = parseFloat(n.param);
+    if (!v.ok) throw semanticError(`invalid parameter for operation ${n.op}: ${v.error}`);
+    param = v.value;
   } else if (n.op === "quantile_over_time") {
     throw semanticError(`parameter required for operation ${n.op}`);
   }
@@ -341,7 +341,9 @@ function buildVectorAggregation(n: Extract<CNode, { t: "vagg" }>): SampleExpr {
   let param: number | undefined;
   if (n.op === "topk" || n.op === "bottomk" || n.op === "approx_topk") {
     if (n.param === null) throw semanticError(`parameter required for operation ${n.op}`);
-    const k = parseGoInt(n.param);
+    // strconv.Atoi; k is kept as a number, so beyond 2^53 it is refused like a non-integer.
+    const atoi = parseInt(n.param, 10, 0);
+    const k = atoi.ok && atoi.value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(atoi.value) : undefined;
     if (k === undefined) throw semanticError(`invalid parameter ${n.op}(${n.param},`);
     if (k <= 0) throw semanticError(`invalid parameter (must be greater than 0) ${n.op}(${n.param}`);
     if (n.op === "approx_topk" && n.grouping) throw semanticError(`grouping not allowed for ${n.op} aggregation`);
@@ -375,12 +377,12 @@ function buildBinary(n: Extract<CNode, { t: "bin" }>): SampleExpr {
   if (SET_OPS.has(n.op)) {
     if (lhs.kind === "Literal") {
       throw semanticError(
-        `unexpected literal for left leg of logical/set binary operation (${n.op}): ${formatGoFloat6(lhs.value)}`,
+        `unexpected literal for left leg of logical/set binary operation (${n.op}): ${formatFloat(lhs.value, "f", 6)}`,
       );
     }
     if (rhs.kind === "Literal") {
       throw semanticError(
-        `unexpected literal for right leg of logical/set binary operation (${n.op}): ${formatGoFloat6(rhs.value)}`,
+        `unexpected literal for right leg of logical/set binary operation (${n.op}): ${formatFloat(rhs.value, "f", 6)}`,
       );
     }
   }

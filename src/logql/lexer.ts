@@ -9,7 +9,9 @@
  * acceptance and error positions match Loki's.
  */
 
-import { parseHumanBytes, parseLokiDuration, parsePromDuration, unquoteGoString } from "./golang";
+import { parseBytes } from "../core/go/bytes";
+import { parseLokiDuration, parsePromDuration } from "../core/go/duration";
+import { unquote } from "../core/go/strconv";
 
 /**
  * Token kinds in the order Loki's grammar declares them: goyacc lists expected tokens in this
@@ -341,7 +343,7 @@ class Lexer {
       const dur = this.scanUnitSuffix(start + 1, "-", durationRune);
       if (dur !== undefined) {
         const v = parseLokiDuration(dur.text);
-        if (typeof v === "number") return this.push("DURATION", start, dur.end, true, v);
+        if (v.ok) return this.push("DURATION", start, dur.end, true, Number(v.value));
       }
     }
 
@@ -477,12 +479,12 @@ class Lexer {
     const dur = this.scanUnitSuffix(i, numberText, durationRune);
     if (dur !== undefined) {
       const v = parseLokiDuration(dur.text);
-      if (typeof v === "number") return this.push("DURATION", start, dur.end, true, v);
+      if (v.ok) return this.push("DURATION", start, dur.end, true, Number(v.value));
     }
     const bytes = this.scanUnitSuffix(i, numberText, (c) => BYTES_RUNES.has(c));
     if (bytes !== undefined) {
-      const v = parseHumanBytes(bytes.text);
-      if (v !== undefined) return this.push("BYTES", start, bytes.end, true, v);
+      const v = parseBytes(bytes.text);
+      if (v.ok) return this.push("BYTES", start, bytes.end, true, v.value);
     }
     return this.push("NUMBER", start, i, false, numberText);
   }
@@ -514,7 +516,7 @@ class Lexer {
       }
       i++;
     }
-    const value = unquoteGoString(src.slice(start + 1, i));
+    const value = unquote(src.slice(start, i + 1));
     if (value === undefined) return this.fail("invalid syntax", start);
     return this.push("STRING", start, i + 1, false, value);
   }
@@ -549,8 +551,8 @@ class Lexer {
     const close = this.src.indexOf("]", start + 1);
     if (close < 0) return this.fail("missing closing ']' in duration", start, true);
     const v = parsePromDuration(this.src.slice(start + 1, close));
-    if (typeof v !== "number") return this.fail(v.error, start, true);
-    return this.push("RANGE", start, close + 1, true, v);
+    if (!v.ok) return this.fail(v.error, start, true);
+    return this.push("RANGE", start, close + 1, true, Number(v.value));
   }
 }
 

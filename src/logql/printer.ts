@@ -18,15 +18,9 @@ import type {
   ExtractionParam,
   LineFilterValue,
 } from "./ast";
-import {
-  formatGoDuration,
-  formatGoFloat,
-  formatGoFloat6,
-  formatGoFloatFixed,
-  formatHumanBytes,
-  formatPromDuration,
-  goQuote,
-} from "./golang";
+import { formatBytes } from "../core/go/bytes";
+import { formatDuration, formatPromDuration } from "../core/go/duration";
+import { formatFloat, quote as goQuote } from "../core/go/strconv";
 import { labelRegexPrintsRaw } from "./label-regex-shape";
 
 export function printExpr(e: Expr): string {
@@ -34,7 +28,7 @@ export function printExpr(e: Expr): string {
     case "LogSelector":
       return printLogSelector(e);
     case "RangeAggregation": {
-      const param = e.param !== undefined ? formatGoFloatFixed(e.param) + "," : "";
+      const param = e.param !== undefined ? formatFloat(e.param, "f", -1) + "," : "";
       return `${e.op}(${param}${printLogRange(e.range)})${e.grouping ? printGrouping(e.grouping) : ""}`;
     }
     case "VectorAggregation": {
@@ -45,9 +39,9 @@ export function printExpr(e: Expr): string {
     case "BinaryOp":
       return printBinary(e);
     case "Literal":
-      return formatGoFloat(e.value);
+      return formatFloat(e.value, "g", -1);
     case "Vector":
-      return `vector(${formatGoFloat6(e.value)})`;
+      return `vector(${formatFloat(e.value, "f", 6)})`;
     case "LabelReplace":
       return `label_replace(${printExpr(e.expr)},${goQuote(e.dst)},${goQuote(e.replacement)},${goQuote(e.src)},${goQuote(e.regex)})`;
   }
@@ -88,7 +82,7 @@ function printLogRange(r: LogRangeExpr): string {
     for (const f of u.postFilters) out += ` | ${printLabelFilter(f)}`;
   }
   out += `[${formatPromDuration(r.range)}]`;
-  if (r.offset !== 0) out += ` offset ${formatGoDuration(r.offset)}`;
+  if (r.offset !== 0) out += ` offset ${formatDuration(r.offset)}`;
   return out;
 }
 
@@ -143,11 +137,12 @@ export function printLabelFilter(f: LabelFilterExpr): string {
       }
       return `${f.name}${f.op}${goQuote(f.value)}`;
     case "number":
-      return `${f.name}${printNumericOp(f.op)}${formatGoFloatFixed(f.value)}`;
+      return `${f.name}${printNumericOp(f.op)}${formatFloat(f.value, "f", -1)}`;
     case "duration":
-      return `${f.name}${printNumericOp(f.op)}${formatGoDuration(f.value)}`;
+      return `${f.name}${printNumericOp(f.op)}${formatDuration(f.value)}`;
     case "bytes":
-      return `${f.name}${printNumericOp(f.op)}${formatHumanBytes(f.value)}`;
+      // Loki prints go-humanize's Bytes with its space removed (`12kB`).
+      return `${f.name}${printNumericOp(f.op)}${formatBytes(f.value).replace(" ", "")}`;
     case "ip":
       return `${f.name}${f.op}ip(${goQuote(f.cidr)})`;
     case "binary":

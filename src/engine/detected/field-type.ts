@@ -6,32 +6,20 @@
  * int (not a boolean), "1.5" a float, "15ms" a duration, "1.5KiB" bytes, and a bare number that
  * fits none of the first three never reaches bytes.
  */
-import { parseGoDuration, parseGoFloat, parseHumanBytes } from "../pipeline/goparse";
-import { underscoreOK } from "../template/numbers";
+import { parseBytes } from "../../core/go/bytes";
+import { parseDurationNs } from "../../core/go/duration";
+import { parseFloat, parseInt } from "../../core/go/strconv";
 
 export type DetectedFieldType = "int" | "float" | "boolean" | "duration" | "bytes" | "string";
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
 /** strconv.ParseInt(s, 10, 64) succeeds: optional sign, decimal digits, within int64. */
 export function isGoInt64(s: string): boolean {
-  if (!/^[+-]?\d+$/.test(s)) return false;
-  const v = BigInt(s);
-  return v >= INT64_MIN && v <= INT64_MAX;
+  return parseInt(s, 10, 64).ok;
 }
 
-/**
- * strconv.ParseFloat(s, 64) succeeds. Go's float syntax allows `_` between digits (`1_000.5`),
- * which the shared float parser does not know, so underscores are checked here with Go's rule and
- * removed before parsing.
- */
+/** strconv.ParseFloat(s, 64) succeeds (Go's syntax: `1_000.5`, `0x1p-2`, `Inf` included). */
 export function isGoFloat(s: string): boolean {
-  if (s.includes("_")) {
-    if (!underscoreOK(s)) return false;
-    s = s.replaceAll("_", "");
-  }
-  return parseGoFloat(s).ok;
+  return parseFloat(s).ok;
 }
 
 const GO_BOOLS = new Set(["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"]);
@@ -45,7 +33,7 @@ export function detectFieldType(value: string): DetectedFieldType {
   if (isGoInt64(value)) return "int";
   if (isGoFloat(value)) return "float";
   if (isGoBool(value)) return "boolean";
-  if (parseGoDuration(value).ok) return "duration";
-  if (parseHumanBytes(value).ok) return "bytes";
+  if (parseDurationNs(value).ok) return "duration";
+  if (parseBytes(value).ok) return "bytes";
   return "string";
 }

@@ -28,9 +28,8 @@ import { jsonParserStage } from "../pipeline/json";
 import { objectEach } from "../pipeline/jsonscan";
 import { Category, DUPLICATE_SUFFIX, ERROR_DETAILS_LABEL, ERROR_LABEL, LabelsBuilder } from "../pipeline/labels";
 import { logfmtParserStage } from "../pipeline/logfmt";
-import { parseHumanBytes } from "../pipeline/goparse";
 import { sanitizeLabelKey } from "../pipeline/sanitize";
-import { formatHumanBytes } from "../../logql/golang";
+import { formatBytes, parseBytes } from "../../core/go/bytes";
 import { detectFieldType, type DetectedFieldType } from "./field-type";
 
 export type DetectionParser = "json" | "logfmt";
@@ -240,6 +239,6 @@ const BYTE_SUFFIXES = [
 export function normalizeByteSize(v: string): string {
   const lower = v.toLowerCase();
   if (!BYTE_SUFFIXES.some((u) => lower.endsWith(u))) return v;
-  const parsed = parseHumanBytes(v);
-  return parsed.ok ? formatHumanBytes(parsed.value) : v;
+  const parsed = parseBytes(v);
+  return parsed.ok ? formatBytes(parsed.value).replace(" ", "") : v;
 }

@@ -2,6 +2,7 @@
  * The evaluation grid: Loki evaluates a metric query at t = start + k·step for every k with
  * t <= end, and the value at t covers the left-open window (t − offset − range, t − offset].
  */
+import { ceilDiv, floorMod } from "../../core/go/intdiv";
 import type { MetricQuery } from "./index";
 
 export interface StepGrid {
@@ -47,14 +48,4 @@ export function stepsCovering(grid: StepGrid, ts: bigint, range: bigint, offset:
   if (hi > last) hi = last;
   if (lo > hi) return undefined;
   return [Number(lo), Number(hi)];
-}
-
-function floorMod(a: bigint, b: bigint): bigint {
-  const m = a % b;
-  return m < 0n ? m + b : m;
-}
-
-function ceilDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a > 0n === b > 0n ? q + 1n : q;
 }

@@ -4,7 +4,10 @@
  */
 import type { LogRangeExpr, RangeAggregationOp, UnwrapConversion } from "../../logql/ast";
 import type { ExtractedSample, Labels, LogRow } from "../types";
-import { parseGoDuration, parseGoFloat, parseHumanBytes, type ParseResult } from "./goparse";
+import { parseBytes } from "../../core/go/bytes";
+import { durationSeconds, parseDurationNs } from "../../core/go/duration";
+import type { ParseResult } from "../../core/go/result";
+import { parseFloat } from "../../core/go/strconv";
 import { compileLabelFilter } from "./labelfilter";
 import type { LabelsBuilder } from "./labels";
 import { StageRunner } from "./pipeline";
@@ -43,14 +46,15 @@ export function utf8ByteLength(s: string): number {
 function converter(conversion: UnwrapConversion): (v: string) => ParseResult {
   switch (conversion) {
     case "":
-      return parseGoFloat;
+      return parseFloat;
     case "bytes":
-      return parseHumanBytes;
+      return parseBytes;
     case "duration":
     case "duration_seconds":
+      // Loki converts with time.ParseDuration and Duration.Seconds().
       return (v) => {
-        const d = parseGoDuration(v);
-        return d.ok ? { ok: true, value: d.value / 1e9 } : d;
+        const d = parseDurationNs(v);
+        return d.ok ? { ok: true, value: durationSeconds(d.value) } : d;
       };
   }
 }

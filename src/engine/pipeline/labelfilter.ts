@@ -7,7 +7,10 @@
 import type { LabelFilterExpr, NumericFilterOp } from "../../logql/ast";
 import { compare } from "../../logql/arith";
 import { compileGoRegexp } from "../../logql/go-regexp";
-import { parseGoDuration, parseGoFloat, parseHumanBytes, type ParseResult } from "./goparse";
+import { parseBytes } from "../../core/go/bytes";
+import { parseDurationNs } from "../../core/go/duration";
+import type { ParseResult } from "../../core/go/result";
+import { parseFloat } from "../../core/go/strconv";
 import { containsMatchingIp, ipMatcherOf } from "./ip";
 import { ERROR_LABEL, type LabelsBuilder } from "./labels";
 
@@ -64,11 +67,11 @@ export function compileLabelFilter(f: LabelFilterExpr): LabelPredicate {
       return (b) => m(b.get(name) ?? "");
     }
     case "number":
-      return typedFilter(f.name, f.op, f.value, parseGoFloat);
+      return typedFilter(f.name, f.op, f.value, parseFloat);
     case "duration":
-      return typedFilter(f.name, f.op, f.value, parseGoDuration);
+      return typedFilter(f.name, f.op, f.value, parseDurationNs);
     case "bytes":
-      return typedFilter(f.name, f.op, f.value, parseHumanBytes);
+      return typedFilter(f.name, f.op, f.value, parseBytes);
     case "ip": {
       // A bad pattern fails the query when the filter stands alone (logql/stage-build.ts); inside
       // `and`/`or` Loki keeps the filter, and it matches nothing.

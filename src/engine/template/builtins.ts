@@ -2,7 +2,7 @@
 
 import { FuncError, type GoFunc } from "./funcs";
 import { sprint, sprintf, sprintln } from "./gofmt";
-import { isPrint } from "./quote";
+import { isPrint } from "../../core/go/strconv";
 import { queryEscape } from "./urlcodec";
 import {
   GoInt,

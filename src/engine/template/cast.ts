@@ -5,10 +5,9 @@
  */
 
 import { GoInt, type GoValue } from "./values";
-import { parseGoFloat, parseGoInt } from "./numbers";
+import { parseFloat, parseInt } from "../../core/go/strconv";
 
 const MIN_INT64 = -(1n << 63n);
-const MAX_INT64 = (1n << 63n) - 1n;
 
 /** cast strips a zero fraction before parsing: "3.0" and "3.00" read as 3, "3.5" does not parse. */
 function trimZeroDecimal(s: string): string {
@@ -37,9 +36,8 @@ export function toInt64(v: GoValue): bigint {
     case "boolean":
       return v ? 1n : 0n;
     case "string": {
-      const n = parseGoInt(trimZeroDecimal(v));
-      if (n === null || n < MIN_INT64 || n > MAX_INT64) return 0n;
-      return n;
+      const n = parseInt(trimZeroDecimal(v), 0, 64);
+      return n.ok ? n.value : 0n;
     }
   }
   return 0n;
@@ -52,8 +50,10 @@ export function toFloat64(v: GoValue): number {
       return v;
     case "boolean":
       return v ? 1 : 0;
-    case "string":
-      return parseGoFloat(v) ?? 0;
+    case "string": {
+      const f = parseFloat(v);
+      return f.ok ? f.value : 0;
+    }
   }
   return 0;
 }

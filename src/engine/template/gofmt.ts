@@ -3,9 +3,8 @@
  * builtins), including fmt's inline error forms such as "%!d(string=abc)" and "%!s(MISSING)".
  */
 
-import { formatFloat, formatHexFloat, type FloatVerb } from "./gofloat";
+import { type FloatFormat, formatFloat, quote as goQuote, quoteRune as goQuoteRune } from "../../core/go/strconv";
 import { GoTime } from "./gotime";
-import { goQuote, goQuoteRune } from "./quote";
 import {
   GoInt,
   GoMap,
@@ -130,7 +129,7 @@ function validRune(v: bigint): number {
 }
 
 function fmtFloat(v: number, verb: string, f: Flags): string {
-  let fv: FloatVerb;
+  let fv: FloatFormat;
   let prec = f.prec ?? -1;
   switch (verb) {
     case "v":
@@ -152,7 +151,7 @@ function fmtFloat(v: number, verb: string, f: Flags): string {
       break;
     case "x":
     case "X": {
-      let hexNum = formatHexFloat(v, verb === "X", f.prec ?? -1);
+      let hexNum = formatFloat(v, verb, f.prec ?? -1);
       if (hexNum[0] !== "-") hexNum = (f.plus ? "+" : f.space ? " " : "") + hexNum;
       return pad(hexNum, f, false);
     }

@@ -1,11 +1,13 @@
 /**
  * Go's time.Time as far as Loki's template functions reach it: layout-based formatting and
- * parsing (reference time "Mon Jan 2 15:04:05 MST 2006"), Time.String, and time.ParseDuration.
+ * parsing (reference time "Mon Jan 2 15:04:05 MST 2006") and Time.String. Durations are in
+ * core/go/duration.
  *
  * Loki runs with the server's Local zone, which is UTC in its containers (the compat goldens print
  * `__timestamp__` in UTC), so Local is UTC here. Other IANA zones (toDateInZone) are resolved
  * through Intl when the runtime has it.
  */
+import { floorDiv } from "../../core/go/intdiv";
 import { BoundedMap } from "../../util/bounded-map";
 
 export interface Zone {
@@ -165,11 +167,6 @@ export interface Fields {
 export const ZERO_TIME_NS = -62135596800n * 1_000_000_000n;
 
 export const zeroTime = (): GoTime => new GoTime(ZERO_TIME_NS, UTC);
-
-export function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Civil calendar (proleptic Gregorian), days counted from 1970-01-01.
@@ -826,106 +823,4 @@ export function parseTime(layout: string, value: string, zone: Zone): GoTime | n
     return new GoTime(t.ns - BigInt(offset) * 1_000_000_000n, new FixedZone(zoneName, offset));
   }
   return makeTime(year, month, day, hour, min, sec, nsec, zone);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Durations
-
-const UNITS: Record<string, bigint> = {
-  ns: 1n,
-  us: 1000n,
-  "\u00b5s": 1000n,
-  "\u03bcs": 1000n,
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
-
-const MAX_DURATION = (1n << 63n) - 1n;
-
-/** time.ParseDuration; returns nanoseconds or throws with Go's message. */
-export function parseDuration(orig: string): bigint {
-  const invalid = (): Error => new Error(`time: invalid duration ${goQuoteSimple(orig)}`);
-  let s = orig;
-  let neg = false;
-  if (s !== "" && (s[0] === "-" || s[0] === "+")) {
-    neg = s[0] === "-";
-    s = s.slice(1);
-  }
-  if (s === "0") return 0n;
-  if (s === "") throw invalid();
-  let d = 0n;
-  while (s !== "") {
-    if (!(s[0] === "." || (s[0]! >= "0" && s[0]! <= "9"))) throw invalid();
-    let i = 0;
-    let v = 0n;
-    while (isDigitAt(s, i)) {
-      v = v * 10n + BigInt(s.charCodeAt(i) - 48);
-      if (v > 1n << 63n) throw invalid();
-      i++;
-    }
-    const pre = i > 0;
-    s = s.slice(i);
-    let f = 0n;
-    let scale = 1;
-    let post = false;
-    if (s[0] === ".") {
-      s = s.slice(1);
-      let j = 0;
-      let overflow = false;
-      while (isDigitAt(s, j)) {
-        if (!overflow) {
-          const y = f * 10n + BigInt(s.charCodeAt(j) - 48);
-          if (f > MAX_DURATION / 10n || y > 1n << 63n) overflow = true;
-          else {
-            f = y;
-            scale *= 10;
-          }
-        }
-        j++;
-      }
-      post = j > 0;
-      s = s.slice(j);
-    }
-    if (!pre && !post) throw invalid();
-    let u = 0;
-    while (u < s.length && !(s[u] === "." || isDigitAt(s, u))) u++;
-    if (u === 0) throw new Error(`time: missing unit in duration ${goQuoteSimple(orig)}`);
-    const unitName = s.slice(0, u);
-    s = s.slice(u);
-    const unit = UNITS[unitName];
-    if (unit === undefined)
-      throw new Error(`time: unknown unit ${goQuoteSimple(unitName)} in duration ${goQuoteSimple(orig)}`);
-    if (v > (1n << 63n) / unit) throw invalid();
-    v *= unit;
-    if (f > 0n) {
-      v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
-      if (v > 1n << 63n) throw invalid();
-    }
-    d += v;
-    if (d > 1n << 63n) throw invalid();
-  }
-  if (neg) return -d;
-  if (d > MAX_DURATION) throw invalid();
-  return d;
-}
-
-/** Duration.Seconds(). */
-export function durationSeconds(ns: bigint): number {
-  const sec = ns / 1_000_000_000n;
-  const nsec = ns % 1_000_000_000n;
-  return Number(sec) + Number(nsec) / 1e9;
-}
-
-/** The time package's own quoting: non-ASCII and control bytes as \xNN. */
-function goQuoteSimple(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (cp >= 0x80 || cp < 0x20) {
-      for (const b of new TextEncoder().encode(ch)) out += "\\x" + b.toString(16).padStart(2, "0");
-    } else out += ch === '"' || ch === "\\" ? "\\" + ch : ch;
-  }
-  return out + '"';
 }

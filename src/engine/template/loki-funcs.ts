@@ -7,8 +7,11 @@
 import { toFloat64, toInt64 } from "./cast";
 import { decimalAdd, decimalDiv, decimalFromFloat, decimalMul, decimalSub, decimalToFloat } from "./decimal";
 import { FuncError, TEMPLATE_OUTPUT_LIMIT, type GoFunc } from "./funcs";
-import { GoTime, UTC, durationSeconds, floorDiv, loadLocation, parseDuration, parseTime, zeroTime } from "./gotime";
-import { goQuote } from "./quote";
+import { parseBytes } from "../../core/go/bytes";
+import { durationSeconds, parseDuration } from "../../core/go/duration";
+import { floorDiv } from "../../core/go/intdiv";
+import { quote as goQuote } from "../../core/go/strconv";
+import { GoTime, UTC, loadLocation, parseTime, zeroTime } from "./gotime";
 import { countMatches, regexReplace } from "./regex-funcs";
 import { queryEscape, queryUnescape } from "./urlcodec";
 import { GoInt, GoMap, GoSlice, fromUtf8, goInt, goInt64, isAscii, isTrue, utf8Bytes, type GoValue } from "./values";
@@ -319,54 +322,10 @@ function round(a: GoValue, places: bigint, rest: GoValue[]): number {
 }
 
 /** go-humanize ParseBytes: "42 MB", "1.5KiB", "1,000"; the result is truncated to whole bytes. */
-const BYTE_UNITS: Record<string, number> = {
-  b: 1,
-  "": 1,
-  kib: 1024,
-  ki: 1024,
-  kb: 1e3,
-  k: 1e3,
-  mib: 1024 ** 2,
-  mi: 1024 ** 2,
-  mb: 1e6,
-  m: 1e6,
-  gib: 1024 ** 3,
-  gi: 1024 ** 3,
-  gb: 1e9,
-  g: 1e9,
-  tib: 1024 ** 4,
-  ti: 1024 ** 4,
-  tb: 1e12,
-  t: 1e12,
-  pib: 1024 ** 5,
-  pi: 1024 ** 5,
-  pb: 1e15,
-  p: 1e15,
-  eib: 1024 ** 6,
-  ei: 1024 ** 6,
-  eb: 1e18,
-  e: 1e18,
-};
-
-function parseBytes(s: string): number {
-  let last = 0;
-  let hasComma = false;
-  for (const ch of s) {
-    if (!(/^\p{Nd}$/u.test(ch) || ch === "." || ch === ",")) break;
-    if (ch === ",") hasComma = true;
-    last++;
-  }
-  let num = s.slice(0, last);
-  if (hasComma) num = num.replace(/,/g, "");
-  // One optional dot splits the digits in one way only: no backtracking over a long run of digits.
-  const f = /^[0-9]*(?:\.[0-9]*)?$/.test(num) && /[0-9]/.test(num) ? Number(num) : NaN;
-  if (Number.isNaN(f)) throw new FuncError(`strconv.ParseFloat: parsing ${goQuote(num)}: invalid syntax`);
-  const extra = toLower(trimSpace(s.slice(last)));
-  const unit = BYTE_UNITS[extra];
-  if (unit === undefined) throw new FuncError(`unhandled size name: ${extra}`);
-  const v = f * unit;
-  if (v >= 2 ** 64) throw new FuncError(`too large: ${s}`);
-  return Math.trunc(v);
+function bytesOf(s: string): number {
+  const r = parseBytes(s);
+  if (!r.ok) throw new FuncError(r.error);
+  return r.value;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -501,7 +460,7 @@ export const LOKI_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
 
   ["urldecode", { params: ["string"], fn: (a) => queryUnescape(str(a[0])) }],
   ["urlencode", { params: ["string"], fn: (a) => queryEscape(str(a[0])) }],
-  ["bytes", { params: ["string"], fn: (a) => parseBytes(str(a[0])) }],
+  ["bytes", { params: ["string"], fn: (a) => bytesOf(str(a[0])) }],
   ["duration", { params: ["string"], fn: (a) => durationOf(str(a[0])) }],
   ["duration_seconds", { params: ["string"], fn: (a) => durationOf(str(a[0])) }],
   [
@@ -614,11 +573,9 @@ export const LOKI_FUNCS: ReadonlyMap<string, GoFunc> = new Map<string, GoFunc>([
 ]);
 
 function durationOf(s: string): number {
-  try {
-    return durationSeconds(parseDuration(s));
-  } catch (e) {
-    throw new FuncError((e as Error).message);
-  }
+  const d = parseDuration(s);
+  if (!d.ok) throw new FuncError(d.error);
+  return durationSeconds(d.value);
 }
 
 /** math.Max / math.Min: NaN wins, and +0 beats -0. */

@@ -6,8 +6,13 @@
 
 import { TemplateParseError } from "./errors";
 import { isKeyword, lex, type Token, type TokenType } from "./lexer";
-import { parseGoFloat, parseGoInt } from "./numbers";
-import { goQuote, unquoteChar, unquoteString } from "./quote";
+import {
+  parseFloat,
+  parseIntLiteral,
+  quote as goQuote,
+  unquote as unquoteLiteral,
+  unquoteChar,
+} from "../../core/go/strconv";
 
 export interface TextNode {
   kind: "text";
@@ -590,11 +595,9 @@ class Parser {
   }
 
   private unquote(t: Token): string {
-    try {
-      return unquoteString(t.val);
-    } catch {
-      this.fail("invalid syntax");
-    }
+    const s = unquoteLiteral(t.val);
+    if (s === undefined) this.fail("invalid syntax");
+    return s;
   }
 
   private useVar(t: Token): VariableNode {
@@ -619,22 +622,17 @@ class Parser {
       float64: 0,
     };
     if (t.type === "charConstant") {
-      let r: number;
-      try {
-        const { code, rest } = unquoteChar(t.val.slice(1), "'");
-        if (rest !== "'") throw new Error();
-        r = code;
-      } catch {
-        this.fail(`malformed character constant: ${t.val}`);
-      }
+      const c = unquoteChar(t.val.slice(1), "'");
+      if (c === undefined || c.rest !== "'") this.fail(`malformed character constant: ${t.val}`);
+      const r = c.code;
       return { ...n, isInt: true, isUint: true, isFloat: true, int64: BigInt(r), float64: r };
     }
     const text = t.val;
     if (text.endsWith("i")) {
-      const f = parseGoFloat(text.slice(0, -1));
+      const f = parseFloatOrNull(text.slice(0, -1));
       if (f !== null) return { ...n, isComplex: true, isFloat: f === 0, isInt: f === 0, isUint: f === 0 };
     }
-    const asInt = parseGoInt(text);
+    const asInt = parseIntLiteral(text) ?? null;
     if (asInt !== null) {
       if (asInt >= 0n && asInt < 1n << 64n) n.isUint = true;
       if (asInt >= -(1n << 63n) && asInt < 1n << 63n) {
@@ -647,7 +645,7 @@ class Parser {
       }
     }
     if (!n.isInt && !n.isUint) {
-      const f = parseGoFloat(text);
+      const f = parseFloatOrNull(text);
       if (f !== null) {
         if (!/[.eEpP]/.test(text)) this.fail(`integer overflow: ${goQuote(text)}`);
         n.isFloat = true;
@@ -670,4 +668,10 @@ function isEmptyList(l: ListNode): boolean {
 
 export function parseTemplate(name: string, text: string, hasFunction: (name: string) => boolean): ParsedTemplate {
   return new Parser(name, text, hasFunction).parse();
+}
+
+/** strconv.ParseFloat's value, or null where Go reports a syntax or range error. */
+function parseFloatOrNull(text: string): number | null {
+  const f = parseFloat(text);
+  return f.ok ? f.value : null;
 }

@@ -4,7 +4,8 @@
  */
 
 import { FuncError, type CallEnv, type ParamType } from "./funcs";
-import { type GoTime, LONG_MONTHS, UTC, floorDiv } from "./gotime";
+import { floorDiv } from "../../core/go/intdiv";
+import { type GoTime, LONG_MONTHS, UTC } from "./gotime";
 import { goInt, goInt64, type GoValue } from "./values";
 
 export interface TimeMethod {

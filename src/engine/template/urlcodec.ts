@@ -1,7 +1,7 @@
 /** Go's url.QueryEscape and url.QueryUnescape (the template functions urlencode, urldecode, urlquery). */
 
 import { FuncError } from "./funcs";
-import { goQuote } from "./quote";
+import { quote as goQuote } from "../../core/go/strconv";
 import { fromUtf8, utf8Bytes } from "./values";
 
 const HEX = "0123456789ABCDEF";

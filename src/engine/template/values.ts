@@ -10,7 +10,7 @@
  */
 
 import type { Labels } from "../types";
-import { formatFloatShortest } from "./gofloat";
+import { formatFloat } from "../../core/go/strconv";
 import { GoTime } from "./gotime";
 
 export type IntType = "int" | "int64" | "uint8";
@@ -114,7 +114,7 @@ export function formatValue(v: GoValue): string {
     case "boolean":
       return v ? "true" : "false";
     case "number":
-      return formatFloatShortest(v);
+      return formatFloat(v, "g", -1);
     case "undefined":
       return "<nil>";
   }

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Expr } from "../../../src/logql/ast";
 import { LogQLParseError } from "../../../src/logql/errors";
-import { formatHumanBytes } from "../../../src/logql/golang";
+import { formatBytes } from "../../../src/core/go/bytes";
 import { parseUncached } from "../../../src/logql/parser";
 import { printExpr } from "../../../src/logql/printer";
 
@@ -45,7 +45,7 @@ function semanticShape(e: unknown): unknown {
     if (k === "text" || k === "rangeText" || k === "offsetText" || k === "sep") continue;
     out[k] = semanticShape(v);
   }
-  if (out["type"] === "bytes") out["value"] = formatHumanBytes(out["value"] as number);
+  if (out["type"] === "bytes") out["value"] = formatBytes(out["value"] as number).replace(" ", "");
   const m = out["matching"] as { on: boolean; labels: string[] } | undefined;
   if (m && !m.on && m.labels.length === 0) delete out["matching"];
   // A bare extraction name means the expression equal to the name.
