@@ -44,6 +44,8 @@ export interface Env {
   TAIL_MAX_DURATION?: string;
   /** How old a line's timestamp may be when it becomes visible and still reach a live tail (default 2m). */
   TAIL_LOOK_BACK?: string;
+  /** Loki's `max_concurrent_tail_requests`: live tails one tenant may hold open (default 10). */
+  MAX_CONCURRENT_TAILS?: string;
   /** Loki's `discover_log_levels`: derive `detected_level` for every entry ("false" turns it off). */
   DISCOVER_LOG_LEVELS?: string;
   /** Loki's `discover_service_name`: comma list of labels `service_name` is taken from; "" turns it off. */
@@ -73,6 +75,7 @@ export interface Config {
   coalescer?: DurableObjectNamespace;
   tailMaxDurationMs: number;
   tailLookBackNs: bigint;
+  maxConcurrentTails: number;
 }
 
 /**
@@ -121,6 +124,7 @@ export function readConfig(env: Env): Config {
     coalescer: env.COALESCER,
     tailMaxDurationMs: Number((positiveDuration(env.TAIL_MAX_DURATION) ?? 3_600_000_000_000n) / 1_000_000n),
     tailLookBackNs: positiveDuration(env.TAIL_LOOK_BACK) ?? 120_000_000_000n,
+    maxConcurrentTails: positiveInt(env.MAX_CONCURRENT_TAILS, 10),
     derivedFields: {
       discoverLogLevels: !["off", "false", "0", "no"].includes((env.DISCOVER_LOG_LEVELS ?? "").trim().toLowerCase()),
       serviceNameLabels:
