@@ -84,7 +84,12 @@ export async function runTail(
   };
 
   // Whatever is visible in the look-back window now existed before the tail opened: not new.
-  await catchUp(client, expr, logsql, { start: lookBackFrom(edge), end: edge }, seen, o, Infinity, signal, () => {});
+  try {
+    await catchUp(client, expr, logsql, { start: lookBackFrom(edge), end: edge }, seen, o, Infinity, signal, () => {});
+  } catch (err) {
+    if (signal.aborted) return;
+    throw err;
+  }
   // Loki's first frame replays the newest `limit` entries since `start`.
   if (edge > o.startNs) {
     const { entries } = await executeLogQuery(client, expr, {
