@@ -46,6 +46,8 @@ export interface Env {
   TAIL_LOOK_BACK?: string;
   /** Loki's `max_concurrent_tail_requests`: live tails one tenant may hold open (default 10). */
   MAX_CONCURRENT_TAILS?: string;
+  /** Per-tenant counters of open tails across isolates (exec/tail-slot-object.ts). */
+  TAIL_SLOTS?: DurableObjectNamespace;
   /** Loki's `discover_log_levels`: derive `detected_level` for every entry ("false" turns it off). */
   DISCOVER_LOG_LEVELS?: string;
   /** Loki's `discover_service_name`: comma list of labels `service_name` is taken from; "" turns it off. */
@@ -76,6 +78,7 @@ export interface Config {
   tailMaxDurationMs: number;
   tailLookBackNs: bigint;
   maxConcurrentTails: number;
+  tailSlots?: DurableObjectNamespace;
 }
 
 /**
@@ -125,6 +128,7 @@ export function readConfig(env: Env): Config {
     tailMaxDurationMs: Number((positiveDuration(env.TAIL_MAX_DURATION) ?? 3_600_000_000_000n) / 1_000_000n),
     tailLookBackNs: positiveDuration(env.TAIL_LOOK_BACK) ?? 120_000_000_000n,
     maxConcurrentTails: positiveInt(env.MAX_CONCURRENT_TAILS, 10),
+    tailSlots: env.TAIL_SLOTS,
     derivedFields: {
       discoverLogLevels: !["off", "false", "0", "no"].includes((env.DISCOVER_LOG_LEVELS ?? "").trim().toLowerCase()),
       serviceNameLabels:

@@ -7,7 +7,8 @@ import { checkEntriesLimit, checkQueryLength, parseLimit, parseLokiTime } from "
 import type { LokiRequest } from "../http/context";
 import { runTail, type TailBatch } from "../exec/tail";
 import { tailFrameLegacy, tailFrameV1 } from "../encode/tail-frames";
-import { isolateTailSlots } from "../exec/tail-slots";
+import { acquireTailSlot } from "../exec/tail-slots";
+import { tailSlotCounters } from "../exec/tail-slot-object";
 
 type Vars = { Variables: { loki: LokiRequest } };
 
@@ -26,7 +27,7 @@ export const tailRoutes = new Hono<Vars>()
   .get("/loki/api/v1/tail", (c) => tail(c.get("loki"), c.req.header("Upgrade"), "v1"))
   .get("/api/prom/tail", (c) => tail(c.get("loki"), c.req.header("Upgrade"), "legacy"));
 
-function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" | "legacy"): Response {
+async function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" | "legacy"): Promise<Response> {
   if (upgrade?.toLowerCase() !== "websocket") throw new BadRequestError("tail requires a websocket upgrade");
   const expr = parseExpr(r.params.get("query") ?? "");
   if (!isLogExpr(expr)) throw new BadRequestError("tail requires a log query");
@@ -45,7 +46,8 @@ function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" | "lega
     version === "v1" ? (b: TailBatch) => tailFrameV1(b, r.categorize) : (b: TailBatch) => tailFrameLegacy(b);
 
   // Loki's max_concurrent_tail_requests, checked last so that a refused request holds no slot.
-  const slot = isolateTailSlots.acquire(r.client.tenantKey, r.config.maxConcurrentTails);
+  const counters = r.config.tailSlots ? tailSlotCounters(r.config.tailSlots) : undefined;
+  const slot = await acquireTailSlot(counters, r.client.tenantKey, r.config.maxConcurrentTails);
   if ("refused" in slot) throw new BadRequestError(slot.refused);
 
   const pair = new WebSocketPair();

@@ -11,6 +11,7 @@ import worker from "../../src/index";
 import { readConfig, type Env } from "../../src/config";
 import { parseVLTime } from "../../src/origin/timefmt";
 import { watchOrigin } from "../support/watch-origin";
+import type { TailSlotCounter } from "../../src/exec/tail-slot-object";
 
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;
@@ -76,6 +77,26 @@ describe("tail limits", () => {
     const again = accepted(await openTail(9201, query));
     for (const t of [...open.slice(1), other, again]) t.ws.close(1000, "done");
     await sleep(300);
+  });
+
+  it("tails a tenant holds on other isolates count: the tenant's counter object refuses the 11th here", async () => {
+    // Ten leases taken as other isolates take them, through the tenant's counter object.
+    const ns = ENV.TAIL_SLOTS as unknown as DurableObjectNamespace<TailSlotCounter>;
+    const counter = ns.get(ns.idFromName("9207:0"));
+    for (let i = 0; i < 10; i++)
+      expect(await counter.acquire(`elsewhere-${i}`, 10, 60_000)).toEqual({ ok: true, open: i });
+    const query = { query: '{app="tail-limit"}', start: String(nowNs()) };
+    const refused = await openTail(9207, query);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toBe("max concurrent tail requests limit exceeded, count > limit (11 > 10)");
+    // One of them ends elsewhere: a tail opens here.
+    await counter.release("elsewhere-0");
+    const t = accepted(await openTail(9207, query));
+    expect((await counter.acquire("probe", 10, 60_000)).open).toBe(10);
+    t.ws.close(1000, "done");
+    await sleep(300);
+    // The closed tail released its lease: nine held elsewhere remain.
+    expect(await counter.acquire("probe-2", 10, 60_000)).toMatchObject({ ok: true, open: 9 });
   });
 
   it("MAX_CONCURRENT_TAILS sets the limit", async () => {

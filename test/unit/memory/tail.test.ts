@@ -81,7 +81,12 @@ beforeAll(async () => {
       const row = (ts: bigint) => {
         let text = rowText.get(ts);
         if (text === undefined) {
-          const fields = { _msg: `row ${ts} ${PAD}`, _time: formatRFC3339Nano(ts), _stream: '{app="load"}', app: "load" };
+          const fields = {
+            _msg: `row ${ts} ${PAD}`,
+            _time: formatRFC3339Nano(ts),
+            _stream: '{app="load"}',
+            app: "load",
+          };
           rowText.set(ts, (text = `${JSON.stringify(fields)}\n`));
         }
         return text;
