@@ -50,11 +50,19 @@ async function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" |
   const slot = await acquireTailSlot(counters, r.client.tenantKey, r.config.maxConcurrentTails);
   if ("refused" in slot) throw new BadRequestError(slot.refused);
 
-  const pair = new WebSocketPair();
-  const [clientSide, server] = [pair[0], pair[1]];
-  server.accept();
+  // Whatever ends the tail ends it through `stop`, and so frees the slot.
   const stop = new AbortController();
   stop.signal.addEventListener("abort", slot.release, { once: true });
+  let clientSide: WebSocket;
+  let server: WebSocket;
+  try {
+    const pair = new WebSocketPair();
+    [clientSide, server] = [pair[0], pair[1]];
+    server.accept();
+  } catch (err) {
+    stop.abort();
+    throw err;
+  }
   const closeWith = (code: number, reason: string): void => {
     stop.abort();
     try {
