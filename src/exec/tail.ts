@@ -25,7 +25,8 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { HttpError, OriginError } from "../http/errors";
 import { parseVLTime } from "../origin/timefmt";
 import { planLogQuery } from "../plan/logquery";
-import { executeLogQuery } from "./logs";
+import { executeLogQuery, type LogQueryResult } from "./logs";
+import { logQueryAdmission, logQueryReservation, TooManyOutstandingRequests } from "./admission";
 import { entryKey, SeenBuckets } from "./tail-seen";
 
 /** Loki's tailer sends at most this many entries per frame. */
@@ -92,14 +93,21 @@ export async function runTail(
   }
   // Loki's first frame replays the newest `limit` entries since `start`.
   if (edge > o.startNs) {
-    const { entries } = await executeLogQuery(client, expr, {
-      window: { start: o.startNs, end: edge },
-      limit: o.limit,
-      direction: "backward",
-      splitInterval: o.splitInterval,
-      maxConcurrency: 1,
+    const { entries } = await admitted(
+      expr,
+      o.limit,
       signal,
-    });
+      () =>
+        executeLogQuery(client, expr, {
+          window: { start: o.startNs, end: edge },
+          limit: o.limit,
+          direction: "backward",
+          splitInterval: o.splitInterval,
+          maxConcurrency: 1,
+          signal,
+        }),
+      (result) => result,
+    );
     // Rows that became visible after the look-back was read: seen now, and read again later.
     const keys = new Map<bigint, number[]>();
     for (const e of entries) push(keys, seen.bucketOf(e.ts), entryKey(e));
@@ -239,11 +247,31 @@ function push<K>(map: Map<K, number[]>, key: K, value: number): void {
 }
 
 /**
- * An origin failure (502/504) or a connection lost while reading an answer: worth another poll.
- * Other HTTP errors (a query the origin rejects) would fail the same way every time.
+ * An origin failure (502/504), a connection lost while reading an answer, or an isolate too busy to
+ * admit a page yet: worth another poll. Other HTTP errors (a query the origin rejects) would fail
+ * the same way every time.
  */
 function transient(err: unknown): boolean {
-  return err instanceof OriginError || !(err instanceof HttpError);
+  return err instanceof OriginError || err instanceof TooManyOutstandingRequests || !(err instanceof HttpError);
+}
+
+/**
+ * Runs `read` (a query of `limit` entries) and `use` of its answer within the isolate's log-query
+ * memory admission, as a log query's answer is held: all tails and queries of an isolate share it.
+ */
+async function admitted<T>(
+  expr: LogSelectorExpr,
+  limit: number,
+  signal: AbortSignal,
+  read: () => Promise<LogQueryResult>,
+  use: (result: LogQueryResult) => T,
+): Promise<T> {
+  const release = await logQueryAdmission.acquire(logQueryReservation(expr, limit), signal);
+  try {
+    return use(await read());
+  } finally {
+    release();
+  }
 }
 
 /** Loki keeps at most MAX_DROPPED_PER_FRAME dropped entries until a frame carries them. */
@@ -270,23 +298,32 @@ async function readRange(
   let boundary = new Set<number>();
   let boundaryTs = -1n;
   while (start < window.end) {
-    const { entries } = await executeLogQuery(client, expr, {
-      window: { start, end: window.end },
-      limit: PAGE_ROWS,
-      direction: "forward",
-      splitInterval: 2n * (window.end - window.start) + 1n,
-      maxConcurrency: 1,
+    // The page is held from its first row until its entries are handed on.
+    const { count, first, last, nextBoundary } = await admitted(
+      expr,
+      PAGE_ROWS,
       signal,
-    });
-    const last = entries.length > 0 ? entries[entries.length - 1]!.ts : -1n;
-    const nextBoundary = new Set<number>();
-    for (const e of entries) {
-      if (e.ts === boundaryTs && boundary.has(entryKey(e))) continue;
-      if (e.ts === last) nextBoundary.add(entryKey(e));
-      each(e);
-    }
-    if (entries.length < PAGE_ROWS) break;
-    const first = entries[0]!.ts;
+      () =>
+        executeLogQuery(client, expr, {
+          window: { start, end: window.end },
+          limit: PAGE_ROWS,
+          direction: "forward",
+          splitInterval: 2n * (window.end - window.start) + 1n,
+          maxConcurrency: 1,
+          signal,
+        }),
+      ({ entries: page }) => {
+        const last = page.length > 0 ? page[page.length - 1]!.ts : -1n;
+        const nextBoundary = new Set<number>();
+        for (const e of page) {
+          if (e.ts === boundaryTs && boundary.has(entryKey(e))) continue;
+          if (e.ts === last) nextBoundary.add(entryKey(e));
+          each(e);
+        }
+        return { count: page.length, first: page[0]?.ts ?? -1n, last, nextBoundary };
+      },
+    );
+    if (count < PAGE_ROWS) break;
     // Resume at the last timestamp (its other rows may be cut off; repeats are skipped above),
     // or past it when a whole page shares one timestamp, so the read always advances.
     start = last > first ? last : last + 1n;
