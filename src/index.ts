@@ -1,4 +1,4 @@
-/** Worker entry point: the Loki-compatible HTTP API, the Durable Object that coalesces requests, and the one that counts a tenant's tails. */
+/** Worker entry point: the Loki-compatible HTTP API and its Durable Objects (request coalescing, tail counting). */
 import { createApp } from "./app";
 import type { Env } from "./config";
 
