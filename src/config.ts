@@ -45,6 +45,10 @@ export interface Env {
   TAIL_MAX_DURATION?: string;
   /** How old a line's timestamp may be when it becomes visible and still reach a live tail (default 2m). */
   TAIL_LOOK_BACK?: string;
+  /** Loki's `max_concurrent_tail_requests`: live tails one tenant may hold open (default 10). */
+  MAX_CONCURRENT_TAILS?: string;
+  /** Per-tenant counters of open tails across isolates (exec/tail-slot-object.ts). */
+  TAIL_SLOTS?: DurableObjectNamespace;
   /** Loki's `discover_log_levels`: derive `detected_level` for every entry ("false" turns it off). */
   DISCOVER_LOG_LEVELS?: string;
   /** Loki's `discover_service_name`: comma list of labels `service_name` is taken from; "" turns it off. */
@@ -81,6 +85,8 @@ export interface Config {
    * no secret is configured at all (each isolate then draws a random key, see http/telemetry.ts).
    */
   telemetryKeyMaterial?: string;
+  maxConcurrentTails: number;
+  tailSlots?: DurableObjectNamespace;
 }
 
 /**
@@ -165,6 +171,8 @@ export function readConfig(env: Env): Config {
     coalescer: env.COALESCER,
     tailMaxDurationMs: Number(duration(env, "TAIL_MAX_DURATION", 3_600_000_000_000n, 1n) / 1_000_000n),
     tailLookBackNs: duration(env, "TAIL_LOOK_BACK", 120_000_000_000n, 1n),
+    maxConcurrentTails: positiveInt(env, "MAX_CONCURRENT_TAILS", 10),
+    tailSlots: env.TAIL_SLOTS,
     derivedFields: {
       discoverLogLevels: flag(env, "DISCOVER_LOG_LEVELS", true),
       serviceNameLabels: labelList(env, "DISCOVER_SERVICE_NAME", DEFAULT_SERVICE_NAME_LABELS),

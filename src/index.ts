@@ -1,4 +1,4 @@
-/** Worker entry point: the Loki-compatible HTTP API, and the Durable Object that coalesces requests. */
+/** Worker entry point: the Loki-compatible HTTP API and its Durable Objects (request coalescing, tail counting). */
 import { createApp } from "./app";
 import type { Env } from "./config";
 
@@ -9,3 +9,4 @@ export default {
 } satisfies ExportedHandler<Env>;
 
 export { RequestCoalescer } from "./cache/coalescer";
+export { TailSlotCounter } from "./exec/tail-slot-object";

@@ -230,13 +230,20 @@ export class OriginClient {
     });
   }
 
-  async hits(logsql: string, window: TimeWindow, params: Record<string, string | string[]>): Promise<HitsResponse> {
-    return (await this.postJson("/select/logsql/hits", window, {
+  /** `noStore`: the answer must be the origin's current state (a live tail's counts), never cached. */
+  async hits(
+    logsql: string,
+    window: TimeWindow,
+    params: Record<string, string | string[]>,
+    noStore = false,
+  ): Promise<HitsResponse> {
+    const form = {
       query: `${timeFilter(window)} ${logsql}`,
       start: formatRFC3339Nano(window.start),
       end: formatRFC3339Nano(window.end),
       ...params,
-    })) as HitsResponse;
+    };
+    return (await this.postJson("/select/logsql/hits", window, form, noStore)) as HitsResponse;
   }
 
   /** field_names / field_values / stream_field_names / stream_field_values / streams. */

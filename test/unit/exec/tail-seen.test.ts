@@ -1,6 +1,6 @@
-/** De-duplication of tail entries by (labels, timestamp, line), in bounded memory. */
+/** De-duplication of tail entries by (labels, metadata, timestamp, line), per time bucket, in bounded memory. */
 import { describe, expect, it } from "vitest";
-import { SeenEntries, entryKey } from "../../../src/exec/tail-seen";
+import { SeenBuckets, entryKey } from "../../../src/exec/tail-seen";
 import type { LogEntry } from "../../../src/engine/types";
 
 const entry = (ts: bigint, line: string, stream: Record<string, string> = { app: "a" }, metadata = {}): LogEntry => ({
@@ -11,23 +11,17 @@ const entry = (ts: bigint, line: string, stream: Record<string, string> = { app:
   parsed: {},
 });
 
-describe("SeenEntries", () => {
-  it("accepts an entry once and refuses its repeats", () => {
-    const seen = new SeenEntries(10);
-    expect(seen.add(entry(1n, "x"))).toBe(true);
-    expect(seen.add(entry(1n, "x"))).toBe(false);
-    expect(seen.add({ ...entry(1n, "x"), stream: { app: "a" } })).toBe(false);
-    expect(seen.size).toBe(1);
-  });
-
+describe("entryKey", () => {
   it("tells apart entries differing only in timestamp, line, stream or metadata", () => {
-    const seen = new SeenEntries(10);
-    expect(seen.add(entry(1n, "x"))).toBe(true);
-    expect(seen.add(entry(2n, "x"))).toBe(true);
-    expect(seen.add(entry(1n, "y"))).toBe(true);
-    expect(seen.add(entry(1n, "x", { app: "b" }))).toBe(true);
-    expect(seen.add(entry(1n, "x", { app: "a" }, { trace: "1" }))).toBe(true);
-    expect(seen.size).toBe(5);
+    const keys = new Set([
+      entryKey(entry(1n, "x")),
+      entryKey(entry(2n, "x")),
+      entryKey(entry(1n, "y")),
+      entryKey(entry(1n, "x", { app: "b" })),
+      entryKey(entry(1n, "x", { app: "a" }, { trace: "1" })),
+    ]);
+    expect(keys.size).toBe(5);
+    expect(entryKey(entry(1n, "x"))).toBe(entryKey({ ...entry(1n, "x"), stream: { app: "a" } }));
   });
 
   it("keys do not depend on label order, and label/line boundaries cannot be forged", () => {
@@ -36,35 +30,72 @@ describe("SeenEntries", () => {
     expect(entryKey(entry(1n, "ab", { a: "" }))).not.toBe(entryKey(entry(1n, "b", { a: "a" })));
   });
 
-  it("forgets entries older than the floor and never lowers it", () => {
-    const seen = new SeenEntries(10);
-    for (let t = 1n; t <= 5n; t++) seen.add(entry(t, "x"));
-    seen.prune(3n);
-    expect(seen.size).toBe(3);
-    expect(seen.floor).toBe(3n);
-    seen.prune(1n);
-    expect(seen.floor).toBe(3n);
-    expect(seen.add(entry(3n, "x"))).toBe(false);
-    expect(seen.add(entry(2n, "x"))).toBe(true);
+  it("is an exact integer (53 bits), so a Float64Array holds it without loss", () => {
+    for (let i = 0; i < 1000; i++) {
+      const k = entryKey(entry(BigInt(i), `line ${i}`));
+      expect(Number.isSafeInteger(k)).toBe(true);
+      expect(new Float64Array([k])[0]).toBe(k);
+    }
+  });
+});
+
+describe("SeenBuckets", () => {
+  const key = (ts: bigint, line = "x") => entryKey(entry(ts, line));
+
+  it("knows a bucket's keys and count once it is read, and nothing of other buckets", () => {
+    const seen = new SeenBuckets(10n, 100);
+    expect(seen.bucketOf(25n)).toBe(20n);
+    expect(seen.hitsOf(20n)).toBe(-1);
+    seen.replace(20n, 2, [key(21n), key(25n), key(25n)]);
+    expect(seen.hitsOf(20n)).toBe(2);
+    expect(seen.size).toBe(2);
+    expect(seen.has(21n, key(21n))).toBe(true);
+    expect(seen.has(25n, key(25n))).toBe(true);
+    expect(seen.has(25n, key(25n, "y"))).toBe(false);
+    expect(seen.has(35n, key(35n))).toBe(false);
   });
 
-  it("over capacity, drops the oldest keys and raises the floor to the oldest kept", () => {
-    const seen = new SeenEntries(3);
-    for (let t = 1n; t <= 6n; t++) seen.add(entry(t, "x"));
-    seen.prune(0n);
+  it("a re-read bucket's keys replace the old ones; added keys keep the old count", () => {
+    const seen = new SeenBuckets(10n, 100);
+    seen.replace(20n, 1, [key(21n)]);
+    seen.addKeys(20n, [key(22n)]);
+    expect(seen.hitsOf(20n)).toBe(1);
+    expect(seen.has(22n, key(22n))).toBe(true);
+    seen.replace(20n, 3, [key(21n), key(22n), key(23n)]);
     expect(seen.size).toBe(3);
-    expect(seen.floor).toBe(4n);
-    expect(seen.add(entry(4n, "x"))).toBe(false);
-    expect(seen.add(entry(6n, "x"))).toBe(false);
+    seen.addKeys(40n, [key(41n)]);
+    expect(seen.hitsOf(40n)).toBe(-1);
+    expect(seen.size).toBe(4);
   });
 
-  it("keeps every key at the new floor's timestamp even past capacity", () => {
-    const seen = new SeenEntries(2);
-    seen.add(entry(1n, "old"));
-    for (const l of ["a", "b", "c"]) seen.add(entry(5n, l));
+  it("forgets buckets older than the floor and never lowers it", () => {
+    const seen = new SeenBuckets(10n, 100);
+    for (let b = 0n; b < 50n; b += 10n) seen.replace(b, 1, [key(b)]);
+    seen.prune(30n);
+    expect(seen.size).toBe(2);
+    expect(seen.floor).toBe(30n);
+    seen.prune(10n);
+    expect(seen.floor).toBe(30n);
+    seen.replace(10n, 1, [key(10n)]);
+    expect(seen.size).toBe(2);
+  });
+
+  it("over capacity, drops the oldest buckets and raises the floor to the oldest kept", () => {
+    const seen = new SeenBuckets(10n, 3);
+    for (let b = 0n; b < 60n; b += 10n) seen.replace(b, 1, [key(b)]);
     seen.prune(0n);
-    expect(seen.floor).toBe(5n);
     expect(seen.size).toBe(3);
-    expect(seen.add(entry(5n, "b"))).toBe(false);
+    expect(seen.floor).toBe(30n);
+    expect(seen.has(30n, key(30n))).toBe(true);
+    expect(seen.has(20n, key(20n))).toBe(false);
+  });
+
+  it("keeps the newest bucket even when it alone is over capacity", () => {
+    const seen = new SeenBuckets(10n, 2);
+    seen.replace(0n, 1, [key(1n)]);
+    seen.replace(10n, 3, [key(11n, "a"), key(11n, "b"), key(11n, "c")]);
+    seen.prune(0n);
+    expect(seen.floor).toBe(10n);
+    expect(seen.size).toBe(3);
   });
 });

@@ -21,6 +21,10 @@ let rows: { ts: bigint; line: string }[] = [];
 /** While true, the origin answers 502. */
 let failing = false;
 let requests = 0;
+/** Count requests (`hits`), row reads (`query`) and the rows those reads returned. */
+let counts = 0;
+let reads = 0;
+let rowsRead = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -35,8 +39,31 @@ beforeAll(async () => {
       const form = new URLSearchParams(body);
       const start = parseVLTime(form.get("start")!);
       const end = parseVLTime(form.get("end")!);
+      const visible = rows.filter((r) => r.ts >= start && r.ts < end);
+      if (req.url === "/select/logsql/hits") {
+        // Row counts per step, at step-aligned timestamps, as VictoriaLogs answers them.
+        counts++;
+        const step = BigInt(parseInt(form.get("step")!, 10)) * S;
+        const perBucket = new Map<bigint, number>();
+        for (const r of visible) perBucket.set(r.ts - (r.ts % step), (perBucket.get(r.ts - (r.ts % step)) ?? 0) + 1);
+        const buckets = [...perBucket].sort(([a], [b]) => (a < b ? -1 : 1));
+        const hits = buckets.length
+          ? [
+              {
+                fields: {},
+                timestamps: buckets.map(([t]) => formatRFC3339Nano(t)),
+                values: buckets.map(([, n]) => n),
+                total: visible.length,
+              },
+            ]
+          : [];
+        res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ hits }));
+        return;
+      }
+      reads++;
+      rowsRead += visible.length;
       res.writeHead(200, { "Content-Type": "application/stream+json" });
-      for (const r of rows.filter((r) => r.ts >= start && r.ts < end)) {
+      for (const r of visible) {
         res.write(`${JSON.stringify({ _msg: r.line, _time: formatRFC3339Nano(r.ts), _stream: '{app="t"}' })}\n`);
       }
       res.end();
@@ -56,6 +83,9 @@ beforeEach(() => {
   rows = [];
   failing = false;
   requests = 0;
+  counts = 0;
+  reads = 0;
+  rowsRead = 0;
 });
 
 const expr = parseExpr('{app="t"}') as LogSelectorExpr;
@@ -77,6 +107,7 @@ function startTail(over: Partial<TailOptions> = {}) {
       lookBackNs: 120n * S,
       maxSeen: 10_000,
       maxSentPerPoll: 1000,
+      maxReadPerPoll: 100_000,
       splitInterval: 3600n * S,
       now: () => clock.now,
       ...over,
@@ -182,5 +213,54 @@ describe("runTail", () => {
     await t.done;
     expect(t.batches.map((b) => b.entries.length)).toEqual([100, 100, 50]);
     expect(t.lines()).toEqual(Array.from({ length: 250 }, (_, i) => `r${i}`));
+  });
+
+  it("a quiet tail asks only for row counts: nothing in the look-back is read again", async () => {
+    rows = Array.from({ length: 3000 }, (_, i) => ({ ts: T0 - 100n * S + BigInt(i) * 10_000_000n, line: `old ${i}` }));
+    const t = startTail({ limit: 1, startNs: T0 - 120n * S });
+    await polls(3);
+    const [readsBefore, rowsBefore, countsBefore] = [reads, rowsRead, counts];
+    for (let i = 0; i < 5; i++) {
+      t.clock.now += S;
+      await polls(1);
+    }
+    t.stop.abort();
+    await t.done;
+    expect(counts - countsBefore).toBeGreaterThanOrEqual(5);
+    expect(reads - readsBefore).toBe(0);
+    expect(rowsRead - rowsBefore).toBe(0);
+    expect(t.lines()).toEqual(["old 2999"]);
+  });
+
+  it("a new row is found by reading only its own bucket, not the whole look-back", async () => {
+    rows = Array.from({ length: 3000 }, (_, i) => ({ ts: T0 - 100n * S + BigInt(i) * 10_000_000n, line: `old ${i}` }));
+    const t = startTail({ limit: 1, startNs: T0 - 120n * S });
+    await polls(3);
+    const [readsBefore, rowsBefore] = [reads, rowsRead];
+    // Stamped 90 s back, inside a bucket already holding 100 rows.
+    rows.push({ ts: T0 - 90n * S + 5n, line: "late" });
+    await polls(4);
+    t.stop.abort();
+    await t.done;
+    expect(t.lines()).toEqual(["old 2999", "late"]);
+    expect(reads - readsBefore).toBe(1);
+    expect(rowsRead - rowsBefore).toBe(101);
+  });
+
+  it("a poll reads at most maxReadPerPoll counted rows; the other changed buckets wait, and nothing is lost", async () => {
+    const t = startTail({ maxReadPerPoll: 250 });
+    await polls(3);
+    const [readsBefore, rowsBefore] = [reads, rowsRead];
+    // 10 buckets of 100 new rows each.
+    rows.push(
+      ...Array.from({ length: 1000 }, (_, i) => ({ ts: T0 - 50n * S + BigInt(i) * 10_000_000n, line: `n${i}` })),
+    );
+    await polls(14);
+    t.stop.abort();
+    await t.done;
+    expect(t.lines()).toEqual(Array.from({ length: 1000 }, (_, i) => `n${i}`));
+    // Two buckets (200 rows) a poll: five polls with reads, each returning 200 rows.
+    expect(reads - readsBefore).toBe(5);
+    expect(rowsRead - rowsBefore).toBe(1000);
   });
 });
