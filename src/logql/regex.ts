@@ -247,8 +247,7 @@ class Translator {
     const alts: string[] = [];
     let cur = "";
     let lastAtom:
-      | { start: number; out: string; repeated: boolean; srcStart: number; opStart: number; shape: Shape }
-      | undefined;
+      { start: number; out: string; repeated: boolean; srcStart: number; opStart: number; shape: Shape } | undefined;
     // Go's accounting of the alternatives: their sizes, and the repeats anywhere inside.
     const altSizes: number[] = [];
     let curSize = 0;
