@@ -28,6 +28,8 @@ export interface MetricQueryOptions {
   splitInterval: bigint;
   maxConcurrency: number;
   maxSeries: number;
+  /** How many points one evaluation may hold (`MAX_METRIC_POINTS`). */
+  maxPoints?: number;
   /** Let VictoriaLogs compute the subtrees it computes exactly (default on). */
   pushdown?: boolean;
 }
@@ -67,13 +69,14 @@ export async function executeMetricQuery(
       return undefined;
     },
   };
+  const limits = { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints };
   const evaluate = async (sub: MetricQuery) => {
     try {
-      return await evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+      return await evaluateMetric(expr, sub, source, limits);
     } catch (err) {
       if (!(err instanceof ProjectionRefused)) throw err;
       project = false;
-      return await evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+      return await evaluateMetric(expr, sub, source, limits);
     }
   };
   const aligned = alignToStep(q);
