@@ -20,6 +20,7 @@ import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
 import type { ChunkStore } from "./chunk-store";
 import type { CacheSection, CacheStats } from "./stats";
+import { PointLimitError } from "../engine/metric/errors";
 
 export interface ExtentQuery {
   /** LogsQL ending in a stats pipe whose first grouping is `_time:<width> offset <shift>` (no time filter). */
@@ -33,6 +34,12 @@ export interface ExtentQuery {
   /** Rows of buckets outside `window` must not be returned (they would change the answer). */
   clip: boolean;
   section: CacheSection;
+  /**
+   * The `MAX_METRIC_POINTS` budget, each row counting `perRow` points: each origin request asks for
+   * one row more than fit (a `limit` pipe, so a larger answer is never read), and more rows is
+   * PointLimitError before any chunk is stored.
+   */
+  budget?: { points: number; perRow: number };
 }
 
 /** Per request: where chunks are kept and how the request may use them. */
@@ -93,7 +100,14 @@ export function planChunks(q: ExtentQuery, nowNs: bigint, horizonNs: bigint): Pl
 /** Rows of `q` over its window, from cached chunks where possible. Without a cache: one plain request. */
 export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<VLRow[]> {
   const cache = client.results;
-  if (!cache) return client.statsRows(q.logsql, q.window);
+  const maxRows = q.budget ? Math.floor(q.budget.points / q.budget.perRow) : Infinity;
+  const logsql = q.budget ? `${q.logsql} | limit ${maxRows + 1}` : q.logsql;
+  // Each request's answer is checked as it arrives, the sum before any chunk is stored.
+  const bounded = (rows: VLRow[]): VLRow[] => {
+    if (rows.length > maxRows) throw new PointLimitError(q.budget!.points);
+    return rows;
+  };
+  if (!cache) return bounded(await client.statsRows(logsql, q.window));
   const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
   // A chunk's key, digested once whether its lookup, its write after the answer, or both need it.
   const keys: Promise<string>[] = [];
@@ -115,12 +129,18 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
   });
   const fetched = await Promise.all(
     runs.map((run) =>
-      client.statsRows(q.logsql, {
-        start: planned[run[0]!]!.request.start,
-        end: planned[run[run.length - 1]!]!.request.end,
-      }),
+      client
+        .statsRows(logsql, {
+          start: planned[run[0]!]!.request.start,
+          end: planned[run[run.length - 1]!]!.request.end,
+        })
+        .then(bounded),
     ),
   );
+  // A run cut by the limit must never be stored as complete.
+  let held = 0;
+  for (const rows of [...found, ...fetched]) held += rows?.length ?? 0;
+  if (held > maxRows) throw new PointLimitError(q.budget!.points);
   const length = planned.length > 0 ? planned[0]!.chunk.end - planned[0]!.chunk.start : 1n;
   runs.forEach((run, r) => {
     const runRows = fetched[r]!;

@@ -33,7 +33,19 @@ export interface VolumeOptions {
   targetLabels: string[];
   limit: number;
   aggregateBy: VolumeAggregation;
+  /**
+   * The `MAX_METRIC_POINTS` budget: a quarter as many (bucket, group or stream) rows are read at
+   * most (see POINTS_PER_ROW); more answers PointLimitError instead of holding every row of a
+   * high-cardinality grouping at a small step.
+   */
+  maxPoints?: number;
 }
+
+/**
+ * A row costs about four window accumulators' heap (its answer text, the parsed row, its group's
+ * name and labels): 200,000 rows need 64–96 MB, 500,000 accumulators 64–80 MB (test/unit/memory).
+ */
+const POINTS_PER_ROW = 4;
 
 /** Loki's volume samples are stamped in milliseconds: a bucket ends 1 ms before the next grid line. */
 const SPLIT_GAP_NS = 1_000_000n;
@@ -104,6 +116,7 @@ function volumeRows(client: OriginClient, o: VolumeOptions, width: bigint): Prom
     shift: 0n,
     clip: true,
     section: "volumeResult",
+    budget: o.maxPoints === undefined ? undefined : { points: o.maxPoints, perRow: POINTS_PER_ROW },
   });
 }
 

@@ -21,7 +21,7 @@ export class QueryLimitError extends HttpError {
 }
 
 /** How many points a metric evaluation may hold by default (see PointBudget). */
-export const DEFAULT_MAX_POINTS = 1_000_000;
+export const DEFAULT_MAX_POINTS = 500_000;
 
 /**
  * More points held in memory than the `MAX_METRIC_POINTS` budget allows (400, worded like Loki's

@@ -229,6 +229,8 @@ function toMatrix(steps: StepVectors, grid: StepGrid, maxSeries: number): Series
       }
       out.points.push({ t, v: s.v });
     }
+    // The step's samples are now points: let them go while the next steps are read.
+    steps[k] = [];
     if (series.size > maxSeries) throw new QueryLimitError(maxSeries);
   });
   return [...series.values()].sort((a, b) => compareLabels(a.labels, b.labels));

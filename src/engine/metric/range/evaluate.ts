@@ -149,6 +149,8 @@ async function foldOverTime(
   for (const s of sortedSeries(series.all)) {
     for (const [k, acc] of s.windows)
       out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
+    // The answer now holds the values: the accumulators can go while the next series is written.
+    s.windows.clear();
   }
   return out;
 }
@@ -186,6 +188,8 @@ async function pointsOverTime(
   const out = emptySteps(grid.count);
   for (const s of sortedSeries(series.all)) {
     const { ts, vs } = inTimeOrder(s);
+    s.ts = [];
+    s.vs = [];
     const windows = slidingWindows(expr, ts, vs, w.range);
     const n = ts.length;
     let lo = 0;
