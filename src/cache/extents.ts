@@ -57,6 +57,13 @@ export interface ResultCache {
   keyOf: (logsql: string, chunk: TimeWindow) => Promise<string>;
 }
 
+/**
+ * What a stats row costs in `MAX_METRIC_POINTS` points: about four window accumulators' heap (its
+ * answer text, the parsed row, its group's name and labels); 200,000 volume rows need 64–96 MB of
+ * a capped heap, 500,000 accumulators 64–80 MB (test/unit/memory/metric.test.ts).
+ */
+export const POINTS_PER_STATS_ROW = 4;
+
 /** At most this many chunks per query: each one is a cache lookup. */
 const MAX_CHUNKS = 48n;
 const MINUTE_NS = 60_000_000_000n;

@@ -108,6 +108,15 @@ describe("MAX_METRIC_POINTS", () => {
     expect(d.status, d.body).toBe(200);
   });
 
+  it("a push-down reads at most a quarter of the budget in bucket rows", async () => {
+    const query = 'sum by (pod) (count_over_time({app=~".+"}[1m]))';
+    const r = await ask("query_range", { query, step: "60" }, { PUSHDOWN: "on", MAX_METRIC_POINTS: "400" });
+    expect(r.status, r.body).toBe(400);
+    expect(r.body).toBe(pointsLimit(400));
+    const d = await ask("query_range", { query, step: "60" }, { PUSHDOWN: "on" });
+    expect(d.status, d.body).toBe(200);
+  });
+
   it("volume_range reads at most a quarter of the budget in bucket rows", async () => {
     const params = { query: '{app=~".+"}', targetLabels: "pod", step: "60" };
     const r = await ask("index/volume_range", params, { MAX_METRIC_POINTS: "4000" });
