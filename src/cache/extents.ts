@@ -60,7 +60,7 @@ export interface ResultCache {
 /**
  * What a stats row costs in `MAX_METRIC_POINTS` points: about four window accumulators' heap (its
  * answer text, the parsed row, its group's name and labels); 200,000 volume rows need 64–96 MB of
- * a capped heap, 500,000 accumulators 64–80 MB (test/unit/memory/metric.test.ts).
+ * a capped heap, 500,000 accumulator objects 64–80 MB (test/unit/memory/metric.test.ts).
  */
 export const POINTS_PER_STATS_ROW = 4;
 

@@ -118,6 +118,12 @@ interface FoldSeries {
   windows: Map<number, WindowAcc>;
 }
 
+/** A count or a sum needs one number per window, not an accumulator object: a third of the heap. */
+interface TallySeries {
+  labels: Labels;
+  windows: Map<number, number>;
+}
+
 async function foldOverTime(
   expr: RangeAggregationExpr,
   kind: FoldKind,
@@ -126,6 +132,7 @@ async function foldOverTime(
   limits: RangeLimits,
   outer: Grouping | undefined,
 ): Promise<StepVectors> {
+  if (kind === "count" || kind === "sum") return tallyOverTime(expr, kind, grid, samples, limits, outer);
   const w = windowOf(expr);
   const budget = limits.budget;
   const series = new SeriesTable<FoldSeries>(expr, outer, limits, (labels) => ({ labels, windows: new Map() }));
@@ -150,6 +157,47 @@ async function foldOverTime(
     for (const [k, acc] of s.windows)
       out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
     // The answer now holds the values: the accumulators can go while the next series is written.
+    s.windows.clear();
+  }
+  return out;
+}
+
+/** foldOverTime for counts and sums: the same additions, in the same order, on a bare number. */
+async function tallyOverTime(
+  expr: RangeAggregationExpr,
+  kind: "count" | "sum",
+  grid: StepGrid,
+  samples: SampleStream,
+  limits: RangeLimits,
+  outer: Grouping | undefined,
+): Promise<StepVectors> {
+  const w = windowOf(expr);
+  const budget = limits.budget;
+  const counting = kind === "count";
+  const series = new SeriesTable<TallySeries>(expr, outer, limits, (labels) => ({ labels, windows: new Map() }));
+  for await (const batch of samples)
+    for (const sample of batch) {
+      const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
+      if (!covered) continue;
+      const s = series.of(sample);
+      const add = counting ? 1 : sample.value;
+      for (let k = covered[0]; k <= covered[1]; k++) {
+        const tally = s.windows.get(k);
+        if (tally === undefined) {
+          budget.take();
+          s.windows.set(k, 0 + add);
+        } else s.windows.set(k, tally + add);
+      }
+    }
+  const rangeSeconds = Number(w.range) / 1e9;
+  const out = emptySteps(grid.count);
+  const acc = new WindowAcc();
+  for (const s of sortedSeries(series.all)) {
+    for (const [k, tally] of s.windows) {
+      if (counting) acc.n = tally;
+      else acc.x = tally;
+      out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
+    }
     s.windows.clear();
   }
   return out;
