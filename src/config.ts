@@ -7,6 +7,7 @@ import { readTenancyPolicy, secretVar, type TenancyPolicy } from "./auth/policy"
 import { ConfigError } from "./config-error";
 import { parseLokiDuration } from "./core/go/duration";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
+import { DEFAULT_MAX_POINTS } from "./engine/metric/errors";
 
 export { ConfigError };
 
@@ -25,6 +26,8 @@ export interface Env {
   MAX_CONCURRENCY?: string;
   MAX_ENTRIES_LIMIT?: string;
   MAX_QUERY_SERIES?: string;
+  /** What one metric evaluation or volume_range may hold: series, window accumulators, samples, bucket rows. */
+  MAX_METRIC_POINTS?: string;
   /** Loki's `max_query_length`: the longest range a query may ask for (default 721h; 0 = no limit). */
   MAX_QUERY_LENGTH?: string;
   /** "single" (default): one tenant; "header": X-Scope-OrgID chooses (behind an authenticating gateway). */
@@ -65,6 +68,7 @@ export interface Config {
   maxConcurrency: number;
   maxEntriesLimit: number;
   maxQuerySeries: number;
+  maxMetricPoints: number;
   /** ns; 0 means no limit. */
   maxQueryLength: bigint;
   /** Who may read which tenant (auth/policy.ts). */
@@ -162,6 +166,7 @@ export function readConfig(env: Env): Config {
     maxConcurrency: positiveInt(env, "MAX_CONCURRENCY", 6, MAX_OPEN_CONNECTIONS),
     maxEntriesLimit: positiveInt(env, "MAX_ENTRIES_LIMIT", 5000),
     maxQuerySeries: positiveInt(env, "MAX_QUERY_SERIES", 500),
+    maxMetricPoints: positiveInt(env, "MAX_METRIC_POINTS", DEFAULT_MAX_POINTS),
     maxQueryLength: duration(env, "MAX_QUERY_LENGTH", 721n * 3_600_000_000_000n, 0n),
     tenancy,
     pushdown: flag(env, "PUSHDOWN", true),

@@ -11,9 +11,10 @@ import { bundleBench } from "./bundle.mjs";
 /**
  * @param {string} entry the .ts file
  * @param {Record<string, string>} env added to this process's environment
+ * @param {{ timeoutMs?: number }} [options] timeoutMs: the process is killed (SIGKILL) after this long
  * @returns {Promise<{ exit: number | string | null, results: any[] }>} exit code, or the signal that ended it
  */
-export async function runCappedNode(entry, env) {
+export async function runCappedNode(entry, env, { timeoutMs } = {}) {
   const dir = await mkdtemp(join(tmpdir(), "lokivl-bench-"));
   try {
     const out = join(dir, basename(entry).replace(/\.ts$/, ".mjs"));
@@ -28,7 +29,12 @@ export async function runCappedNode(entry, env) {
         process.stdout.write(chunk);
         lines.push(...chunk.split("\n"));
       });
-      child.on("exit", (code, signal) => resolve(signal ?? code));
+      // A process busy in one synchronous loop runs no timer of its own: it is stopped from here.
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      child.on("exit", (code, signal) => {
+        clearTimeout(timer);
+        resolve(signal ?? code);
+      });
     });
     const results = lines.filter((l) => l.startsWith("RESULT ")).map((l) => JSON.parse(l.slice("RESULT ".length)));
     return { exit, results };

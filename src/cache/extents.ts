@@ -21,6 +21,7 @@ import { parseVLTime } from "../origin/timefmt";
 import type { ChunkStore } from "./chunk-store";
 import type { CacheSection, CacheStats } from "./stats";
 import { floorDiv } from "../core/go/intdiv";
+import { PointLimitError } from "../engine/metric/errors";
 
 export interface ExtentQuery {
   /** LogsQL ending in a stats pipe whose first grouping is `_time:<width> offset <shift>` (no time filter). */
@@ -34,6 +35,12 @@ export interface ExtentQuery {
   /** Rows of buckets outside `window` must not be returned (they would change the answer). */
   clip: boolean;
   section: CacheSection;
+  /**
+   * The `MAX_METRIC_POINTS` budget, each row counting `perRow` points: each origin request asks for
+   * one row more than fit (a `limit` pipe, so a larger answer is never read), and more rows is
+   * PointLimitError before any chunk is stored.
+   */
+  budget?: { points: number; perRow: number };
 }
 
 /** Per request: where chunks are kept and how the request may use them. */
@@ -50,6 +57,13 @@ export interface ResultCache {
   /** The chunk's key: digest of tenant, origin, credentials context, LogsQL and chunk window. */
   keyOf: (logsql: string, chunk: TimeWindow) => Promise<string>;
 }
+
+/**
+ * What a stats row costs in `MAX_METRIC_POINTS` points: about four window accumulators' heap (its
+ * answer text, the parsed row, its group's name and labels); 200,000 volume rows need 64–96 MB of
+ * a capped heap, 500,000 accumulator objects 64–80 MB (test/unit/memory/metric.test.ts).
+ */
+export const POINTS_PER_STATS_ROW = 4;
 
 /** At most this many chunks per query: each one is a cache lookup. */
 const MAX_CHUNKS = 48n;
@@ -94,7 +108,14 @@ export function planChunks(q: ExtentQuery, nowNs: bigint, horizonNs: bigint): Pl
 /** Rows of `q` over its window, from cached chunks where possible. Without a cache: one plain request. */
 export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<VLRow[]> {
   const cache = client.results;
-  if (!cache) return client.statsRows(q.logsql, q.window);
+  const maxRows = q.budget ? Math.floor(q.budget.points / q.budget.perRow) : Infinity;
+  const logsql = q.budget ? `${q.logsql} | limit ${maxRows + 1}` : q.logsql;
+  // Each request's answer is checked as it arrives, the sum before any chunk is stored.
+  const bounded = (rows: VLRow[]): VLRow[] => {
+    if (rows.length > maxRows) throw new PointLimitError(q.budget!.points);
+    return rows;
+  };
+  if (!cache) return bounded(await client.statsRows(logsql, q.window));
   const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
   // A chunk's key, digested once whether its lookup, its write after the answer, or both need it.
   const keys: Promise<string>[] = [];
@@ -116,12 +137,18 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
   });
   const fetched = await Promise.all(
     runs.map((run) =>
-      client.statsRows(q.logsql, {
-        start: planned[run[0]!]!.request.start,
-        end: planned[run[run.length - 1]!]!.request.end,
-      }),
+      client
+        .statsRows(logsql, {
+          start: planned[run[0]!]!.request.start,
+          end: planned[run[run.length - 1]!]!.request.end,
+        })
+        .then(bounded),
     ),
   );
+  // A run cut by the limit must never be stored as complete.
+  let held = 0;
+  for (const rows of [...found, ...fetched]) held += rows?.length ?? 0;
+  if (held > maxRows) throw new PointLimitError(q.budget!.points);
   const length = planned.length > 0 ? planned[0]!.chunk.end - planned[0]!.chunk.start : 1n;
   runs.forEach((run, r) => {
     const runRows = fetched[r]!;

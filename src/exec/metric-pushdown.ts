@@ -7,7 +7,7 @@ import type { Labels, Series } from "../engine/types";
 import type { OriginClient } from "../origin/client";
 import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
-import { extentRows } from "../cache/extents";
+import { POINTS_PER_STATS_ROW, extentRows } from "../cache/extents";
 import type { BucketGrid, BucketPlan, MetricGrid } from "../plan/metric-pushdown";
 import type { ScanStats } from "./logs";
 
@@ -27,12 +27,16 @@ export interface BucketRow {
   end: bigint;
 }
 
-/** The rows of a bucket grid's stats query, chunk by chunk through the results cache. */
+/**
+ * The rows of a bucket grid's stats query, chunk by chunk through the results cache; with
+ * `maxPoints` (`MAX_METRIC_POINTS`), at most a quarter as many rows (PointLimitError past them).
+ */
 export async function bucketRows(
   client: OriginClient,
   plan: BucketGrid,
   grid: MetricGrid,
   stats: ScanStats,
+  maxPoints?: number,
 ): Promise<BucketRow[]> {
   stats.subqueries++;
   const rows = await extentRows(client, {
@@ -43,6 +47,7 @@ export async function bucketRows(
     // Buckets outside the plan's window fall outside every evaluation window: whole chunks are exact.
     clip: false,
     section: grid.instant ? "instantMetricResult" : "result",
+    budget: maxPoints === undefined ? undefined : { points: maxPoints, perRow: POINTS_PER_STATS_ROW },
   });
   // An answer's rows share a few hundred bucket times and a few hundred groups at most: each time is
   // parsed, and each group's labels built, once.
@@ -86,9 +91,10 @@ export async function runBucketPlan(
   plan: BucketPlan,
   grid: MetricGrid,
   stats: ScanStats,
+  maxPoints?: number,
 ): Promise<Series[]> {
   const groups = new Map<string, GroupBuckets>();
-  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats)) {
+  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats, maxPoints)) {
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { labels, ends: [], values: [] }));
     g.ends.push(end);

@@ -28,6 +28,8 @@ export interface MetricQueryOptions {
   splitInterval: bigint;
   maxConcurrency: number;
   maxSeries: number;
+  /** How many points one evaluation may hold (`MAX_METRIC_POINTS`). */
+  maxPoints?: number;
   /** Let VictoriaLogs compute the subtrees it computes exactly (default on). */
   pushdown?: boolean;
 }
@@ -54,12 +56,12 @@ export async function executeMetricQuery(
     async pushdown(sub: SampleExpr, grid: MetricQuery) {
       if (!opts.pushdown) return undefined;
       const plan = planMetricPushdown(sub, grid, client.derivedFields);
-      if (plan) return runBucketPlan(client, plan, grid, stats);
+      if (plan) return runBucketPlan(client, plan, grid, stats, opts.maxPoints);
       // Declined once for this query: asking again per chunk would only be declined again.
       if (wholeUnwrapDeclined && sub === expr) return undefined;
       const unwrapPlan = planUnwrapPushdown(sub, grid, client.derivedFields);
       if (!unwrapPlan) return undefined;
-      const outcome = await runUnwrapPlan(client, unwrapPlan, grid, stats);
+      const outcome = await runUnwrapPlan(client, unwrapPlan, grid, stats, opts.maxPoints);
       // The rows that made the origin's guard count would make the projection's guard refuse too.
       if (outcome === "guarded") project = false;
       if (typeof outcome !== "string") return outcome;
@@ -67,13 +69,14 @@ export async function executeMetricQuery(
       return undefined;
     },
   };
+  const limits = { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints };
   const evaluate = async (sub: MetricQuery) => {
     try {
-      return await evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+      return await evaluateMetric(expr, sub, source, limits);
     } catch (err) {
       if (!(err instanceof ProjectionRefused)) throw err;
       project = false;
-      return await evaluateMetric(expr, sub, source, { maxSeries: opts.maxSeries });
+      return await evaluateMetric(expr, sub, source, limits);
     }
   };
   const aligned = alignToStep(q);

@@ -27,9 +27,10 @@ export async function runUnwrapPlan(
   plan: UnwrapBucketPlan,
   grid: MetricGrid,
   stats: ScanStats,
+  maxPoints?: number,
 ): Promise<Series[] | "guarded" | "incomplete"> {
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
-  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats)) {
+  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats, maxPoints)) {
     if (Number(row.__bad ?? "0") !== 0) return "guarded";
     const count = Number(row.__n ?? "0");
     // A bucket whose rows all lack the field yields no sample in Loki either.

@@ -18,7 +18,7 @@ import type { Labels, MetricResult, Series } from "../engine/types";
 import type { OriginClient, TimeWindow } from "../origin/client";
 import { parseStreamLabels, type VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
-import { chunkLength, extentRows } from "../cache/extents";
+import { POINTS_PER_STATS_ROW, chunkLength, extentRows } from "../cache/extents";
 import { toInt } from "./index-stats";
 import { fieldName, isSpecialField } from "../plan/logsql";
 import { streamFilter } from "../plan/selector";
@@ -33,6 +33,12 @@ export interface VolumeOptions {
   targetLabels: string[];
   limit: number;
   aggregateBy: VolumeAggregation;
+  /**
+   * The `MAX_METRIC_POINTS` budget: a quarter as many (bucket, group or stream) rows are read at
+   * most (see POINTS_PER_STATS_ROW); more answers PointLimitError instead of holding every row of a
+   * high-cardinality grouping at a small step.
+   */
+  maxPoints?: number;
 }
 
 /** Loki's volume samples are stamped in milliseconds: a bucket ends 1 ms before the next grid line. */
@@ -104,6 +110,7 @@ function volumeRows(client: OriginClient, o: VolumeOptions, width: bigint): Prom
     shift: 0n,
     clip: true,
     section: "volumeResult",
+    budget: o.maxPoints === undefined ? undefined : { points: o.maxPoints, perRow: POINTS_PER_STATS_ROW },
   });
 }
 

@@ -53,6 +53,7 @@ function volumeOptions(r: LokiRequest, window: { start: bigint; end: bigint }) {
     matchers: selector(r.params.get("query")),
     window,
     targetLabels: targets,
+    maxPoints: r.config.maxMetricPoints,
   };
 }
 

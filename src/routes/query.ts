@@ -127,6 +127,7 @@ async function metricQuery(r: LokiRequest, expr: SampleExpr, q: MetricQuery): Pr
     splitInterval: config.splitInterval,
     maxConcurrency: config.maxConcurrency,
     maxSeries: config.maxQuerySeries,
+    maxPoints: config.maxMetricPoints,
     pushdown: config.pushdown,
   });
   r.telemetry.mark("exec");

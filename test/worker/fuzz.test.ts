@@ -24,7 +24,15 @@ const compatQueries = (cases as unknown as { params: Record<string, unknown> }[]
   .map((c) => c.params.query)
   .filter((q): q is string => typeof q === "string");
 const corpusQueries = Object.values(shared).flatMap((list) => list.map((e) => e.query));
-const QUERIES = [...compatQueries, ...corpusQueries];
+// Shapes that held a whole evaluation's series or samples before answering (issue 27, item 2).
+const HEAVY_METRIC_SHAPES = [
+  'quantile_over_time(0.99, {app="api-gateway"} | json | unwrap latency_ms [24h])',
+  'quantile_over_time(0.99, {app="api-gateway"} | json | unwrap latency_ms [24h]) by (app)',
+  'count_over_time({app="pf"} | logfmt [1h])',
+  'max by (level) (count_over_time({app="api-gateway"} | json [1h]))',
+  'rate_counter({app="api-gateway"} | json | unwrap bytes [24h])',
+];
+const QUERIES = [...compatQueries, ...corpusQueries, ...HEAVY_METRIC_SHAPES];
 
 const TOKENS = [
   "(",

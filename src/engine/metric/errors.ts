@@ -20,6 +20,24 @@ export class QueryLimitError extends HttpError {
   }
 }
 
+/** How many points a metric evaluation may hold by default (see PointBudget). */
+export const DEFAULT_MAX_POINTS = 500_000;
+
+/**
+ * More points held in memory than the `MAX_METRIC_POINTS` budget allows (400, worded like Loki's
+ * limit errors). Loki has no such limit: it evaluates step by step, while the Worker folds rows
+ * into every window as they stream and must bound what that holds in its isolate's 128 MB.
+ */
+export class PointLimitError extends HttpError {
+  constructor(readonly limit: number) {
+    super(
+      400,
+      `maximum number of points held in memory (${limit}) reached for a single query; consider reducing query cardinality by adding more specific stream selectors or grouping by fewer labels, reducing the time range, or increasing the step (the limit is the Worker's MAX_METRIC_POINTS)`,
+    );
+    this.name = "PointLimitError";
+  }
+}
+
 /**
  * A sample still carrying `__error__` reached a metric (Loki: 400, `ErrPipeline`). Loki refuses to
  * aggregate such series silently; the user must filter them with `| __error__=""`.

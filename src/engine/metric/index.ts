@@ -6,14 +6,22 @@
 import type { Grouping, RangeAggregationExpr, SampleExpr, VectorAggregationExpr } from "../../logql/ast";
 import type { ExtractedSample, MetricResult, Series, VectorSample } from "../types";
 import { betweenVectors, foldLiterals, withScalar } from "./binary";
-import { DEFAULT_MAX_SERIES, MetricEvalError, QueryLimitError } from "./errors";
+import { PointBudget } from "./budget";
+import { DEFAULT_MAX_POINTS, DEFAULT_MAX_SERIES, MetricEvalError, QueryLimitError } from "./errors";
 import { type StepGrid, alignToStep, makeGrid, timeAt } from "./grid";
 import { labelReplacer } from "./label-replace";
 import { compareLabels, labelsKey } from "./labels";
 import { type StepVectors, evaluateRangeAggregation, sampleSpan } from "./range/evaluate";
 import { aggregateVector } from "./vector-aggregation";
 
-export { MetricEvalError, PipelineError, QueryLimitError, DEFAULT_MAX_SERIES } from "./errors";
+export {
+  MetricEvalError,
+  PipelineError,
+  PointLimitError,
+  QueryLimitError,
+  DEFAULT_MAX_POINTS,
+  DEFAULT_MAX_SERIES,
+} from "./errors";
 export { alignToStep } from "./grid";
 export { absentLabels } from "./range/evaluate";
 
@@ -38,6 +46,8 @@ export interface SampleSource {
 export interface MetricOptions {
   /** Loki's `max_query_series`. */
   maxSeries?: number;
+  /** How many points the evaluation may hold (see PointBudget; `MAX_METRIC_POINTS`). */
+  maxPoints?: number;
 }
 
 /**
@@ -61,7 +71,8 @@ export async function evaluateMetric(
     return { type: "matrix", series: [{ labels: {}, points }] };
   }
 
-  const steps = await evaluateNode(expr, { grid, query, source });
+  const budget = new PointBudget(options.maxPoints ?? DEFAULT_MAX_POINTS);
+  const steps = await evaluateNode(expr, { grid, query, source, root: expr, maxSeries, budget });
   if (query.instant) {
     const samples = steps[0] ?? [];
     if (samples.length > maxSeries) throw new QueryLimitError(maxSeries);
@@ -76,6 +87,10 @@ interface Context {
   grid: StepGrid;
   query: MetricQuery;
   source: SampleSource;
+  /** The whole query: a range aggregation whose series are its answer is held to `maxSeries`. */
+  root: SampleExpr;
+  maxSeries: number;
+  budget: PointBudget;
 }
 
 async function evaluateNode(expr: SampleExpr, ctx: Context): Promise<StepVectors> {
@@ -99,13 +114,43 @@ async function evaluateNode(expr: SampleExpr, ctx: Context): Promise<StepVectors
   }
 }
 
-function evaluateRange(expr: RangeAggregationExpr, ctx: Context, outer: Grouping | undefined): Promise<StepVectors> {
+/**
+ * `answer` is the expression whose series the aggregation's series are (the aggregation itself, or
+ * the aggregation folded into it): when that is the whole query, the table is held to Loki's
+ * `max_query_series` as it grows, as Loki holds the answer to it step by step.
+ */
+function evaluateRange(
+  expr: RangeAggregationExpr,
+  ctx: Context,
+  outer: Grouping | undefined,
+  answer: SampleExpr = expr,
+): Promise<StepVectors> {
   const { from, to } = sampleSpan(expr, ctx.grid);
-  return evaluateRangeAggregation(expr, ctx.grid, ctx.source.samples(expr, from, to), outer);
+  const limits = { maxSeries: answer === ctx.root ? ctx.maxSeries : undefined, budget: ctx.budget };
+  return evaluateRangeAggregation(expr, ctx.grid, ctx.source.samples(expr, from, to), limits, outer);
 }
 
 /** Range functions whose per-series values `sum` adds up to the value over the union of the series. */
 const SUMMABLE = new Set(["count_over_time", "rate", "bytes_over_time", "bytes_rate", "sum_over_time"]);
+
+/**
+ * Whether `op by (…)` over `inner` equals `inner` evaluated over the samples grouped by `op`'s
+ * grouping (and the inner grouping, if any): sums of sums, the largest of maxima, the smallest of
+ * minima (NaN-aware alike: a NaN is kept only when every value is NaN). Folding holds only the
+ * answer's groups instead of every inner series, as Loki's memory holds only one step.
+ */
+function foldsInto(op: VectorAggregationExpr["op"], inner: RangeAggregationExpr): boolean {
+  switch (op) {
+    case "sum":
+      return SUMMABLE.has(inner.op);
+    case "max":
+      return inner.op === "max_over_time";
+    case "min":
+      return inner.op === "min_over_time";
+    default:
+      return false;
+  }
+}
 
 async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Context): Promise<StepVectors> {
   if (expr.op === "approx_topk" && !ctx.query.instant) {
@@ -113,11 +158,11 @@ async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Conte
   }
   const inner = expr.expr;
   let steps: StepVectors;
-  if (expr.op === "sum" && inner.kind === "RangeAggregation" && SUMMABLE.has(inner.op) && !inner.grouping) {
+  if (inner.kind === "RangeAggregation" && foldsInto(expr.op, inner)) {
     // Group samples before windowing (Loki does the same at its source): far fewer series.
     steps =
       (await tryPushdown(inner, ctx)) ??
-      (await evaluateRange(inner, ctx, expr.grouping ?? { without: false, labels: [] }));
+      (await evaluateRange(inner, ctx, expr.grouping ?? { without: false, labels: [] }, expr));
   } else {
     steps = await evaluateNode(inner, ctx);
   }
@@ -184,6 +229,8 @@ function toMatrix(steps: StepVectors, grid: StepGrid, maxSeries: number): Series
       }
       out.points.push({ t, v: s.v });
     }
+    // The step's samples are now points: let them go while the next steps are read.
+    steps[k] = [];
     if (series.size > maxSeries) throw new QueryLimitError(maxSeries);
   });
   return [...series.values()].sort((a, b) => compareLabels(a.labels, b.labels));

@@ -9,6 +9,7 @@ import {
   type ResultCache,
 } from "../../../src/cache/extents";
 import { CacheStats } from "../../../src/cache/stats";
+import { PointLimitError } from "../../../src/engine/metric/errors";
 import type { OriginClient, TimeWindow } from "../../../src/origin/client";
 import type { VLRow } from "../../../src/origin/rows";
 import { formatRFC3339Nano } from "../../../src/origin/timefmt";
@@ -20,8 +21,10 @@ const T0 = 1_700_000_000n * 1_000_000_000n - ((1_700_000_000n * 1_000_000_000n) 
 /** One row per minute bucket with value 1 — an origin whose answer is a pure function of the window. */
 class FakeOrigin {
   readonly asked: TimeWindow[] = [];
-  async statsRows(_logsql: string, w: TimeWindow): Promise<VLRow[]> {
+  readonly logsql: string[] = [];
+  async statsRows(logsql: string, w: TimeWindow): Promise<VLRow[]> {
     this.asked.push(w);
+    this.logsql.push(logsql);
     const rows: VLRow[] = [];
     let t = w.start - (((w.start % MIN) + MIN) % MIN);
     if (t < w.start) t += MIN;
@@ -165,5 +168,29 @@ describe("extentRows", () => {
     await settle();
     // Settled up to T0 + 2m: no whole chunk has ended by then.
     expect(store.entries.size).toBe(0);
+  });
+
+  it("reads no more rows than the points budget allows, and stores nothing from a refused answer", async () => {
+    const now = T0 + 10n * HOUR;
+    const window = { start: T0, end: T0 + 30n * MIN };
+    const refused = setup(now);
+    const budget = { points: 40, perRow: 4 };
+    const error = await extentRows(refused.client, { ...query(window, true), budget }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PointLimitError);
+    expect((error as PointLimitError).limit).toBe(40);
+    // The origin is asked for one row more than fit, so a larger answer is never read.
+    expect(refused.origin.logsql.every((q) => q.endsWith(" | limit 11"))).toBe(true);
+    await refused.settle();
+    expect(refused.store.entries.size).toBe(0);
+
+    // Within the budget: the same rows and the same chunk keys as without one.
+    const fits = setup(now);
+    const rows = await extentRows(fits.client, { ...query(window, true), budget: { points: 400, perRow: 4 } });
+    expect(rows).toHaveLength(30);
+    await fits.settle();
+    const plain = setup(now);
+    await extentRows(plain.client, query(window, true));
+    await plain.settle();
+    expect([...fits.store.entries.keys()].sort()).toEqual([...plain.store.entries.keys()].sort());
   });
 });

@@ -2,14 +2,20 @@
  * Range aggregations (`count_over_time(...[5m])`, `quantile_over_time(...)`, ...): samples are
  * folded into every evaluation window they fall in as they arrive, in any order, so only
  * per-series, per-window state is kept; quantile and rate_counter keep (ts, value) pairs.
+ *
+ * What is held is bounded while it grows, not after: the series table refuses its series past
+ * `maxSeries` when its series are the query's answer (Loki's `max_query_series`), and every series,
+ * window accumulator and kept sample is counted against the evaluation's PointBudget, so a query
+ * stops reading rows the moment it would hold too much.
  */
 import type { Grouping, RangeAggregationExpr } from "../../../logql/ast";
 import type { ExtractedSample, Labels, VectorSample } from "../../types";
-import { PipelineError } from "../errors";
+import type { PointBudget } from "../budget";
+import { PipelineError, QueryLimitError } from "../errors";
 import { type StepGrid, stepsCovering, timeAt } from "../grid";
 import { compareLabels, groupLabels, isErrorSeries, labelsKey } from "../labels";
 import { type FoldKind, WindowAcc, finishFold, foldKindOf } from "./accumulators";
-import { counterRate, quantile } from "./functions";
+import { CounterWindows, QuantileWindows } from "./sliding";
 
 /** One vector per evaluation step, in grid order. */
 export type StepVectors = VectorSample[][];
@@ -33,6 +39,16 @@ export function sampleSpan(expr: RangeAggregationExpr, grid: StepGrid): { from: 
   return { from: grid.start - w.offset - w.range, to: last - w.offset };
 }
 
+/** Bounds on what one range aggregation may hold. */
+export interface RangeLimits {
+  /**
+   * Set when this aggregation's series are the query's answer series (it is the query, or an
+   * aggregation folded into it): more than this many is Loki's `max_query_series` error.
+   */
+  maxSeries?: number;
+  budget: PointBudget;
+}
+
 /**
  * Evaluates one range aggregation over `samples`. `outerGrouping` is the grouping of an enclosing
  * aggregation that distributes over this one (`sum by (x) (count_over_time(...))`): applying it to
@@ -42,13 +58,14 @@ export async function evaluateRangeAggregation(
   expr: RangeAggregationExpr,
   grid: StepGrid,
   samples: SampleStream,
+  limits: RangeLimits,
   outerGrouping?: Grouping,
 ): Promise<StepVectors> {
   if (expr.op === "absent_over_time") return absentOverTime(expr, grid, samples);
   const kind = foldKindOf(expr.op, expr.range.unwrap !== undefined);
   return kind
-    ? foldOverTime(expr, kind, grid, samples, outerGrouping)
-    : pointsOverTime(expr, grid, samples, outerGrouping);
+    ? foldOverTime(expr, kind, grid, samples, limits, outerGrouping)
+    : pointsOverTime(expr, grid, samples, limits, outerGrouping);
 }
 
 /** The label set a sample is aggregated under; error samples keep every label so the error surfaces. */
@@ -74,6 +91,7 @@ class SeriesTable<S> {
   constructor(
     private readonly expr: RangeAggregationExpr,
     private readonly outer: Grouping | undefined,
+    private readonly limits: RangeLimits,
     private readonly create: (labels: Labels) => S,
   ) {}
 
@@ -82,7 +100,13 @@ class SeriesTable<S> {
     const labels = seriesLabelsOf(sample, this.expr, this.outer);
     const key = labelsKey(labels);
     let s = this.all.get(key);
-    if (!s) this.all.set(key, (s = this.create(labels)));
+    if (!s) {
+      // Every series of the table has a sample in some window, so each one is an answer series.
+      const max = this.limits.maxSeries;
+      if (max !== undefined && this.all.size >= max) throw new QueryLimitError(max);
+      this.limits.budget.take();
+      this.all.set(key, (s = this.create(labels)));
+    }
     this.lastLabels = sample.labels;
     this.last = s;
     return s;
@@ -94,15 +118,24 @@ interface FoldSeries {
   windows: Map<number, WindowAcc>;
 }
 
+/** A count or a sum needs one number per window, not an accumulator object: a third of the heap. */
+interface TallySeries {
+  labels: Labels;
+  windows: Map<number, number>;
+}
+
 async function foldOverTime(
   expr: RangeAggregationExpr,
   kind: FoldKind,
   grid: StepGrid,
   samples: SampleStream,
+  limits: RangeLimits,
   outer: Grouping | undefined,
 ): Promise<StepVectors> {
+  if (kind === "count" || kind === "sum") return tallyOverTime(expr, kind, grid, samples, limits, outer);
   const w = windowOf(expr);
-  const series = new SeriesTable<FoldSeries>(expr, outer, (labels) => ({ labels, windows: new Map() }));
+  const budget = limits.budget;
+  const series = new SeriesTable<FoldSeries>(expr, outer, limits, (labels) => ({ labels, windows: new Map() }));
   for await (const batch of samples)
     for (const sample of batch) {
       const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
@@ -111,6 +144,7 @@ async function foldOverTime(
       for (let k = covered[0]; k <= covered[1]; k++) {
         let acc = s.windows.get(k);
         if (!acc) {
+          budget.take();
           acc = new WindowAcc();
           s.windows.set(k, acc);
         }
@@ -122,6 +156,49 @@ async function foldOverTime(
   for (const s of sortedSeries(series.all)) {
     for (const [k, acc] of s.windows)
       out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
+    // The answer now holds the values: the accumulators can go while the next series is written.
+    s.windows.clear();
+  }
+  return out;
+}
+
+/** foldOverTime for counts and sums: the same additions, in the same order, on a bare number. */
+async function tallyOverTime(
+  expr: RangeAggregationExpr,
+  kind: "count" | "sum",
+  grid: StepGrid,
+  samples: SampleStream,
+  limits: RangeLimits,
+  outer: Grouping | undefined,
+): Promise<StepVectors> {
+  const w = windowOf(expr);
+  const budget = limits.budget;
+  const counting = kind === "count";
+  const series = new SeriesTable<TallySeries>(expr, outer, limits, (labels) => ({ labels, windows: new Map() }));
+  for await (const batch of samples)
+    for (const sample of batch) {
+      const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
+      if (!covered) continue;
+      const s = series.of(sample);
+      const add = counting ? 1 : sample.value;
+      for (let k = covered[0]; k <= covered[1]; k++) {
+        const tally = s.windows.get(k);
+        if (tally === undefined) {
+          budget.take();
+          s.windows.set(k, 0 + add);
+        } else s.windows.set(k, tally + add);
+      }
+    }
+  const rangeSeconds = Number(w.range) / 1e9;
+  const out = emptySteps(grid.count);
+  const acc = new WindowAcc();
+  for (const s of sortedSeries(series.all)) {
+    for (const [k, tally] of s.windows) {
+      if (counting) acc.n = tally;
+      else acc.x = tally;
+      out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
+    }
+    s.windows.clear();
   }
   return out;
 }
@@ -136,10 +213,12 @@ async function pointsOverTime(
   expr: RangeAggregationExpr,
   grid: StepGrid,
   samples: SampleStream,
+  limits: RangeLimits,
   outer: Grouping | undefined,
 ): Promise<StepVectors> {
   const w = windowOf(expr);
-  const series = new SeriesTable<PointSeries>(expr, outer, (labels) => ({ labels, ts: [], vs: [] }));
+  const budget = limits.budget;
+  const series = new SeriesTable<PointSeries>(expr, outer, limits, (labels) => ({ labels, ts: [], vs: [] }));
   // When windows overlap or touch (range ≥ step), the samples some window holds are one interval.
   const { from: first, to: last } = sampleSpan(expr, grid);
   const contiguous = grid.count > 0 && w.range >= grid.step;
@@ -150,13 +229,16 @@ async function pointsOverTime(
         : stepsCovering(grid, sample.ts, w.range, w.offset) !== undefined;
       if (!covered) continue;
       const s = series.of(sample);
+      budget.take();
       s.ts.push(sample.ts);
       s.vs.push(sample.value);
     }
-  const windowValue = pointsFunction(expr);
   const out = emptySteps(grid.count);
   for (const s of sortedSeries(series.all)) {
     const { ts, vs } = inTimeOrder(s);
+    s.ts = [];
+    s.vs = [];
+    const windows = slidingWindows(expr, ts, vs, w.range);
     const n = ts.length;
     let lo = 0;
     let hi = 0;
@@ -164,10 +246,11 @@ async function pointsOverTime(
     while (k < grid.count) {
       const end = timeAt(grid, k) - w.offset;
       const start = end - w.range;
-      while (hi < n && ts[hi]! <= end) hi++;
-      while (lo < hi && ts[lo]! <= start) lo++;
+      // The window moves forward only: each point enters once and leaves once.
+      while (hi < n && ts[hi]! <= end) windows.enter(hi++);
+      while (lo < hi && ts[lo]! <= start) windows.leave(lo++);
       if (hi > lo) {
-        out[k]!.push({ labels: s.labels, v: windowValue(ts.slice(lo, hi), vs.slice(lo, hi), w.range) });
+        out[k]!.push({ labels: s.labels, v: windows.value(lo, hi) });
         k++;
         continue;
       }
@@ -188,16 +271,20 @@ function inTimeOrder(s: PointSeries): { ts: bigint[]; vs: number[] } {
   return { ts: order.map((i) => s.ts[i]!), vs: order.map((i) => s.vs[i]!) };
 }
 
-type PointsFunction = (ts: bigint[], vs: number[], range: bigint) => number;
+/** A window sliding forward over one series' points in time order (see sliding.ts). */
+interface SlidingWindow {
+  enter(i: number): void;
+  leave(i: number): void;
+  /** The function's value over the points [lo, hi). */
+  value(lo: number, hi: number): number;
+}
 
-function pointsFunction(expr: RangeAggregationExpr): PointsFunction {
+function slidingWindows(expr: RangeAggregationExpr, ts: bigint[], vs: number[], range: bigint): SlidingWindow {
   switch (expr.op) {
-    case "quantile_over_time": {
-      const phi = expr.param ?? NaN;
-      return (_ts, vs) => quantile(phi, vs);
-    }
+    case "quantile_over_time":
+      return new QuantileWindows(expr.param ?? NaN, vs);
     case "rate_counter":
-      return (ts, vs, range) => counterRate(ts, vs, range);
+      return new CounterWindows(ts, vs, range);
     default:
       throw new Error(`range aggregation ${expr.op} has no point function`);
   }

@@ -31,19 +31,33 @@ export function quantile(phi: number, values: number[]): number {
 export function counterRate(ts: readonly bigint[], vs: readonly number[], rangeNs: bigint): number {
   const n = vs.length;
   if (n < 2) return 0;
-  const first = vs[0]!;
-  const last = vs[n - 1]!;
-  const rangeMs = rangeNs / 1_000_000n;
-  let result = last - first;
+  let result = vs[n - 1]! - vs[0]!;
   let previous = 0;
   for (const v of vs) {
     if (v < previous) result += previous;
     previous = v;
   }
+  return extrapolatedRate(result, vs[0]!, ts[0]!, ts[n - 1]!, n, rangeNs);
+}
+
+/**
+ * The rest of `counterRate` once `result` (last − first plus the value before every reset, added
+ * in time order) is known, so that a sliding window can supply it without a pass over its points.
+ */
+export function extrapolatedRate(
+  increase: number,
+  first: number,
+  firstT: bigint,
+  lastT: bigint,
+  n: number,
+  rangeNs: bigint,
+): number {
+  let result = increase;
+  const rangeMs = rangeNs / 1_000_000n;
   // Loki: rangeStart = firstT − rangeMs, rangeEnd = lastT (mixed units, kept on purpose).
   let durationToStart = Number(rangeMs) / 1000;
   const durationToEnd = 0;
-  const sampledInterval = Number(ts[n - 1]! - ts[0]!) / 1000;
+  const sampledInterval = Number(lastT - firstT) / 1000;
   const averageBetween = sampledInterval / (n - 1);
   if (result > 0 && first >= 0) {
     const durationToZero = sampledInterval * (first / result);
