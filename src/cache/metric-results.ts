@@ -26,8 +26,8 @@ const MAX_CHUNK_BYTES = 4 * 1024 * 1024;
  */
 export async function cachedMatrix(
   client: OriginClient,
-  /** The query's canonical text: with the step and the chunk, it names the chunk's answer. */
-  queryText: string,
+  /** The query's exact key text (logql/ast-key.ts): with the step and the chunk, it names the chunk's answer. */
+  queryKey: string,
   q: MetricQuery,
   maxSeries: number,
   evaluate: (sub: MetricQuery) => Promise<Series[]>,
@@ -36,7 +36,7 @@ export async function cachedMatrix(
   if (!cache || q.instant || q.step <= 0n || q.end < q.start) return undefined;
   const length = chunkLength(q.step, q.end - q.start + q.step);
   const settled = cache.nowNs() - cache.horizonNs;
-  const material = JSON.stringify(["matrix", queryText, String(q.step)]);
+  const material = JSON.stringify(["matrix", queryKey, String(q.step)]);
   const chunks: { times: TimeWindow; storable: boolean; series?: Series[] }[] = [];
   for (let c = floorDiv(q.start, length); c * length <= q.end; c++) {
     // The chunk's evaluation times: grid points in [c·length, (c+1)·length).
