@@ -13,6 +13,7 @@ export interface SecretVars {
   ORIGIN_AUTH_HEADER?: string;
   AUTH_TOKEN?: string;
   TENANTS?: string;
+  ADMIN_TOKEN?: string;
 }
 
 /** The secret values of this deployment and the encoded forms in which they leave the Worker. */
@@ -23,6 +24,7 @@ export function secretsOf(env: SecretVars): string[] {
   };
   add(env.AUTH_TOKEN);
   add(env.TENANTS);
+  add(env.ADMIN_TOKEN);
   const header = env.ORIGIN_AUTH_HEADER?.trim();
   if (header) {
     add(header);
