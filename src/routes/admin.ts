@@ -42,13 +42,24 @@ export const adminRoutes = new Hono<{ Bindings: Env }>().all("/admin/cache/purge
     : EVERYTHING.start;
   const end = url.searchParams.has("end") ? parseLokiTime(url.searchParams.get("end")!, "end") : EVERYTHING.end;
   if (end <= start) throw new BadRequestError("end must be after start");
+  // Times beyond int64 nanoseconds (what every window is) are all time in that direction.
+  const window = {
+    start: start < EVERYTHING.start ? EVERYTHING.start : start,
+    end: end > EVERYTHING.end ? EVERYTHING.end : end,
+  };
+  if (window.end <= window.start) throw new BadRequestError("end must be after start");
   if (!config.cacheKv) throw new HttpError(503, "cache purge needs the CACHE_KV binding");
 
   const atMs = Date.now();
-  await kvPurgeLog(config.cacheKv).purge(tenant, { start, end }, atMs);
+  await kvPurgeLog(config.cacheKv).purge(tenant, window, atMs);
   return c.json({
     status: "success",
-    data: { tenant: `${tenant.accountId}:${tenant.projectId}`, start: String(start), end: String(end), purgedAt: atMs },
+    data: {
+      tenant: `${tenant.accountId}:${tenant.projectId}`,
+      start: String(window.start),
+      end: String(window.end),
+      purgedAt: atMs,
+    },
   });
 });
 

@@ -151,4 +151,35 @@ describe("late lines in windows already cached empty", () => {
     expect(await linesSeen(other, app)).toBe(0);
     expect(await linesCounted(other, app)).toBe(0);
   });
+
+  it("answers hostile purge parameters with 400, never a 500", async () => {
+    const auth = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const hostile = [
+      "",
+      "x",
+      "-1",
+      "1e300",
+      "NaN",
+      "9".repeat(30),
+      "2026-13-45T99:99:99Z",
+      "\u0000",
+      "4294967296",
+      "1|2",
+    ];
+    for (const value of hostile) {
+      for (const name of ["tenant", "start", "end"]) {
+        const params: Record<string, string> = { tenant: "9275", [name]: value };
+        const res = await purge(params, auth);
+        const text = await res.text();
+        expect([200, 400], `${name}=${JSON.stringify(value)}: ${text}`).toContain(res.status);
+        if (res.status === 400) expect(res.headers.get("Content-Type")).toMatch(/^text\/plain/);
+      }
+    }
+    // Other methods are refused once authenticated; unauthenticated, everything is 401.
+    const get = await call(new Request("http://loki.test/admin/cache/purge?tenant=1", { headers: auth }), {
+      ADMIN_TOKEN,
+    });
+    expect(get.status).toBe(405);
+    expect((await call(new Request("http://loki.test/admin/cache/purge?tenant=1"), { ADMIN_TOKEN })).status).toBe(401);
+  });
 });
