@@ -118,12 +118,13 @@ describe("late lines in windows already cached empty", () => {
       404,
     );
     expect((await purge(range, { Authorization: "Bearer " }, { ADMIN_TOKEN: "" })).status).toBe(404);
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       {},
       { "X-Scope-OrgID": tenant },
       { Authorization: "Bearer wrong-token" },
       { Authorization: `Basic ${btoa(`admin:${ADMIN_TOKEN}`)}` },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = await purge(range, headers);
       const body = await res.text();
       expect(res.status, JSON.stringify(headers)).toBe(401);
