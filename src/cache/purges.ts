@@ -3,17 +3,20 @@
  *
  * Entries are stored under SHA-256 keys of everything that names them, so there is no way to find
  * "this tenant's entries for 10:00–12:00" in the Cache API, in KV or in the isolates' memories. A
- * purge is therefore a record, not a deletion: each tenant's purges are kept in KV (one key each, so
- * two purges at once cannot overwrite each other), and a reader that finds an entry whose window
- * overlaps a purge recorded after the entry was asked of the origin treats it as a miss; the fill
- * that follows replaces it. A record outlives every entry it can concern (the longest lifetime, plus
- * margin), then KV drops it.
+ * purge is therefore a record, not a deletion: each tenant's purges are kept in one KV value, and a
+ * reader that finds an entry whose window overlaps a purge recorded after the entry was asked of
+ * the origin treats it as a miss; the fill that follows replaces it. A record is kept as long as an
+ * entry asked before it can live (the longest lifetime, plus margin), then dropped.
  *
- * Records are listed per tenant only: a tenant's purge log is read through a key prefix derived from
- * that tenant alone, and a record voids only entries read for that tenant, so one tenant's purge can
- * never reach another's entries. KV is eventually consistent (about 60 s across locations) and each
- * isolate re-reads a tenant's records at most every RELOAD_MS, so a purge takes effect everywhere
- * within about a minute, at once in the isolate that recorded it.
+ * One value per tenant keeps reading cheap: an isolate reads it (one KV read) at most every
+ * RELOAD_MS, and only when it has found an entry to check. The price is that two purges of one
+ * tenant recorded at the same moment in two places may keep only one (KV has no compare-and-set);
+ * purges are rare operator actions, and repeating one is harmless.
+ *
+ * A tenant's value lives under a key derived from that tenant alone, and a record voids only entries
+ * read for that tenant, so one tenant's purge can never reach another's entries. KV is eventually
+ * consistent (about 60 s across locations), so a purge takes effect everywhere within about a
+ * minute and a half, and at once in the isolate that recorded it.
  */
 import type { Tenant, TimeWindow } from "../origin/client";
 import { BoundedMap } from "../util/bounded-map";
@@ -38,79 +41,81 @@ export function voidedBy(records: readonly PurgeRecord[], window: TimeWindow, as
   return records.some((r) => r.atMs >= askedAtMs && r.start < window.end && window.start < r.end);
 }
 
+/** The part of a KV namespace the purge log uses. */
+export interface PurgeKv {
+  get(key: string): Promise<string | null>;
+  put(key: string, value: string, options: { expirationTtl: number }): Promise<void>;
+}
+
 const PREFIX = "purge:v1:";
-const INTEGER = /^-?\d{1,20}$/;
-/** An isolate re-reads a tenant's purges at most this often (a KV list each time). */
-const RELOAD_MS = 10_000;
-/** A record lives longer than any entry asked before it. */
+/** An isolate re-reads a tenant's purges at most this often. */
+const RELOAD_MS = 30_000;
+/** How long a record must be kept: longer than any entry asked before it can live. */
 const RECORD_TTL_S = HISTORICAL_TTL_S + 60 * 60;
+/** More records than this (a runaway script) collapse into one that voids everything before the newest. */
+const MAX_RECORDS = 1000;
+const INTEGER = /^-?\d{1,20}$/;
+/** Voids every window. */
+const ALL_TIME = { start: -(2n ** 63n), end: 2n ** 63n - 1n };
 
 type Loaded = { records: readonly PurgeRecord[]; loadedAtMs: number };
 const loadedByTenant = new BoundedMap<Loaded>(10_000, 4 * 1024 * 1024, (l) => 64 + 48 * l.records.length);
 
-export interface RecordMetadata {
-  start: string;
-  end: string;
-  at: number;
-}
-
-/** The part of a KV namespace the purge log uses. */
-export interface PurgeKv {
-  list(options: { prefix: string; cursor?: string | null }): Promise<{
-    keys: { name: string; metadata?: unknown }[];
-    list_complete: boolean;
-    cursor?: string;
-  }>;
-  put(key: string, value: string, options: { metadata: RecordMetadata; expirationTtl: number }): Promise<void>;
-}
-
 export function kvPurgeLog(kv: PurgeKv): PurgeLog {
   return {
     async recordsOf(tenant) {
-      const prefix = await prefixOf(tenant);
-      const held = loadedByTenant.get(prefix);
-      if (held && Date.now() - held.loadedAtMs < RELOAD_MS && Date.now() >= held.loadedAtMs) return held.records;
-      const records: PurgeRecord[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await kv.list({ prefix, cursor });
-        for (const key of page.keys) {
-          const m = key.metadata as Partial<RecordMetadata> | undefined;
-          if (
-            typeof m?.start !== "string" ||
-            typeof m.end !== "string" ||
-            typeof m.at !== "number" ||
-            !INTEGER.test(m.start) ||
-            !INTEGER.test(m.end)
-          ) {
-            // A record that cannot be read must still void what it may concern: everything before it.
-            records.push({ start: -(2n ** 63n), end: 2n ** 63n, atMs: Number.MAX_SAFE_INTEGER });
-            continue;
-          }
-          records.push({ start: BigInt(m.start), end: BigInt(m.end), atMs: m.at });
-        }
-        cursor = page.list_complete ? undefined : page.cursor;
-      } while (cursor !== undefined);
-      loadedByTenant.set(prefix, { records, loadedAtMs: Date.now() });
+      const key = await keyOf(tenant);
+      const now = Date.now();
+      const held = loadedByTenant.get(key);
+      if (held && now - held.loadedAtMs < RELOAD_MS && now >= held.loadedAtMs) return held.records;
+      const records = decodeRecords(await kv.get(key));
+      loadedByTenant.set(key, { records, loadedAtMs: now });
       return records;
     },
     async purge(tenant, window, atMs) {
-      const prefix = await prefixOf(tenant);
-      const metadata: RecordMetadata = { start: String(window.start), end: String(window.end), at: atMs };
-      const id = `${String(atMs).padStart(15, "0")}-${crypto.randomUUID()}`;
-      await kv.put(prefix + id, "", { metadata, expirationTtl: RECORD_TTL_S });
-      // This isolate sees its own purge at once; the others within RELOAD_MS plus KV's propagation.
-      const held = loadedByTenant.get(prefix);
-      if (held) loadedByTenant.set(prefix, { ...held, records: [...held.records, { ...window, atMs }] });
+      const key = await keyOf(tenant);
+      // Records older than the longest lifetime concern no entry any more.
+      let records = decodeRecords(await kv.get(key)).filter((r) => r.atMs > atMs - RECORD_TTL_S * 1000);
+      records.push({ ...window, atMs });
+      if (records.length > MAX_RECORDS) records = [{ ...ALL_TIME, atMs }];
+      await kv.put(key, encodeRecords(records), { expirationTtl: RECORD_TTL_S });
+      // This isolate sees the purge at once; the others within RELOAD_MS plus KV's propagation.
+      loadedByTenant.set(key, { records, loadedAtMs: Date.now() });
     },
   };
 }
 
-/** The tenant's key prefix: a digest, so no tenant id is readable in KV's key list. */
-async function prefixOf(tenant: Tenant): Promise<string> {
+function encodeRecords(records: readonly PurgeRecord[]): string {
+  return JSON.stringify(records.map((r) => [String(r.start), String(r.end), r.atMs]));
+}
+
+/**
+ * The stored records. A value that cannot be read must still void what it may concern: it reads as
+ * one record voiding every entry asked before now.
+ */
+function decodeRecords(text: string | null): PurgeRecord[] {
+  if (text === null) return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!Array.isArray(parsed)) throw new Error("not a list");
+    return parsed.map((item: unknown) => {
+      if (!Array.isArray(item) || item.length !== 3) throw new Error("not a record");
+      const [start, end, at] = item as unknown[];
+      if (typeof start !== "string" || typeof end !== "string" || typeof at !== "number")
+        throw new Error("not a record");
+      if (!INTEGER.test(start) || !INTEGER.test(end)) throw new Error("not a record");
+      return { start: BigInt(start), end: BigInt(end), atMs: at };
+    });
+  } catch {
+    return [{ ...ALL_TIME, atMs: Date.now() }];
+  }
+}
+
+/** The tenant's key: a digest, so no tenant id is readable in KV's key list. */
+async function keyOf(tenant: Tenant): Promise<string> {
   const text = `purges-of:${tenant.accountId}:${tenant.projectId}`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   let hex = "";
   for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
-  return `${PREFIX}${hex}:`;
+  return PREFIX + hex;
 }
