@@ -6,14 +6,14 @@
  *
  * Only historical pieces come here (their window ended before the freshness horizon). How long one
  * lives depends on how long ago its window ended (policy.ts: late lines still arrive for young
- * windows); each piece carries its expiry and the time it was asked (stamp.ts), checked on every
+ * windows), and only those that live a day go to KV; each piece carries its expiry and the time it was asked (stamp.ts), checked on every
  * read from every tier, together with the tenant's purges. Storage failures, expired, purged and
  * unreadable entries are misses, never errors.
  */
 import { type AnswerCache, type AnswerKv, quietly } from "./layer";
 import { BoundedMap } from "../util/bounded-map";
 import type { TimeWindow } from "../origin/client";
-import { fitsInKv, historicalTtlSeconds, KV_MIN_TTL_S } from "./policy";
+import { fitsInKv, historicalTtlSeconds, sharedInKv } from "./policy";
 import { stamped, unstamped, validBody, type Validity } from "./stamp";
 
 /**
@@ -67,6 +67,8 @@ export function tieredChunkStore(
         memory?.set(key, local!);
         return localBody;
       }
+      // Only pieces that live a day are in KV: a younger window's is not looked for there.
+      if (!sharedInKv(historicalTtlSeconds(window.end, clock.nowMs()))) return undefined;
       const shared = await quietly(kv?.get(key));
       const sharedBody = await validBody(shared, window, clock);
       if (sharedBody === undefined) return undefined;
@@ -85,7 +87,7 @@ export function tieredChunkStore(
       memory?.set(key, text);
       await Promise.all([
         quietly(cache?.put(key, text, ttl)),
-        fitsInKv(text) ? quietly(kv?.put(key, text, Math.max(KV_MIN_TTL_S, ttl))) : undefined,
+        sharedInKv(ttl) && fitsInKv(text) ? quietly(kv?.put(key, text, ttl)) : undefined,
       ]);
     },
   };

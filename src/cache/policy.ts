@@ -17,10 +17,15 @@
  *   coffee break, while dashboards over the last few hours keep most of their pieces.
  * - older: a day. Lines for such windows are rare, and long ranges are where the cache pays most.
  *
- * An operator who knows a backlog arrived can also purge a tenant's entries for a time range at once
- * (purges.ts, routes/admin.ts). KV keeps nothing for less than 60 s (its minimum `expirationTtl`),
- * so every tier is given at least that, and a stored entry carries its own expiry (stamp.ts), which
- * readers check: the shortest lifetime holds in every tier.
+ * Only answers that live a day go to KV. KV is the tier every data centre shares, worth a write for
+ * a piece reused all day; a piece that lives minutes would be rewritten to KV every few minutes while
+ * a dashboard refreshes (KV allows 1,000 writes a day on the Free plan and one write per key per
+ * second) and would barely outlive KV's own propagation delay (about 60 s). Younger pieces stay in
+ * the isolate's memory and the data centre's Cache API, which cost nothing per write.
+ *
+ * A stored entry carries its own expiry (stamp.ts), which readers check in every tier: the lifetime
+ * holds wherever the entry is found, whatever the tier itself does. An operator who knows a backlog
+ * arrived can also purge a tenant's entries for a time range at once (purges.ts, routes/admin.ts).
  */
 import type { TimeWindow } from "../origin/client";
 
@@ -53,18 +58,20 @@ export interface CachePolicy {
   historical: boolean;
   /** How long the answer may be reused, seconds (Cache API max-age, KV expirationTtl, the stamp). */
   maxAgeSeconds: number;
-  /** Whether the answer may go to KV (historical only). */
+  /** Whether the answer may go to (and be looked up in) KV: only answers that live a day. */
   kv: boolean;
 }
 
 export function cachePolicy(window: TimeWindow, nowMs: number, horizonMs = RECENT_HORIZON_MS): CachePolicy {
   const horizonNs = BigInt(Math.floor(nowMs) - horizonMs) * 1_000_000n;
   const historical = window.end <= horizonNs;
-  return {
-    historical,
-    maxAgeSeconds: historical ? historicalTtlSeconds(window.end, nowMs) : RECENT_TTL_S,
-    kv: historical,
-  };
+  const maxAgeSeconds = historical ? historicalTtlSeconds(window.end, nowMs) : RECENT_TTL_S;
+  return { historical, maxAgeSeconds, kv: historical && sharedInKv(maxAgeSeconds) };
+}
+
+/** Whether an answer that lives `ttlSeconds` is worth a KV write (see above). */
+export function sharedInKv(ttlSeconds: number): boolean {
+  return ttlSeconds >= HISTORICAL_TTL_S;
 }
 
 /** UTF-8 size bound without encoding the whole body when it is clearly small (≤ 3 bytes per UTF-16 unit). */

@@ -7,11 +7,16 @@ const MIN_NS = 60_000_000_000n;
 const nowNs = BigInt(NOW) * 1_000_000n;
 
 describe("cachePolicy", () => {
-  it("treats a window ending 10 minutes or more ago as historical, KV included", () => {
+  it("treats a window ending 10 minutes or more ago as historical; only those that live a day go to KV", () => {
     expect(cachePolicy({ start: ns("2024-05-01T11:00:00Z"), end: ns("2024-05-01T11:50:00Z") }, NOW)).toEqual({
       historical: true,
       maxAgeSeconds: 120,
-      kv: true,
+      kv: false,
+    });
+    expect(cachePolicy({ start: ns("2024-05-01T08:00:00Z"), end: ns("2024-05-01T09:00:00Z") }, NOW)).toEqual({
+      historical: true,
+      maxAgeSeconds: 1200,
+      kv: false,
     });
     expect(cachePolicy({ start: ns("2024-04-29T11:00:00Z"), end: ns("2024-04-30T11:50:00Z") }, NOW)).toEqual({
       historical: true,
