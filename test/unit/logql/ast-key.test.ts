@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { astKey } from "../../../src/logql/ast-key";
 import { parseUncached } from "../../../src/logql/parser";
 import { printExpr } from "../../../src/logql/printer";
+import cases from "../../fixtures/compat/cases.json";
 
 /** Structural equality where numbers are equal only when they are the same double (Object.is). */
 function sameTree(a: unknown, b: unknown): boolean {
@@ -148,6 +149,20 @@ describe("astKey", () => {
     );
     // The generator does reach the printer's rounding (otherwise this test would prove little).
     expect(collisions).toBeGreaterThan(0);
+  });
+
+  it("keys every query of the compat corpus, and tells apart those that differ", () => {
+    const byKey = new Map<string, unknown>();
+    for (const c of cases as unknown as { params: { query?: unknown } }[]) {
+      if (typeof c.params.query !== "string") continue;
+      const tree = parsed(c.params.query);
+      if (tree === undefined) continue;
+      const key = astKey(tree);
+      const seen = byKey.get(key);
+      if (seen !== undefined) expect(sameTree(seen, tree), c.params.query).toBe(true);
+      byKey.set(key, tree);
+    }
+    expect(byKey.size).toBeGreaterThan(50);
   });
 
   it("keeps node kinds, absent fields and value types apart", () => {
