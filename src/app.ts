@@ -20,6 +20,7 @@ import { indexRoutes } from "./routes/index-stats";
 import { tailRoutes } from "./routes/tail";
 import { drilldownRoutes } from "./routes/drilldown";
 import { rulesRoutes } from "./routes/rules";
+import { adminRoutes } from "./routes/admin";
 
 type AppEnv = { Bindings: Env; Variables: { loki: LokiRequest; telemetry: RequestTelemetry } };
 
@@ -38,6 +39,7 @@ export function createApp(): Hono<AppEnv> {
   app.route("/", tailRoutes);
   app.route("/", drilldownRoutes);
   app.route("/", rulesRoutes);
+  app.route("/", adminRoutes);
 
   app.notFound(() => errorResponse(404, "404 page not found\n"));
   app.onError((err, c) => toErrorResponse(err, secretsOf(c.env ?? {})));

@@ -20,6 +20,8 @@ export interface Env {
   AUTH_TOKEN?: string;
   /** Secret: JSON object, tenant name → {tenant: "AccountID:ProjectID", token_sha256: [hex, ...]}. */
   TENANTS?: string;
+  /** Secret: when set, operators may purge cached answers with it (POST /admin/cache/purge). */
+  ADMIN_TOKEN?: string;
   /** The tenant served in single-tenant mode ("AccountID" or "AccountID:ProjectID"; 0:0 by default). */
   TENANT?: string;
   SPLIT_INTERVAL?: string;

@@ -10,7 +10,8 @@ import { fetchJsonTransport, type JsonRequest } from "../origin/client";
 import { cacheKey } from "./keys";
 import { kvAnswers } from "./bindings";
 import { attemptOrigin, isCacheable, isCoalescible, type OriginOutcome } from "./outcome";
-import { cachePolicy, fitsInKv, HISTORICAL_TTL_S } from "./policy";
+import { cachePolicy, fitsInKv, KV_MIN_TTL_S } from "./policy";
+import { stamped } from "./stamp";
 import { SingleFlight } from "./singleflight";
 import { originConfigOf } from "./wire";
 
@@ -26,19 +27,18 @@ export class RequestCoalescer extends DurableObject<Env> {
     // Recomputed here rather than trusted: a flight only ever serves requests that are identical.
     const key = await cacheKey(origin, req);
     return this.flights.run(key, async (hold) => {
+      const askedAtMs = Date.now();
       const outcome = await attemptOrigin(fetchJsonTransport(origin), req, origin.timeoutMs);
       const kv = this.env.CACHE_KV;
-      if (
-        kv &&
-        !req.noStore &&
+      const policy = cachePolicy(req.window, askedAtMs, config.cacheFreshnessMs);
+      const text =
         isCacheable(outcome, req.path) &&
-        cachePolicy(req.window, Date.now(), config.cacheFreshnessMs).kv &&
-        fitsInKv(outcome.body)
-      ) {
+        stamped(outcome.body, { expiresAtMs: askedAtMs + policy.maxAgeSeconds * 1000, askedAtMs });
+      if (kv && !req.noStore && text && policy.kv && fitsInKv(text)) {
         // Answer the waiters now; the write finishes in the background, and until it has, this
         // flight answers the callers that would not find it in KV yet.
         const written = kvAnswers(kv)
-          .put(key, outcome.body, HISTORICAL_TTL_S)
+          .put(key, text, Math.max(KV_MIN_TTL_S, policy.maxAgeSeconds))
           .catch(() => {});
         hold(written);
         this.ctx.waitUntil(written);

@@ -169,7 +169,7 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
       const body = JSON.stringify({ rows: chunkRows });
       cache.stats.stored(q.section, body);
       // The writes wait until the answer is out: the client need not share the isolate with them.
-      cache.later(() => cache.defer(keyAt(i).then((key) => cache.store.put(key, body))));
+      cache.later(() => cache.defer(keyAt(i).then((key) => cache.store.put(key, body, planned[i]!.chunk))));
     }
   });
   return rows;
@@ -182,7 +182,7 @@ async function lookup(
   chunk: TimeWindow,
 ): Promise<VLRow[] | undefined> {
   const started = Date.now();
-  const body = await cache.store.get(key);
+  const body = await cache.store.get(key, chunk);
   const rows = body === undefined ? undefined : decodeChunk(body);
   cache.stats.lookedUp(section, rows ? body : undefined, Date.now() - started, chunk.end - chunk.start);
   return rows;

@@ -7,7 +7,7 @@
 import type { JsonRequest } from "../origin/client";
 
 /** Bumped when the stored format or key composition changes, so old entries are never misread. */
-const KEY_VERSION = "v2";
+const KEY_VERSION = "v3";
 
 /** Who asks the origin: its base URL and the Authorization header value sent to it, if any. */
 export interface OriginIdentity {

@@ -2,12 +2,16 @@
  * The caching transport: wraps the direct origin transport for small-JSON endpoints with, in order,
  * the data centre's cache, KV (historical windows only), and coalescing of identical misses — in
  * this isolate always, and across isolates through the coalescer Durable Object when bound.
- * Storage failures never fail a request: they only cost a cache miss.
+ * Storage failures never fail a request: they only cost a cache miss. Entries are stamped with
+ * their expiry and the time the origin was asked (stamp.ts); an expired entry, or one the tenant's
+ * purges void, is a miss like a missing one.
  */
-import type { JsonRequest, JsonTransport } from "../origin/client";
+import type { JsonRequest, JsonTransport, Tenant } from "../origin/client";
 import { isValidAnswer } from "../origin/answers";
 import { cacheKey, type OriginIdentity } from "./keys";
-import { type CachePolicy, cachePolicy, fitsInKv, HISTORICAL_TTL_S } from "./policy";
+import { type CachePolicy, cachePolicy, fitsInKv, KV_MIN_TTL_S } from "./policy";
+import type { PurgeRecord } from "./purges";
+import { stamped, unstamped, validBody, type Validity } from "./stamp";
 import { answerOf, attemptOrigin, isCacheable, type OriginOutcome } from "./outcome";
 import { SingleFlight } from "./singleflight";
 
@@ -42,6 +46,8 @@ export interface CachingOptions {
   nowMs?: () => number;
   /** Windows ending within this many ms of now are recent (default RECENT_HORIZON_MS). */
   horizonMs?: number;
+  /** The tenant's operator purges (purges.ts); without it, entries are checked only for expiry. */
+  purgesOf?: (tenant: Tenant) => Promise<readonly PurgeRecord[]>;
   /** Told of each lookup (the body found, or undefined) and each store, for `stats.cache`. */
   observe?: CacheObserver;
   /**
@@ -65,23 +71,28 @@ export function cachingTransport(options: CachingOptions): JsonTransport {
   return async (req, signal) => {
     const key = await cacheKey(options.origin, req);
     const policy = cachePolicy(req.window, now(), options.horizonMs);
+    const purgesOf = options.purgesOf;
+    const validity: Validity = { nowMs: now, purges: purgesOf && (() => purgesOf(req.tenant)) };
 
     // A request whose caller keeps the answer in pieces is only coalesced, never looked up whole.
     // An entry that does not read back as a valid answer (corrupt, or from a defective writer) is a
     // miss: the fill below replaces it.
     const reads = !req.noStore;
     const started = Date.now();
-    const local = reads ? await quietly(options.cache?.get(key)) : undefined;
+    const local = reads ? await validBody(await quietly(options.cache?.get(key)), req.window, validity) : undefined;
     if (local !== undefined && isValidAnswer(req.path, local)) {
       options.observe?.lookedUp(req, local, Date.now() - started);
       return { status: 200, body: local };
     }
 
     if (reads && policy.kv && options.kv) {
-      const shared = await quietly(options.kv.get(key));
-      if (typeof shared === "string" && isValidAnswer(req.path, shared)) {
+      const text = await quietly(options.kv.get(key));
+      const shared = await validBody(text, req.window, validity);
+      if (shared !== undefined && isValidAnswer(req.path, shared)) {
         options.observe?.lookedUp(req, shared, Date.now() - started);
-        await inBackground(options, quietly(options.cache?.put(key, shared, policy.maxAgeSeconds)));
+        // The local copy lives no longer than the shared entry has left.
+        const left = Math.floor(((unstamped(text!)?.stamp.expiresAtMs ?? 0) - now()) / 1000);
+        await inBackground(options, quietly(options.cache?.put(key, text!, Math.max(1, left))));
         return { status: 200, body: shared };
       }
     }
@@ -103,6 +114,7 @@ async function fill(
   policy: CachePolicy,
   hold: (until: Promise<unknown>) => void,
 ): Promise<OriginOutcome> {
+  const askedAtMs = (options.nowMs ?? Date.now)();
   let outcome: OriginOutcome | undefined;
   if (options.coalescerFor) {
     try {
@@ -117,10 +129,11 @@ async function fill(
     options.observe?.stored(req, outcome.body);
     // The two tiers are independent: writing them side by side keeps a cold answer from waiting
     // for one write after the other.
-    const toKv = policy.kv && options.kv && !outcome.kvStored && fitsInKv(outcome.body);
+    const text = stamped(outcome.body, { expiresAtMs: askedAtMs + policy.maxAgeSeconds * 1000, askedAtMs });
+    const toKv = policy.kv && options.kv && !outcome.kvStored && fitsInKv(text);
     const writes = Promise.all([
-      quietly(options.cache?.put(key, outcome.body, policy.maxAgeSeconds)),
-      toKv ? quietly(options.kv?.put(key, outcome.body, HISTORICAL_TTL_S)) : undefined,
+      quietly(options.cache?.put(key, text, policy.maxAgeSeconds)),
+      toKv ? quietly(options.kv?.put(key, text, Math.max(KV_MIN_TTL_S, policy.maxAgeSeconds))) : undefined,
     ]);
     // Until the local entry exists, this flight answers the callers that would miss it.
     hold(writes);

@@ -46,7 +46,7 @@ export function logWindowCache(client: OriginClient, identity: string, interval:
     },
     async lookup(w) {
       const started = Date.now();
-      const body = await cache.store.get(await cache.keyOf(identity, w));
+      const body = await cache.store.get(await cache.keyOf(identity, w), w);
       const entries = body === undefined ? undefined : decodeEntries(body);
       cache.stats.lookedUp("logResult", entries ? body : undefined, Date.now() - started, w.end - w.start);
       return entries;
@@ -58,7 +58,7 @@ export function logWindowCache(client: OriginClient, identity: string, interval:
         const body = encodeEntries(entries);
         if (body.length > MAX_WINDOW_BYTES) return;
         cache.stats.stored("logResult", body);
-        cache.defer(cache.keyOf(identity, w).then((key) => cache.store.put(key, body)));
+        cache.defer(cache.keyOf(identity, w).then((key) => cache.store.put(key, body, w)));
       });
     },
   };

@@ -27,8 +27,8 @@ const MAX_CHUNK_BYTES = 4 * 1024 * 1024;
  */
 export async function cachedMatrix(
   client: OriginClient,
-  /** The query's canonical text: with the step and the chunk, it names the chunk's answer. */
-  queryText: string,
+  /** The query's exact key text (logql/ast-key.ts): with the step and the chunk, it names the chunk's answer. */
+  queryKey: string,
   q: MetricQuery,
   maxSeries: number,
   evaluate: (sub: MetricQuery) => Promise<Series[]>,
@@ -37,7 +37,7 @@ export async function cachedMatrix(
   if (!cache || q.instant || q.step <= 0n || q.end < q.start) return undefined;
   const length = chunkLength(q.step, q.end - q.start + q.step);
   const settled = cache.nowNs() - cache.horizonNs;
-  const material = JSON.stringify(["matrix", queryText, String(q.step)]);
+  const material = JSON.stringify(["matrix", queryKey, String(q.step)]);
   const chunks: { times: TimeWindow; storable: boolean; series?: Series[] }[] = [];
   for (let c = floorDiv(q.start, length); c * length <= q.end; c++) {
     // The chunk's evaluation times: grid points in [c·length, (c+1)·length).
@@ -51,7 +51,7 @@ export async function cachedMatrix(
     chunks.map(async (chunk, i) => {
       if (!chunk.storable) return;
       const started = Date.now();
-      const body = await cache.store.get(await keyAt(i));
+      const body = await cache.store.get(await keyAt(i), dataOf(chunk.times));
       chunk.series = body === undefined ? undefined : decodeSeries(body);
       cache.stats.lookedUp("result", chunk.series ? body : undefined, Date.now() - started, length);
     }),
@@ -81,7 +81,7 @@ export async function cachedMatrix(
       if (body.length > MAX_CHUNK_BYTES) continue;
       cache.stats.stored("result", body);
       // Written once the answer is out, as extents.ts does.
-      cache.later(() => cache.defer(keyAt(k).then((key) => cache.store.put(key, body))));
+      cache.later(() => cache.defer(keyAt(k).then((key) => cache.store.put(key, body, dataOf(chunk.times)))));
     }
     i = j + 1;
   }
@@ -97,6 +97,15 @@ export async function cachedMatrix(
     if (merged.size > maxSeries) throw new QueryLimitError(maxSeries);
   }
   return [...merged.values()].sort((a, b) => compareLabels(a.labels, b.labels));
+}
+
+/**
+ * The time a chunk's values are computed from, for its lifetime and for purges: it ends with the
+ * chunk's last evaluation time, and may reach back by any range and offset in the query, so its start
+ * is taken as the epoch (a purge voids every chunk evaluated at or after the purged range's start).
+ */
+function dataOf(times: TimeWindow): TimeWindow {
+  return { start: 0n, end: times.end };
 }
 
 /** The series' points with t in [w.start, w.end); series left without points are dropped. */

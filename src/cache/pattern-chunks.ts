@@ -28,7 +28,7 @@ export function patternChunkCache(client: OriginClient, identity: string): Patte
     storable: (w) => w.end <= settled,
     async lookup(w) {
       const started = Date.now();
-      const body = await cache.store.get(await cache.keyOf(identity, w));
+      const body = await cache.store.get(await cache.keyOf(identity, w), w);
       const patterns = body === undefined ? undefined : decodePatterns(body);
       cache.stats.lookedUp("result", patterns ? body : undefined, Date.now() - started, w.end - w.start);
       return patterns;
@@ -37,7 +37,7 @@ export function patternChunkCache(client: OriginClient, identity: string): Patte
       const body = JSON.stringify({ patterns });
       if (body.length > MAX_CHUNK_BYTES) return;
       cache.stats.stored("result", body);
-      cache.defer(cache.keyOf(identity, w).then((key) => cache.store.put(key, body)));
+      cache.defer(cache.keyOf(identity, w).then((key) => cache.store.put(key, body, w)));
     },
   };
 }

@@ -5,6 +5,7 @@ import { cacheApiAnswers, coalescerStubs, kvAnswers } from "./bindings";
 import { tieredChunkStore } from "./chunk-store";
 import type { ResultCache } from "./extents";
 import { cacheKey } from "./keys";
+import { kvPurgeLog, type PurgeRecord } from "./purges";
 import { type Coalescer, cachingTransport } from "./layer";
 import type { CacheSection, CacheStats } from "./stats";
 
@@ -56,6 +57,7 @@ export function originTransport(
     kv: config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
     coalescerFor: config.coalescer ? metered(coalescerStubs(config.coalescer), meter) : undefined,
     horizonMs: config.cacheFreshnessMs,
+    purgesOf: config.cacheKv ? (tenant) => kvPurgeLog(config.cacheKv!).recordsOf(tenant) : undefined,
     defer: use?.defer,
     observe: use && {
       lookedUp: (req, body, elapsedMs) =>
@@ -90,10 +92,14 @@ function metered(
 export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): ResultCache | undefined {
   if (config.cache === false) return undefined;
   const origin = originConfigOf(config);
+  const purges = purgesOfTenant(config, tenant);
   return {
     store: tieredChunkStore(
       typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
       config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
+      undefined,
+      // What this request stores was asked of the origin after this moment.
+      { nowMs: () => Date.now(), askedAtMs: Date.now(), purges },
     ),
     stats: use.stats,
     horizonNs: BigInt(config.cacheFreshnessMs) * 1_000_000n,
@@ -113,6 +119,14 @@ export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): R
         window: chunk,
       }),
   };
+}
+
+/** The tenant's purge records, read once per request when a stored entry needs checking. */
+export function purgesOfTenant(config: Config, tenant: Tenant): (() => Promise<readonly PurgeRecord[]>) | undefined {
+  const kv = config.cacheKv;
+  if (!kv) return undefined;
+  let loaded: Promise<readonly PurgeRecord[]> | undefined;
+  return () => (loaded ??= kvPurgeLog(kv).recordsOf(tenant));
 }
 
 function derivationKey(rules: Config["derivedFields"]): string {

@@ -14,7 +14,7 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { EntryTopK } from "./topk";
 import { lineLength } from "../engine/literal-row";
 import { runWindows, splitWindows } from "./windows";
-import { printStage } from "../logql/printer";
+import { astKey } from "../logql/ast-key";
 import { type LogWindowCache, logWindowCache, PIECES_PER_WINDOW } from "../cache/log-windows";
 import { levelsCanWait } from "../plan/derived-use";
 import { addDetectedLevelFromRow, derivedNames } from "../engine/derived-fields";
@@ -112,11 +112,7 @@ export async function executeLogQuery(
   // request of its own, to cache parts that cost a single small request: it is asked for directly.
   const cache =
     opts.window.end - opts.window.start >= interval
-      ? logWindowCache(
-          client,
-          JSON.stringify([logsql, plan.local.map(printStage), opts.direction, opts.limit]),
-          interval,
-        )
+      ? logWindowCache(client, JSON.stringify([logsql, astKey(plan.local), opts.direction, opts.limit]), interval)
       : undefined;
 
   if (cache && plan.localKeepsEveryRow) {

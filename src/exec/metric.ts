@@ -8,7 +8,7 @@ import type { ExtractedSample, MetricResult } from "../engine/types";
 import { compileSampleExtractor } from "../engine/pipeline";
 import { alignToStep, evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
 import { cachedMatrix } from "../cache/metric-results";
-import { printExpr } from "../logql/printer";
+import { astKey } from "../logql/ast-key";
 import { planLogQuery } from "../plan/logquery";
 import type { OriginClient } from "../origin/client";
 import type { ScanStats } from "./logs";
@@ -99,7 +99,7 @@ export async function executeMetricQuery(
     }
   }
   if (!q.instant && readsLogs(expr) && !wholePushed) {
-    const series = await cachedMatrix(client, printExpr(expr), aligned, opts.maxSeries, async (sub) => {
+    const series = await cachedMatrix(client, astKey(expr), aligned, opts.maxSeries, async (sub) => {
       const r = await evaluate(sub);
       return r.type === "matrix" ? r.series : [];
     });

@@ -14,6 +14,7 @@ export interface SecretVars {
   AUTH_TOKEN?: string;
   TENANTS?: string;
   TELEMETRY_KEY?: string;
+  ADMIN_TOKEN?: string;
 }
 
 /** The secret values of this deployment and the encoded forms in which they leave the Worker. */
@@ -25,6 +26,7 @@ export function secretsOf(env: SecretVars): string[] {
   add(env.AUTH_TOKEN);
   add(env.TENANTS);
   add(env.TELEMETRY_KEY);
+  add(env.ADMIN_TOKEN);
   const header = env.ORIGIN_AUTH_HEADER?.trim();
   if (header) {
     add(header);

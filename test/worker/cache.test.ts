@@ -13,6 +13,7 @@ import { cachingTransport } from "../../src/cache/layer";
 import { cacheApiAnswers, coalescerStubs, kvAnswers } from "../../src/cache/bindings";
 import { cacheKey } from "../../src/cache/keys";
 import { SingleFlight } from "../../src/cache/singleflight";
+import { unstamped } from "../../src/cache/stamp";
 import type { OriginOutcome } from "../../src/cache/outcome";
 import { originConfigOf, originTransport } from "../../src/cache/wire";
 import {
@@ -131,8 +132,9 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
     await ENV.CACHE_KV!.put(`answer:v1:${key}`, '{"values":[{"value":"app"');
     expect(await ask()).toEqual(first);
     expect(calls).toHaveLength(2);
-    expect(JSON.parse(await (await caches.default.match(cacheUrl))!.text())).toEqual(first);
-    expect(JSON.parse((await ENV.CACHE_KV!.get(`answer:v1:${key}`))!)).toEqual(first);
+    // Stored entries are stamped with their expiry and the time they were asked (src/cache/stamp.ts).
+    expect(JSON.parse(unstamped(await (await caches.default.match(cacheUrl))!.text())!.body)).toEqual(first);
+    expect(JSON.parse(unstamped((await ENV.CACHE_KV!.get(`answer:v1:${key}`))!)!.body)).toEqual(first);
   });
 
   it("has the coalescer write a historical answer to KV under a tenant-specific key", async () => {
@@ -159,7 +161,7 @@ describe("the production transport (Cache API, KV, coalescer)", () => {
       // The Durable Object finishes the write after answering.
       for (let i = 0; i < 50; i++) {
         const v = await kv.get(`answer:v1:${await keyOf(tenant)}`);
-        if (v !== null) return JSON.parse(v) as { values: { value: string }[] };
+        if (v !== null) return JSON.parse(unstamped(v)!.body) as { values: { value: string }[] };
         await new Promise((r) => setTimeout(r, 20));
       }
       return undefined;

@@ -4,10 +4,12 @@ import type { OriginOutcome } from "../../../src/cache/outcome";
 import { SingleFlight } from "../../../src/cache/singleflight";
 import type { JsonAnswer, JsonRequest, JsonTransport } from "../../../src/origin/client";
 import { HttpError, OriginError } from "../../../src/http/errors";
+import { stamped } from "../../../src/cache/stamp";
 
 const NOW = Date.parse("2024-05-01T12:00:00Z");
 const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
-const HISTORICAL = { start: ns("2024-05-01T10:00:00Z"), end: ns("2024-05-01T11:00:00Z") };
+/** Ended a day before NOW: old enough to live the longest (policy.ts grades younger windows). */
+const HISTORICAL = { start: ns("2024-04-30T10:00:00Z"), end: ns("2024-04-30T11:00:00Z") };
 const RECENT = { start: ns("2024-05-01T11:00:00Z"), end: ns("2024-05-01T12:00:00Z") };
 
 function req(over: Partial<JsonRequest> = {}): JsonRequest {
@@ -51,6 +53,9 @@ class MemoryKv implements AnswerKv {
     this.entries.set(key, { body, ttl });
   }
 }
+
+/** What the layer stores for `body`, asked at NOW: stamped with its expiry and that time. */
+const stored = (body: string, ttlS = 86_400) => stamped(body, { expiresAtMs: NOW + ttlS * 1000, askedAtMs: NOW });
 
 /** A valid stream_field_names answer naming `t`: distinct per tenant, so a shared entry would show. */
 const answerFor = (t: number) => `{"values":[{"value":"t${t}","hits":1}]}`;
@@ -98,7 +103,7 @@ describe("cachingTransport", () => {
     expect(await t(req(), never())).toEqual({ status: 200, body: answerFor(0) });
     expect(await t(req({ form: [["query", "*"]] }), never())).toEqual({ status: 200, body: answerFor(0) });
     expect(origin.calls).toHaveLength(1);
-    expect([...cache.entries.values()]).toEqual([{ body: answerFor(0), maxAge: 86_400 }]);
+    expect([...cache.entries.values()]).toEqual([{ body: stored(answerFor(0)), maxAge: 86_400 }]);
   });
 
   it("keeps two tenants' answers apart", async () => {
@@ -141,8 +146,8 @@ describe("cachingTransport", () => {
     const answered = layer(origin.transport, { cache: slowCache, kv })(req(), never());
     const outcome = await Promise.race([answered, new Promise((resolve) => setTimeout(() => resolve("stuck"), 1000))]);
     expect(outcome).toEqual({ status: 200, body: answerFor(0) });
-    expect([...slowCache.entries.values()]).toEqual([{ body: answerFor(0), maxAge: 86_400 }]);
-    expect([...kv.entries.values()]).toEqual([{ body: answerFor(0), ttl: 86_400 }]);
+    expect([...slowCache.entries.values()]).toEqual([{ body: stored(answerFor(0)), maxAge: 86_400 }]);
+    expect([...kv.entries.values()]).toEqual([{ body: stored(answerFor(0)), ttl: 86_400 }]);
   });
 
   it("with a request's waitUntil, answers before its cache writes finish, and serves repeats meanwhile without the origin", async () => {
@@ -162,7 +167,7 @@ describe("cachingTransport", () => {
 
     finishWrites();
     await Promise.all(deferred);
-    expect([...cache.entries.values()]).toEqual([{ body: answerFor(0), maxAge: 86_400 }]);
+    expect([...cache.entries.values()]).toEqual([{ body: stored(answerFor(0)), maxAge: 86_400 }]);
     await Promise.resolve();
     expect(flights.size).toBe(0);
     expect(await transport(req(), never())).toEqual({ status: 200, body: answerFor(0) });
@@ -218,8 +223,8 @@ describe("cachingTransport", () => {
     kv.entries.set(key!, { body: '{"values":[{"value":"t0"', ttl: 86_400 });
     expect(await t(req(), never())).toEqual({ status: 200, body: answerFor(0) });
     expect(origin.calls).toHaveLength(2);
-    expect(cache.entries.get(key!)!.body).toBe(answerFor(0));
-    expect(kv.entries.get(key!)!.body).toBe(answerFor(0));
+    expect(cache.entries.get(key!)!.body).toBe(stored(answerFor(0)));
+    expect(kv.entries.get(key!)!.body).toBe(stored(answerFor(0)));
 
     // A bad KV entry seen from a data centre with an empty cache is not copied into that cache.
     const elsewhere = new MemoryCache();
@@ -228,7 +233,7 @@ describe("cachingTransport", () => {
       status: 200,
       body: answerFor(0),
     });
-    expect(elsewhere.entries.get(key!)!.body).toBe(answerFor(0));
+    expect(elsewhere.entries.get(key!)!.body).toBe(stored(answerFor(0)));
     expect(origin.calls).toHaveLength(3);
   });
 
