@@ -10,6 +10,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 const W = { start: "1769904000", end: "1769925600" };
 const QR = "/loki/api/v1/query_range";
@@ -17,7 +18,10 @@ const QR = "/loki/api/v1/query_range";
 async function ask(path: string, params: Record<string, string>, over: Partial<Env> = {}, init?: RequestInit) {
   const ctx = createExecutionContext();
   const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, init),
+    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, {
+      ...init,
+      headers: { ...GATEWAY, ...(init?.headers as Record<string, string> | undefined) },
+    }),
     { ...(env as Env), CACHE: "off", ...over },
     ctx,
   );

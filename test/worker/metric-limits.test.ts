@@ -12,6 +12,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 const RANGE = { start: "1769904000", end: "1769925600" };
 
@@ -25,7 +26,10 @@ interface Answer {
 async function ask(path: string, params: Record<string, string>, vars: Partial<Env> = {}): Promise<Answer> {
   const qs = new URLSearchParams({ ...RANGE, ...params });
   const res = await worker.fetch(
-    new Request(`http://loki.test/loki/api/v1/${path}?${qs}`) as Request<unknown, IncomingRequestCfProperties>,
+    new Request(`http://loki.test/loki/api/v1/${path}?${qs}`, { headers: GATEWAY }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
     // The push-down computes some of these at the origin: off, so that the Worker evaluates them.
     { ...(env as Env), CACHE: "off", PUSHDOWN: "off", ...vars },
     createExecutionContext(),
