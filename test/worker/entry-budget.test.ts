@@ -1,0 +1,64 @@
+/**
+ * The entry text a log query holds, lines and labels together, inside workerd against the real
+ * origin: a `label_format` that gives every entry a label of a million characters is refused with
+ * Loki's 400 naming the limit, as the same text through `line_format` is, instead of answering
+ * 100 MB or taking the isolate's memory; and the isolate goes on answering.
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import type { Env } from "../../src/config";
+
+const W = { start: "1769904000", end: "1769925600" };
+const TENANT = { "X-Scope-OrgID": "0" };
+const BIG_LABEL = '{app=~".+"} | label_format big="{{ repeat 1000000 \\"x\\" }}"';
+const REFUSED =
+  "the query would return more than 16Mi characters of log lines and labels (limit %d entries); reduce the limit or the size of the lines and labels";
+
+async function ask(params: Record<string, string>) {
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(
+    new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams(params)}`, { headers: TENANT }),
+    { ...(env as Env), CACHE: "off" },
+    ctx,
+  );
+  const body = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, type: res.headers.get("Content-Type"), body };
+}
+
+describe("entry text budget: lines and labels", () => {
+  it.each(["100", "2000"])(
+    "a label_format making 1 MB labels at limit %s is Loki's 400 naming the limit",
+    async (limit) => {
+      const a = await ask({ query: BIG_LABEL, ...W, limit });
+      expect(a.status, a.body.slice(0, 200)).toBe(400);
+      expect(a.type).toContain("text/plain");
+      expect(a.body).toBe(REFUSED.replace("%d", limit));
+    },
+  );
+
+  it("the same text through line_format gets the same refusal", async () => {
+    const a = await ask({ query: '{app=~".+"} | line_format "{{ repeat 1000000 \\"x\\" }}"', ...W, limit: "100" });
+    expect(a.status).toBe(400);
+    expect(a.body).toBe(REFUSED.replace("%d", "100"));
+  });
+
+  it("labels that fit are answered in full, and the isolate still answers a normal query", async () => {
+    // 10 entries with a 100,000-character label each: 1 Mi characters, well within the budget.
+    const small = await ask({
+      query: '{app="nginx"} | label_format big="{{ repeat 100000 \\"x\\" }}"',
+      ...W,
+      limit: "10",
+    });
+    expect(small.status).toBe(200);
+    const streams = JSON.parse(small.body).data.result as { stream: Record<string, string>; values: string[][] }[];
+    expect(streams.flatMap((s) => s.values)).toHaveLength(10);
+    for (const s of streams) expect(s.stream.big).toHaveLength(100_000);
+
+    const normal = await ask({ query: '{app="nginx"} | logfmt', ...W, limit: "100" });
+    expect(normal.status).toBe(200);
+    expect(JSON.parse(normal.body).data.result.length).toBeGreaterThan(0);
+  });
+});
