@@ -7,7 +7,10 @@
  * Loki's queriers, and a query that waits too long gets Loki's 429.
  */
 import { HttpError } from "../http/errors";
-import type { LogSelectorExpr } from "../logql/ast";
+import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
+import { compileTemplate } from "../engine/template";
+import { TEMPLATE_OUTPUT_LIMIT } from "../engine/template/funcs";
+import { ENTRY_TEXT_BUDGET } from "./topk";
 
 /**
  * Heap one kept entry costs while a query runs: the line (as text and as its JSON literal), its
@@ -115,8 +118,32 @@ export class MemoryAdmission {
 /** The isolate's log-query admission (module state lives as long as the isolate). */
 export const logQueryAdmission = new MemoryAdmission(ISOLATE_LOG_QUERY_BYTES);
 
-/** What a log query with this limit reserves. */
+/**
+ * What a log query with this limit reserves. A template that can make long text of little
+ * (`repeat`, a wide printf, a loop: CompiledTemplate.amplifies) may give every entry up to
+ * TEMPLATE_OUTPUT_LIMIT characters per template, until the query's entries hold the whole text
+ * budget: its query reserves that worst case, two bytes a character, on top of the estimate.
+ */
 export function logQueryReservation(expr: LogSelectorExpr, limit: number): number {
   const shaping = expr.pipeline.some((stage) => SHAPING_STAGES.has(stage.kind));
-  return limit * BYTES_PER_ENTRY * (shaping ? 2 : 1);
+  const estimate = limit * BYTES_PER_ENTRY * (shaping ? 2 : 1);
+  const growing = expr.pipeline.reduce((n, stage) => n + amplifyingTemplates(stage), 0);
+  if (growing === 0) return estimate;
+  return estimate + 2 * Math.min(limit * growing * TEMPLATE_OUTPUT_LIMIT, ENTRY_TEXT_BUDGET);
+}
+
+/** How many of the stage's templates can amplify. */
+function amplifyingTemplates(stage: PipelineStage): number {
+  if (stage.kind === "LineFormat") return amplifies(stage.template) ? 1 : 0;
+  if (stage.kind !== "LabelFormat") return 0;
+  return stage.ops.filter((op) => op.isTemplate && amplifies(op.src)).length;
+}
+
+function amplifies(template: string): boolean {
+  try {
+    return compileTemplate(template).amplifies;
+  } catch {
+    // A template that does not compile reads nothing: planning answers Loki's 400 for it.
+    return false;
+  }
 }
