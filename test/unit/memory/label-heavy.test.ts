@@ -1,0 +1,71 @@
+/**
+ * Label-heavy log queries under an isolate's 128 MB: the Worker's app in a Node whose heap is capped
+ * like one (label-heavy.capped.ts), against a real VictoriaLogs with the compat dataset. A
+ * `label_format` that gives every entry a 1 MB label is refused with Loki's 400 at any limit
+ * instead of answering 100 MB or running the process out of memory, and twenty concurrent queries
+ * that copy a parsed field into a label twice all answer within the heap: admission runs them a
+ * few at a time, and one still waiting after 30 s gets Loki's 429 (a loaded machine), never more
+ * memory.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startTestOrigin, type TestOrigin } from "../../support/origin.mjs";
+import { runCappedNode } from "../../../bench/lib/capped-node.mjs";
+
+const script = join(dirname(fileURLToPath(import.meta.url)), "label-heavy.capped.ts");
+
+interface CaseResult {
+  name: string;
+  statuses: Record<string, number>;
+  bodyBytes: number;
+  head?: string;
+  peakLiveGrowthMB: number;
+}
+
+let origin: TestOrigin;
+let run: { exit: number | string | null; results: CaseResult[] };
+
+beforeAll(async () => {
+  origin = await startTestOrigin({ dataset: "compat" });
+  run = (await runCappedNode(script, { ORIGIN_URL: origin.url, LABEL_HEAVY_CONCURRENCY: "20" })) as typeof run;
+}, 120_000);
+
+afterAll(async () => {
+  await origin?.stop();
+});
+
+const byName = (name: string) => run.results.find((r) => r.name === name);
+
+describe("label-heavy log queries in 128 MB", () => {
+  it("the process lives through every case", () => {
+    expect(run.results.map((r) => r.name)).toEqual([
+      "big label, limit 100",
+      "big label, limit 2000",
+      "label-heavy x20",
+    ]);
+    expect(run.exit).toBe(0);
+  });
+
+  it.each([100, 2000])("a 1 MB label on every entry at limit %i is Loki's 400 naming the limit", (limit) => {
+    const r = byName(`big label, limit ${limit}`);
+    expect(r, "the process died before this case answered").toBeDefined();
+    expect(r!.statuses, r!.head).toEqual({ 400: 1 });
+    expect(r!.head).toBe(
+      `the query would return more than 16Mi characters of log lines and labels (limit ${limit} entries); reduce the limit or the size of the lines and labels`,
+    );
+    expect(r!.bodyBytes).toBeLessThan(1024);
+  });
+
+  it("twenty concurrent 5,000-entry queries copying a parsed field into a label twice answer within the heap", () => {
+    const r = byName("label-heavy x20");
+    expect(r, "the process died before this case answered").toBeDefined();
+    const { 200: ok = 0, 429: waitedTooLong = 0, ...other } = r!.statuses;
+    expect(other).toEqual({});
+    expect(ok + waitedTooLong).toBe(20);
+    expect(ok).toBeGreaterThanOrEqual(5);
+    // Each answer holds 5,000 entries of a few hundred bytes of labels.
+    expect(r!.bodyBytes).toBeGreaterThan(ok * 1024 * 1024);
+    expect(r!.peakLiveGrowthMB).toBeLessThan(64);
+  });
+});
