@@ -5,6 +5,7 @@
 import type { Direction, Labels, LogEntry } from "../engine/types";
 import { lineLength } from "../engine/literal-row";
 import { BadRequestError } from "../http/errors";
+import { jsonTextLength } from "../encode/labels";
 
 /**
  * The most entry text one query may hold (all of its top-K heaps together), in UTF-16 units: 16 Mi
@@ -15,19 +16,21 @@ import { BadRequestError } from "../http/errors";
 export const ENTRY_TEXT_BUDGET = 16 * 1024 * 1024;
 
 /**
- * The text an entry holds of its own, in UTF-16 units: its line, and the names and values of its
- * structured metadata and parsed labels. Its stream labels are not counted: every row of a stream
- * shares one object (src/origin/rows.ts), and no stage can give a stream label a value of its own.
- * An answer writes each entry's own labels once (its stream's label set or its categorized labels),
- * so this also bounds what the answer writes.
+ * The text an entry holds of its own, in UTF-16 units as an answer writes it (JSON escapes
+ * counted): its line, and the names and values of its structured metadata and parsed labels. Its
+ * stream labels are not counted: every row of a stream shares one object (src/origin/rows.ts), and
+ * no stage can give a stream label a value of its own. An answer writes each entry's own labels
+ * once (in its stream's label set, or as its categorized labels), so the budget bounds the answer
+ * too: at most three UTF-8 bytes a unit.
  */
 export function entryTextLength(e: LogEntry): number {
-  return lineLength(e) + labelsLength(e.metadata) + labelsLength(e.parsed);
+  const line = e.rawLine !== undefined ? lineLength(e) : jsonTextLength(e.line);
+  return line + labelsLength(e.metadata) + labelsLength(e.parsed);
 }
 
 function labelsLength(labels: Labels): number {
   let n = 0;
-  for (const name in labels) n += name.length + labels[name]!.length;
+  for (const name in labels) n += jsonTextLength(name) + jsonTextLength(labels[name]!);
   return n;
 }
 

@@ -45,6 +45,27 @@ describe("entry text budget: lines and labels", () => {
     expect(a.body).toBe(REFUSED.replace("%d", "100"));
   });
 
+  it("labels are counted as the answer writes them: control characters by their escapes", async () => {
+    // 20 entries of 200,000 control characters: 4 Mi characters held, 24 Mi written as \u0001.
+    const a = await ask({
+      query: '{app="nginx"} | label_format ctl="{{ repeat 200000 \\"\\\\x01\\" }}"',
+      ...W,
+      limit: "20",
+    });
+    expect(a.status, a.body.slice(0, 200)).toBe(400);
+    expect(a.body).toBe(REFUSED.replace("%d", "20"));
+    // Printable text of the same length fits.
+    const b = await ask({
+      query: '{app="nginx"} | label_format ctl="{{ repeat 200000 \\"x\\" }}"',
+      ...W,
+      limit: "20",
+    });
+    expect(b.status).toBe(200);
+    const streams = JSON.parse(b.body).data.result as { stream: Record<string, string>; values: string[][] }[];
+    expect(streams.flatMap((s) => s.values)).toHaveLength(20);
+    for (const s of streams) expect(s.stream.ctl).toBe("x".repeat(200_000));
+  });
+
   it("labels that fit are answered in full, and the isolate still answers a normal query", async () => {
     // 10 entries with a 100,000-character label each: 1 Mi characters, well within the budget.
     const small = await ask({

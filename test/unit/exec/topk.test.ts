@@ -82,6 +82,8 @@ describe("EntryTopK", () => {
     };
     expect(entryTextLength(e)).toBe(3 + 5 + 4 + 1 + 2);
     expect(entryTextLength({ ...e, rawLine: '"a\\b"' } as LogEntry)).toBe(3 + 9 + 3);
+    // As an answer writes them: a control character is six characters of JSON, a quote two.
+    expect(entryTextLength({ ...e, line: 'a"b', metadata: {}, parsed: { k: "\u0001" } })).toBe(4 + 1 + 6);
   });
 
   it("charges every heap of one query to one budget, and an evicted entry gives its text back", () => {
