@@ -30,10 +30,25 @@ interface Answer {
   head: string;
 }
 
-/** One query over 6 h ending `end`, its answer read to the end chunk by chunk (nothing kept). */
-async function ask(app: ReturnType<typeof createApp>, query: string, limit: number, end = END): Promise<Answer> {
-  const qs = new URLSearchParams({ query, start: String(end - 6 * 3600), end: String(end), limit: String(limit) });
-  const res = await app.fetch(new Request(`http://loki.local/loki/api/v1/query_range?${qs}`), env, ctx);
+/**
+ * One query over 6 h ending `end` (query_range, or `path` with `limitParam` for its limit), its
+ * answer read to the end chunk by chunk (nothing kept).
+ */
+async function ask(
+  app: ReturnType<typeof createApp>,
+  query: string,
+  limit: number,
+  end = END,
+  path = "query_range",
+  limitParam = "limit",
+): Promise<Answer> {
+  const qs = new URLSearchParams({
+    query,
+    start: String(end - 6 * 3600),
+    end: String(end),
+    [limitParam]: String(limit),
+  });
+  const res = await app.fetch(new Request(`http://loki.local/loki/api/v1/${path}?${qs}`), env, ctx);
   const reader = res.body!.getReader();
   let bytes = 0;
   let head = "";
@@ -82,6 +97,15 @@ const concurrency = Number(process.env.LABEL_HEAVY_CONCURRENCY ?? 30);
 for (const limit of [100, 2000]) {
   await measured(`big label, limit ${limit}`, async () => [await ask(app, BIG_LABEL, limit)]);
 }
+// Under the text budget one at a time (15 entries of 1 Mi characters), eight at once would not fit.
+await measured("big label under the budget x8", () =>
+  Promise.all(Array.from({ length: 8 }, (_, i) => ask(app, BIG_LABEL, 15, END - i * 7))),
+);
+await measured("detected_fields, big label x8", () =>
+  Promise.all(
+    Array.from({ length: 8 }, (_, i) => ask(app, BIG_LABEL, 15, END - i * 7, "detected_fields", "line_limit")),
+  ),
+);
 await measured(`label-heavy x${concurrency}`, () =>
   // Distinct windows, so no two requests could share work.
   Promise.all(Array.from({ length: concurrency }, (_, i) => ask(app, LABEL_HEAVY, 5000, END - i * 7))),
