@@ -2,7 +2,8 @@
  * Label-heavy log queries under an isolate's 128 MB: the Worker's app in a Node whose heap is capped
  * like one (label-heavy.capped.ts), against a real VictoriaLogs with the compat dataset. A
  * `label_format` that gives every entry a 1 MB label is refused with Loki's 400 at any limit
- * instead of answering 100 MB or running the process out of memory, and twenty concurrent queries
+ * instead of answering 100 MB or running the process out of memory; eight at once that each fit the
+ * budget (as query_range or detected_fields) take turns; and twenty concurrent queries
  * that copy a parsed field into a label twice all answer within the heap: admission runs them a
  * few at a time, and one still waiting after 30 s gets Loki's 429 (a loaded machine), never more
  * memory.
@@ -42,6 +43,8 @@ describe("label-heavy log queries in 128 MB", () => {
     expect(run.results.map((r) => r.name)).toEqual([
       "big label, limit 100",
       "big label, limit 2000",
+      "big label under the budget x8",
+      "detected_fields, big label x8",
       "label-heavy x20",
     ]);
     expect(run.exit).toBe(0);
@@ -56,6 +59,16 @@ describe("label-heavy log queries in 128 MB", () => {
     );
     expect(r!.bodyBytes).toBeLessThan(1024);
   });
+
+  it.each(["big label under the budget x8", "detected_fields, big label x8"])(
+    "%s: each fits the budget, and they take turns for the isolate's memory",
+    (name) => {
+      const r = byName(name);
+      expect(r, "the process died before this case answered").toBeDefined();
+      expect(r!.statuses, r!.head).toEqual({ 200: 8 });
+      expect(r!.peakLiveGrowthMB).toBeLessThan(64);
+    },
+  );
 
   it("twenty concurrent 5,000-entry queries copying a parsed field into a label twice answer within the heap", () => {
     const r = byName("label-heavy x20");
