@@ -96,6 +96,31 @@ export class MemoryAdmission {
     return this.releaser(want);
   }
 
+  /**
+   * Reserves as `acquire` does, as a running query's share that can grow with what it holds
+   * (QueryMemory.cover).
+   */
+  async admit(bytes: number, signal?: AbortSignal): Promise<QueryMemory> {
+    const want = Math.min(Math.max(bytes, 0), this.capacity);
+    return new QueryMemory(this, want, await this.acquire(want, signal));
+  }
+
+  /**
+   * Takes `bytes` more at once if they fit, never waiting: for a running query, which holds
+   * entries and so must not wait behind queries that hold nothing yet.
+   */
+  tryTake(bytes: number): boolean {
+    if (this.used + bytes > this.capacity) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  /** Returns room taken by tryTake. */
+  give(bytes: number): void {
+    this.used -= bytes;
+    this.grantWaiting();
+  }
+
   private releaser(bytes: number): () => void {
     let released = false;
     return () => {
@@ -112,6 +137,45 @@ export class MemoryAdmission {
       this.used += next.bytes;
       next.grant();
     }
+  }
+}
+
+/** Room a growing query takes at once beyond its reservation, so that it asks rarely. */
+const GROWTH_STEP = 1024 * 1024;
+
+/**
+ * A running log query's share of the admission. The reservation is an estimate per entry; entries
+ * can be far larger (lines of 100 KB in the data, a template copying them), so as the query's
+ * entries hold more text (two bytes a character) than its share covers, the share grows from
+ * the room left. When there is none, the query is refused with Loki's 429 rather than holding
+ * memory no one admitted.
+ */
+export class QueryMemory {
+  private grown = 0;
+  private released = false;
+
+  constructor(
+    private readonly admission: MemoryAdmission,
+    private readonly reserved: number,
+    private readonly releaseReserved: () => void,
+  ) {}
+
+  /** The query's entries now hold `chars` of text. */
+  cover(chars: number): void {
+    const need = 2 * chars - this.reserved - this.grown;
+    if (need <= 0 || this.released) return;
+    const step = Math.max(need, GROWTH_STEP);
+    if (!this.admission.tryTake(step)) throw new TooManyOutstandingRequests();
+    this.grown += step;
+  }
+
+  /** Returns the whole share; to be called once the answer is written (later calls do nothing). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.releaseReserved();
+    if (this.grown > 0) this.admission.give(this.grown);
+    this.grown = 0;
   }
 }
 

@@ -19,7 +19,7 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { DetectedFieldsCollector, DetectedFieldValuesCollector, type DetectedField } from "../engine/detected/fields";
 import { keepDetectedLabel } from "../engine/detected/labels";
 import { executeLogQuery } from "./logs";
-import { logQueryAdmission, logQueryReservation } from "./admission";
+import { logQueryAdmission, logQueryReservation, type QueryMemory } from "./admission";
 import { labelNames, labelValues } from "./meta";
 
 export interface DetectionOptions {
@@ -37,9 +37,9 @@ export async function detectedFields(
   fieldLimit: number,
   o: DetectionOptions,
 ): Promise<DetectedField[]> {
-  return withAdmission(expr, o, async () => {
+  return withAdmission(expr, o, async (memory) => {
     const collector = new DetectedFieldsCollector(fieldLimit);
-    for (const entry of await newestEntries(client, expr, o)) collector.add(entry);
+    for (const entry of await newestEntries(client, expr, o, memory)) collector.add(entry);
     return collector.result();
   });
 }
@@ -51,9 +51,9 @@ export async function detectedFieldValues(
   valueLimit: number,
   o: DetectionOptions,
 ): Promise<string[]> {
-  return withAdmission(expr, o, async () => {
+  return withAdmission(expr, o, async (memory) => {
     const collector = new DetectedFieldValuesCollector(name, valueLimit);
-    for (const entry of await newestEntries(client, expr, o)) {
+    for (const entry of await newestEntries(client, expr, o, memory)) {
       if (collector.full) break;
       collector.add(entry);
     }
@@ -62,17 +62,21 @@ export async function detectedFieldValues(
 }
 
 /** `work` once the isolate has room for the lines it reads, returning the room after it. */
-async function withAdmission<T>(expr: LogSelectorExpr, o: DetectionOptions, work: () => Promise<T>): Promise<T> {
-  const release = await logQueryAdmission.acquire(logQueryReservation(expr, o.lineLimit), o.signal);
+async function withAdmission<T>(
+  expr: LogSelectorExpr,
+  o: DetectionOptions,
+  work: (memory: QueryMemory) => Promise<T>,
+): Promise<T> {
+  const memory = await logQueryAdmission.admit(logQueryReservation(expr, o.lineLimit), o.signal);
   try {
-    return await work();
+    return await work(memory);
   } finally {
-    release();
+    memory.release();
   }
 }
 
 /** Loki runs the query backward with `line_limit` as its limit: the newest lines, newest first. */
-async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: DetectionOptions) {
+async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: DetectionOptions, memory: QueryMemory) {
   const { entries } = await executeLogQuery(client, expr, {
     window: o.window,
     limit: o.lineLimit,
@@ -80,6 +84,7 @@ async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: Det
     splitInterval: o.splitInterval,
     maxConcurrency: o.maxConcurrency,
     signal: o.signal,
+    memory,
   });
   return entries;
 }

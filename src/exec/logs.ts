@@ -28,6 +28,8 @@ export interface LogQueryOptions {
   signal?: AbortSignal;
   /** Label-filter prefilters in the origin (on unless false; PUSHDOWN=off turns them off). */
   prefilter?: boolean;
+  /** The query's share of the isolate's memory admission, grown with the text its entries hold. */
+  memory?: { cover(chars: number): void };
 }
 
 export interface LogQueryResult {
@@ -54,7 +56,7 @@ export async function executeLogQuery(
     client.derivedFields?.discoverLogLevels === true && levelsCanWait(plan.local, derivedNames(client.derivedFields));
   const backward = opts.direction === "backward";
   // Every heap of the query charges one budget: windows read at once cannot each hold all of it.
-  const budget = new EntryTextBudget(opts.limit);
+  const budget = new EntryTextBudget(opts.limit, opts.memory);
   const top = new EntryTopK(opts.limit, opts.direction, budget);
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
 

@@ -42,8 +42,14 @@ function labelsLength(labels: Labels): number {
 export class EntryTextBudget {
   private held = 0;
 
-  /** `limit`: the query's entry limit, named in the refusal. */
-  constructor(readonly limit: number) {}
+  /**
+   * `limit`: the query's entry limit, named in the refusal. `memory`: the query's share of the
+   * isolate's admission, told what the entries hold as it grows.
+   */
+  constructor(
+    readonly limit: number,
+    private readonly memory?: { cover(chars: number): void },
+  ) {}
 
   get chars(): number {
     return this.held;
@@ -56,6 +62,7 @@ export class EntryTextBudget {
         `the query would return more than ${ENTRY_TEXT_BUDGET / (1024 * 1024)}Mi characters of log lines and labels (limit ${this.limit} entries); reduce the limit or the size of the lines and labels`,
       );
     }
+    if (chars > 0) this.memory?.cover(this.held);
   }
 
   release(chars: number): void {

@@ -118,3 +118,38 @@ describe("logQueryReservation", () => {
     }
   });
 });
+
+describe("QueryMemory", () => {
+  it("grows a running query's share with the text it holds, from the room left, and returns it all", async () => {
+    const mib = 1024 * 1024;
+    const a = new MemoryAdmission(10 * mib);
+    const m = await a.admit(2 * mib);
+    expect(a.reserved).toBe(2 * mib);
+    // 1 Mi characters are two MiB: covered by the reservation.
+    m.cover(mib);
+    expect(a.reserved).toBe(2 * mib);
+    // 1.25 Mi characters need half a MiB more: a whole step is taken.
+    m.cover(1.25 * mib);
+    expect(a.reserved).toBe(3 * mib);
+    m.cover(4 * mib);
+    expect(a.reserved).toBe(8 * mib);
+    // 5.5 Mi characters need 11 MiB of a 10 MiB admission: Loki's 429, the share as it was.
+    expect(() => m.cover(5.5 * mib)).toThrow(TooManyOutstandingRequests);
+    expect(a.reserved).toBe(8 * mib);
+    m.release();
+    m.release();
+    expect(a.reserved).toBe(0);
+  });
+
+  it("lets a waiting query in when a growing one gives its room back", async () => {
+    const a = new MemoryAdmission(4);
+    const m = await a.admit(2);
+    const waiting = a.admit(4);
+    expect(a.queued).toBe(1);
+    m.release();
+    const next = await waiting;
+    expect(a.reserved).toBe(4);
+    next.release();
+    expect(a.reserved).toBe(0);
+  });
+});
