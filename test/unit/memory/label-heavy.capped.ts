@@ -41,6 +41,7 @@ async function ask(
   end = END,
   path = "query_range",
   limitParam = "limit",
+  tenant?: string,
 ): Promise<Answer> {
   const qs = new URLSearchParams({
     query,
@@ -48,7 +49,10 @@ async function ask(
     end: String(end),
     [limitParam]: String(limit),
   });
-  const res = await app.fetch(new Request(`http://loki.local/loki/api/v1/${path}?${qs}`), env, ctx);
+  const request = new Request(`http://loki.local/loki/api/v1/${path}?${qs}`, {
+    headers: tenant ? { "X-Scope-OrgID": tenant } : {},
+  });
+  const res = await app.fetch(request, tenant ? { ...env, TENANCY: "header" } : env, ctx);
   const reader = res.body!.getReader();
   let bytes = 0;
   let head = "";
@@ -106,6 +110,14 @@ await measured("detected_fields, big label x8", () =>
     Array.from({ length: 8 }, (_, i) => ask(app, BIG_LABEL, 15, END - i * 7, "detected_fields", "line_limit")),
   ),
 );
+// Lines of 100 KB in the data (tenant BIG_LINES_TENANT, pushed by the test): 160 of them fit the
+// budget, ten such queries at once would hold 160 MB.
+if (process.env.BIG_LINES_TENANT) {
+  const tenant = process.env.BIG_LINES_TENANT;
+  await measured("big lines x10", () =>
+    Promise.all(Array.from({ length: 10 }, () => ask(app, '{app="big"}', 160, END, "query_range", "limit", tenant))),
+  );
+}
 await measured(`label-heavy x${concurrency}`, () =>
   // Distinct windows, so no two requests could share work.
   Promise.all(Array.from({ length: concurrency }, (_, i) => ask(app, LABEL_HEAVY, 5000, END - i * 7))),

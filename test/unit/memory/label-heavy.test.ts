@@ -27,10 +27,46 @@ interface CaseResult {
 let origin: TestOrigin;
 let run: { exit: number | string | null; results: CaseResult[] };
 
+/** A tenant of its own whose 200 lines are 100 KB each, an hour before the compat data's end. */
+const BIG_LINES_TENANT = "7";
+const END_S = 1769925600;
+
+async function pushBigLines(url: string): Promise<void> {
+  const values = Array.from({ length: 200 }, (_, i) => [
+    String(BigInt(END_S - 3600 + i) * 1_000_000_000n),
+    `line ${i} ${"y".repeat(100_000)}`,
+  ]);
+  const headers = { "Content-Type": "application/json", AccountID: BIG_LINES_TENANT, ProjectID: "0" };
+  const res = await fetch(`${url}/insert/loki/api/v1/push?disable_message_parsing=1`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ streams: [{ stream: { app: "big" }, values }] }),
+  });
+  expect(res.status).toBe(204);
+  // A new stream answers stream filters once VictoriaLogs has flushed its stream index.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const q = new URLSearchParams({
+      query: '{app="big"} | count() n',
+      start: String(END_S - 7200),
+      end: String(END_S),
+    });
+    const count = await fetch(`${url}/select/logsql/query?${q}`, { headers });
+    if ((await count.text()).includes('"n":"200"')) return;
+    if (Date.now() > deadline) throw new Error("the 100 KB lines are not searchable after 60 s");
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 beforeAll(async () => {
   origin = await startTestOrigin({ dataset: "compat" });
-  run = (await runCappedNode(script, { ORIGIN_URL: origin.url, LABEL_HEAVY_CONCURRENCY: "20" })) as typeof run;
-}, 120_000);
+  await pushBigLines(origin.url);
+  run = (await runCappedNode(script, {
+    ORIGIN_URL: origin.url,
+    LABEL_HEAVY_CONCURRENCY: "20",
+    BIG_LINES_TENANT,
+  })) as typeof run;
+}, 180_000);
 
 afterAll(async () => {
   await origin?.stop();
@@ -45,6 +81,7 @@ describe("label-heavy log queries in 128 MB", () => {
       "big label, limit 2000",
       "big label under the budget x8",
       "detected_fields, big label x8",
+      "big lines x10",
       "label-heavy x20",
     ]);
     expect(run.exit).toBe(0);
@@ -69,6 +106,17 @@ describe("label-heavy log queries in 128 MB", () => {
       expect(r!.peakLiveGrowthMB).toBeLessThan(64);
     },
   );
+
+  it("ten concurrent queries of 160 lines of 100 KB (each within the budget) answer or get Loki's 429, within the heap", () => {
+    const r = byName("big lines x10");
+    expect(r, "the process died before this case answered").toBeDefined();
+    const { 200: ok = 0, 429: refused = 0, ...other } = r!.statuses;
+    expect(other).toEqual({});
+    expect(ok + refused).toBe(10);
+    expect(ok).toBeGreaterThan(0);
+    expect(r!.bodyBytes).toBeGreaterThan(ok * 160 * 100_000);
+    expect(r!.peakLiveGrowthMB).toBeLessThan(64);
+  });
 
   it("twenty concurrent 5,000-entry queries copying a parsed field into a label twice answer within the heap", () => {
     const r = byName("label-heavy x20");
