@@ -66,6 +66,26 @@ describe("entry text budget: lines and labels", () => {
     for (const s of streams) expect(s.stream.ctl).toBe("x".repeat(200_000));
   });
 
+  it("a metric query whose label_format gives every sample a 1 MB label is Loki's 400 naming the limit", async () => {
+    const a = await ask({
+      query: 'count_over_time({app=~".+"} | label_format big="{{ __timestamp__ }}{{ repeat 1000000 \\"x\\" }}" [1m])',
+      ...W,
+      step: "60",
+    });
+    expect(a.status, a.body.slice(0, 200)).toBe(400);
+    expect(a.body).toBe(
+      "the query's series would hold more than 16Mi characters of labels; reduce the size of the labels or the number of series",
+    );
+    // Small labels of the same shape still count.
+    const b = await ask({
+      query: 'sum by (big) (count_over_time({app="nginx"} | label_format big="{{ repeat 1000 \\"x\\" }}" [1h]))',
+      ...W,
+      step: "3600",
+    });
+    expect(b.status, b.body.slice(0, 200)).toBe(200);
+    expect(JSON.parse(b.body).data.result[0].metric.big).toHaveLength(1000);
+  });
+
   it("labels that fit are answered in full, and the isolate still answers a normal query", async () => {
     // 10 entries with a 100,000-character label each: 1 Mi characters, well within the budget.
     const small = await ask({

@@ -5,7 +5,7 @@
  */
 import type { Grouping, RangeAggregationExpr } from "../../../logql/ast";
 import type { ExtractedSample, Labels, VectorSample } from "../../types";
-import { PipelineError } from "../errors";
+import { PipelineError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from "../errors";
 import { type StepGrid, stepsCovering, timeAt } from "../grid";
 import { compareLabels, groupLabels, isErrorSeries, labelsKey } from "../labels";
 import { type FoldKind, WindowAcc, finishFold, foldKindOf } from "./accumulators";
@@ -70,6 +70,8 @@ class SeriesTable<S> {
   readonly all = new Map<string, S>();
   private lastLabels: Labels | undefined;
   private last: S | undefined;
+  /** Characters of the series' label sets (their keys), against SERIES_LABEL_TEXT_BUDGET. */
+  private labelText = 0;
 
   constructor(
     private readonly expr: RangeAggregationExpr,
@@ -82,7 +84,11 @@ class SeriesTable<S> {
     const labels = seriesLabelsOf(sample, this.expr, this.outer);
     const key = labelsKey(labels);
     let s = this.all.get(key);
-    if (!s) this.all.set(key, (s = this.create(labels)));
+    if (!s) {
+      this.labelText += key.length;
+      if (this.labelText > SERIES_LABEL_TEXT_BUDGET) throw new SeriesLabelsLimitError();
+      this.all.set(key, (s = this.create(labels)));
+    }
     this.lastLabels = sample.labels;
     this.last = s;
     return s;
