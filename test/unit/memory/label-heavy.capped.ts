@@ -101,6 +101,17 @@ const concurrency = Number(process.env.LABEL_HEAVY_CONCURRENCY ?? 30);
 for (const limit of [100, 2000]) {
   await measured(`big label, limit ${limit}`, async () => [await ask(app, BIG_LABEL, limit)]);
 }
+// The same labels on metric samples: a series per row, each with a 1 MB label.
+await measured("metric, big label per sample", async () => [
+  await ask(
+    app,
+    'count_over_time({app=~".+"} | label_format big="{{ __timestamp__ }}{{ repeat 1000000 \\"x\\" }}" [1m])',
+    60,
+    END,
+    "query_range",
+    "step",
+  ),
+]);
 // Under the text budget one at a time (15 entries of 1 Mi characters), eight at once would not fit.
 await measured("big label under the budget x8", () =>
   Promise.all(Array.from({ length: 8 }, (_, i) => ask(app, BIG_LABEL, 15, END - i * 7))),

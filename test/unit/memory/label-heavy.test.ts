@@ -79,6 +79,7 @@ describe("label-heavy log queries in 128 MB", () => {
     expect(run.results.map((r) => r.name)).toEqual([
       "big label, limit 100",
       "big label, limit 2000",
+      "metric, big label per sample",
       "big label under the budget x8",
       "detected_fields, big label x8",
       "big lines x10",
@@ -95,6 +96,15 @@ describe("label-heavy log queries in 128 MB", () => {
       `the query would return more than 16Mi characters of log lines and labels (limit ${limit} entries); reduce the limit or the size of the lines and labels`,
     );
     expect(r!.bodyBytes).toBeLessThan(1024);
+  });
+
+  it("a metric query giving every sample a 1 MB label is Loki's 400 naming the limit", () => {
+    const r = byName("metric, big label per sample");
+    expect(r, "the process died before this case answered").toBeDefined();
+    expect(r!.statuses, r!.head).toEqual({ 400: 1 });
+    expect(r!.head).toBe(
+      "the query's series would hold more than 16Mi characters of labels; reduce the size of the labels or the number of series",
+    );
   });
 
   it.each(["big label under the budget x8", "detected_fields, big label x8"])(
