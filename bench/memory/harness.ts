@@ -35,6 +35,15 @@ const ROUNDS = [
     name: "json parser + line_format",
     query: '{app=~"checkout|payments|api-gateway"} | json | line_format "{{.level}} {{.path}} {{__line__}}"',
   },
+  {
+    name: "json parser + label_format (a label of each entry's own)",
+    query: '{app=~"checkout|payments|api-gateway"} | json | label_format a="{{.msg}}{{.msg}}"',
+  },
+  // Last: before labels counted against the text budget, it ran the process out of memory.
+  {
+    name: "label_format of 1 MB per entry (refused)",
+    query: '{app=~".+"} | label_format big="{{ repeat 1000000 \\"x\\" }}"',
+  },
 ];
 
 async function round(name: string, query: string): Promise<void> {

@@ -37,3 +37,11 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 export function jsonString(s: string): string {
   return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
+
+/**
+ * How long `s` is as JSON writes it, quotes left out: its length, and what its escapes add (a
+ * control character takes six). Bounds what an answer writes for it.
+ */
+export function jsonTextLength(s: string): number {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s).length - 2 : s.length;
+}

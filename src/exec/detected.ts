@@ -6,7 +6,8 @@
  * Worker runs the rest of the pipeline), then the Worker detects fields on those lines with Loki's
  * parsers (engine/detected/fields.ts). Detection needs Loki's json and logfmt parsers and label
  * model, which VictoriaLogs does not have, so it cannot be pushed down; it only ever sees at most
- * `line_limit` lines (≤ max_entries_limit_per_query).
+ * `line_limit` lines (≤ max_entries_limit_per_query). Those lines are held as a log query's are, so
+ * the request takes its turn in the same memory admission (exec/admission.ts) while it holds them.
  *
  * detected_labels: VictoriaLogs' stream index lists the stream labels in the range and the
  * distinct values of each (`stream_field_names`, `stream_field_values`, as /labels and
@@ -18,6 +19,7 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { DetectedFieldsCollector, DetectedFieldValuesCollector, type DetectedField } from "../engine/detected/fields";
 import { keepDetectedLabel } from "../engine/detected/labels";
 import { executeLogQuery } from "./logs";
+import { logQueryAdmission, logQueryReservation, type QueryMemory } from "./admission";
 import { labelNames, labelValues } from "./meta";
 
 export interface DetectionOptions {
@@ -35,9 +37,11 @@ export async function detectedFields(
   fieldLimit: number,
   o: DetectionOptions,
 ): Promise<DetectedField[]> {
-  const collector = new DetectedFieldsCollector(fieldLimit);
-  for (const entry of await newestEntries(client, expr, o)) collector.add(entry);
-  return collector.result();
+  return withAdmission(expr, o, async (memory) => {
+    const collector = new DetectedFieldsCollector(fieldLimit);
+    for (const entry of await newestEntries(client, expr, o, memory)) collector.add(entry);
+    return collector.result();
+  });
 }
 
 export async function detectedFieldValues(
@@ -47,16 +51,32 @@ export async function detectedFieldValues(
   valueLimit: number,
   o: DetectionOptions,
 ): Promise<string[]> {
-  const collector = new DetectedFieldValuesCollector(name, valueLimit);
-  for (const entry of await newestEntries(client, expr, o)) {
-    if (collector.full) break;
-    collector.add(entry);
+  return withAdmission(expr, o, async (memory) => {
+    const collector = new DetectedFieldValuesCollector(name, valueLimit);
+    for (const entry of await newestEntries(client, expr, o, memory)) {
+      if (collector.full) break;
+      collector.add(entry);
+    }
+    return collector.result();
+  });
+}
+
+/** `work` once the isolate has room for the lines it reads, returning the room after it. */
+async function withAdmission<T>(
+  expr: LogSelectorExpr,
+  o: DetectionOptions,
+  work: (memory: QueryMemory) => Promise<T>,
+): Promise<T> {
+  const memory = await logQueryAdmission.admit(logQueryReservation(expr, o.lineLimit), o.signal);
+  try {
+    return await work(memory);
+  } finally {
+    memory.release();
   }
-  return collector.result();
 }
 
 /** Loki runs the query backward with `line_limit` as its limit: the newest lines, newest first. */
-async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: DetectionOptions) {
+async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: DetectionOptions, memory: QueryMemory) {
   const { entries } = await executeLogQuery(client, expr, {
     window: o.window,
     limit: o.lineLimit,
@@ -64,6 +84,7 @@ async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: Det
     splitInterval: o.splitInterval,
     maxConcurrency: o.maxConcurrency,
     signal: o.signal,
+    memory,
   });
   return entries;
 }

@@ -11,7 +11,7 @@ import type { Direction, LogEntry } from "../engine/types";
 import { compileLogPipeline } from "../engine/pipeline";
 import { planLogQuery } from "../plan/logquery";
 import type { OriginClient, TimeWindow } from "../origin/client";
-import { EntryTopK } from "./topk";
+import { EntryTextBudget, EntryTopK } from "./topk";
 import { lineLength } from "../engine/literal-row";
 import { runWindows, splitWindows } from "./windows";
 import { astKey } from "../logql/ast-key";
@@ -28,6 +28,8 @@ export interface LogQueryOptions {
   signal?: AbortSignal;
   /** Label-filter prefilters in the origin (on unless false; PUSHDOWN=off turns them off). */
   prefilter?: boolean;
+  /** The query's share of the isolate's memory admission, grown with the text its entries hold. */
+  memory?: { cover(chars: number): void };
 }
 
 export interface LogQueryResult {
@@ -53,7 +55,9 @@ export async function executeLogQuery(
   const lateLevels =
     client.derivedFields?.discoverLogLevels === true && levelsCanWait(plan.local, derivedNames(client.derivedFields));
   const backward = opts.direction === "backward";
-  const top = new EntryTopK(opts.limit, opts.direction);
+  // Every heap of the query charges one budget: windows read at once cannot each hold all of it.
+  const budget = new EntryTextBudget(opts.limit, opts.memory);
+  const top = new EntryTopK(opts.limit, opts.direction, budget);
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
 
   /**
@@ -61,7 +65,7 @@ export async function executeLogQuery(
    * entries, exactly as a request of its own would give them, and what the request scanned.
    */
   const fetchWindows = async (logsql: string, ws: readonly TimeWindow[], signal: AbortSignal | undefined) => {
-    const tops = ws.map(() => new EntryTopK(opts.limit, opts.direction));
+    const tops = ws.map(() => new EntryTopK(opts.limit, opts.direction, budget));
     let rows = 0;
     let bytes = 0;
     let at = 0;
@@ -87,17 +91,20 @@ export async function executeLogQuery(
         top.push(entry);
       }
     }
-    return { perWindow: tops.map((top) => top.sorted()), rows, bytes };
+    // The entries stay charged until the query's heap takes them over (consume).
+    const charged = tops.reduce((n, top) => n + top.heldChars, 0);
+    return { perWindow: tops.map((top) => top.sorted()), rows, bytes, charged };
   };
   /** One origin request over `w`: its best `limit` entries, and what it scanned. */
   const fetchWindow = async (logsql: string, w: TimeWindow, signal: AbortSignal | undefined) => {
-    const { perWindow, rows, bytes } = await fetchWindows(logsql, [w], signal);
-    return { entries: perWindow[0]!, rows, bytes, subqueries: 1 };
+    const { perWindow, rows, bytes, charged } = await fetchWindows(logsql, [w], signal);
+    return { entries: perWindow[0]!, rows, bytes, subqueries: 1, charged };
   };
   const consume = (result: Awaited<ReturnType<typeof fetchWindow>>): boolean => {
     stats.subqueries += result.subqueries;
     stats.rowsScanned += result.rows;
     stats.bytesScanned += result.bytes;
+    budget.release(result.charged);
     for (const e of result.entries) top.push(e);
     // Windows come in direction order and do not overlap: once full, later ones cannot win.
     return !top.full;
@@ -162,6 +169,8 @@ interface WindowAnswer {
   rows: number;
   bytes: number;
   subqueries: number;
+  /** Entry text the heaps that read these entries charged to the query's budget. */
+  charged: number;
 }
 
 /**
@@ -194,7 +203,7 @@ async function readCutWindows(
   while (i < windows.length) {
     const cached = await lookup(i);
     if (cached) {
-      if (!opts.consume({ entries: cached, rows: 0, bytes: 0, subqueries: 0 })) return;
+      if (!opts.consume({ entries: cached, rows: 0, bytes: 0, subqueries: 0, charged: 0 })) return;
       take = 1;
       i++;
       continue;
@@ -236,10 +245,12 @@ async function readGroup(
   opts: {
     limit: number;
     maxRun: number;
-    fetch: (ws: readonly TimeWindow[]) => Promise<{ perWindow: LogEntry[][]; rows: number; bytes: number }>;
+    fetch: (
+      ws: readonly TimeWindow[],
+    ) => Promise<{ perWindow: LogEntry[][]; rows: number; bytes: number; charged: number }>;
   },
 ): Promise<WindowAnswer> {
-  const answer: WindowAnswer = { entries: [], rows: 0, bytes: 0, subqueries: 0 };
+  const answer: WindowAnswer = { entries: [], rows: 0, bytes: 0, subqueries: 0, charged: 0 };
   const lookup = lookupOnce(pieces, cache);
   let i = 0;
   while (i < pieces.length && answer.entries.length < opts.limit) {
@@ -258,6 +269,7 @@ async function readGroup(
     const fetched = await opts.fetch(run);
     answer.rows += fetched.rows;
     answer.bytes += fetched.bytes;
+    answer.charged += fetched.charged;
     answer.subqueries++;
     run.forEach((w, k) => {
       if (cache.storable(w)) cache.store(w, fetched.perWindow[k]!);

@@ -48,7 +48,8 @@ async function queryRange(r: LokiRequest): Promise<Response> {
   if (isLogExpr(expr)) {
     checkEntriesLimit(limit, config.maxEntriesLimit);
     // Room for the entries this query may hold, until its answer has been written out.
-    const release = await logQueryAdmission.acquire(logQueryReservation(expr, limit), r.signal);
+    const memory = await logQueryAdmission.admit(logQueryReservation(expr, limit), r.signal);
+    const release = () => memory.release();
     try {
       const { entries, stats } = await executeLogQuery(r.client, expr, {
         window: range,
@@ -58,6 +59,7 @@ async function queryRange(r: LokiRequest): Promise<Response> {
         maxConcurrency: config.maxConcurrency,
         signal: r.signal,
         prefilter: config.pushdown,
+        memory,
       });
       r.telemetry.mark("exec");
       // The stats object is written at the end of the stream; the log line is written before that.

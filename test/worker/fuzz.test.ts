@@ -51,6 +51,7 @@ const TOKENS = [
   "| json",
   "| logfmt",
   '| line_format "{{ repeat 100000 .x }}"',
+  '| label_format big="{{ repeat 1000000 \\"x\\" }}"',
   '| regexp "(?P<a>(a+)+$)"',
   "| unwrap x",
   "offset 1h",

@@ -2,7 +2,7 @@
  * Byte sizes as Loki reads and prints them, with go-humanize's ParseBytes and Bytes: `10KB` is
  * 10000 and `10KiB` 10240; printing uses SI units and Go's %.0f / %.1f rounding (ties to even).
  */
-import type { ParseResult } from "./result";
+import { failure, type ParseResult } from "./result";
 import { formatFloat, parseFloat, quoteBytes } from "./strconv";
 
 const BYTE_UNITS: Record<string, number> = {
@@ -84,16 +84,16 @@ export function parseBytes(s: string): ParseResult<number> {
       .encode(s)
       .subarray(0, count)
       .filter((b) => b !== 0x2c);
-    return { ok: false, error: `strconv.ParseFloat: parsing ${quoteBytes(bytes)}: invalid syntax` };
+    return failure(() => `strconv.ParseFloat: parsing ${quoteBytes(bytes)}: invalid syntax`);
   }
   const num = s.slice(0, count).replaceAll(",", "");
   const f = parseFloat(num);
   if (!f.ok) return f;
   const unit = trimGoSpace(s.slice(count)).toLowerCase();
   const mult = BYTE_UNITS[unit];
-  if (mult === undefined) return { ok: false, error: `unhandled size name: ${unit}` };
+  if (mult === undefined) return failure(() => `unhandled size name: ${unit}`);
   const v = f.value * mult;
-  if (v >= 2 ** 64) return { ok: false, error: `too large: ${s}` };
+  if (v >= 2 ** 64) return failure(() => `too large: ${s}`);
   return { ok: true, value: Math.trunc(v) };
 }
 

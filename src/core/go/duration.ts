@@ -4,7 +4,7 @@
  * this arithmetic on uint64 nanoseconds, so the exact path here uses bigint; a number path covers
  * the everyday inputs whose every step stays below 2^53, where doubles are exact too.
  */
-import type { ParseResult } from "./result";
+import { failure, type ParseResult } from "./result";
 import { quote } from "./strconv";
 
 export const NS_PER_MS = 1_000_000;
@@ -105,8 +105,8 @@ function parseDurationFast(orig: string): number | undefined {
 }
 
 /** Go's ParseDuration step by step on uint64 values (bigint): the nanoseconds or Go's error text. */
-function parseDurationExact(orig: string): bigint | string {
-  const invalid = `time: invalid duration ${timeQuote(orig)}`;
+function parseDurationExact(orig: string): bigint | (() => string) {
+  const invalid = () => `time: invalid duration ${timeQuote(orig)}`;
   let s = orig;
   let neg = false;
   if (s !== "" && (s[0] === "-" || s[0] === "+")) {
@@ -150,11 +150,11 @@ function parseDurationExact(orig: string): bigint | string {
     if (!pre && !post) return invalid;
     let u = 0;
     while (u < s.length && !(s[u] === "." || isDigit(s.charCodeAt(u)))) u++;
-    if (u === 0) return `time: missing unit in duration ${timeQuote(orig)}`;
+    if (u === 0) return () => `time: missing unit in duration ${timeQuote(orig)}`;
     const unitName = s.slice(0, u);
     s = s.slice(u);
     const unitNs = GO_UNITS[unitName];
-    if (unitNs === undefined) return `time: unknown unit ${timeQuote(unitName)} in duration ${timeQuote(orig)}`;
+    if (unitNs === undefined) return () => `time: unknown unit ${timeQuote(unitName)} in duration ${timeQuote(orig)}`;
     const unit = BigInt(unitNs);
     if (v > TWO_63 / unit) return invalid;
     v *= unit;
@@ -175,7 +175,7 @@ export function parseDuration(s: string): ParseResult<bigint> {
   const fast = parseDurationFast(s);
   if (fast !== undefined) return { ok: true, value: BigInt(fast) };
   const r = parseDurationExact(s);
-  return typeof r === "bigint" ? { ok: true, value: r } : { ok: false, error: r };
+  return typeof r === "bigint" ? { ok: true, value: r } : failure(r);
 }
 
 /**
@@ -186,7 +186,7 @@ export function parseDurationNs(s: string): ParseResult<number> {
   const fast = parseDurationFast(s);
   if (fast !== undefined) return { ok: true, value: fast };
   const r = parseDurationExact(s);
-  return typeof r === "bigint" ? { ok: true, value: Number(r) } : { ok: false, error: r };
+  return typeof r === "bigint" ? { ok: true, value: Number(r) } : failure(r);
 }
 
 /**

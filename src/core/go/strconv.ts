@@ -9,7 +9,7 @@
  * it is read as U+FFFD, which is what TextEncoder sends and what Go's JSON decoder makes of one.
  */
 import { PRINTABLE_RANGES } from "./isprint-table";
-import type { ParseResult } from "./result";
+import { failure, type ParseResult } from "./result";
 
 // ---------------------------------------------------------------------------------------------
 // Quoting
@@ -211,10 +211,8 @@ export function underscoreOK(s: string): boolean {
   return saw !== "_";
 }
 
-const numError = (fn: string, s: string, what: string): { ok: false; error: string } => ({
-  ok: false,
-  error: `strconv.${fn}: parsing ${quote(s)}: ${what}`,
-});
+const numError = (fn: string, s: string, what: string): { ok: false; error: string } =>
+  failure(() => `strconv.${fn}: parsing ${quote(s)}: ${what}`);
 
 function digitValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;

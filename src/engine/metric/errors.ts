@@ -66,3 +66,21 @@ export class MetricEvalError extends HttpError {
     this.name = "MetricEvalError";
   }
 }
+
+/** Label text all series of one range aggregation may hold, in UTF-16 units (as the log-query text budget). */
+export const SERIES_LABEL_TEXT_BUDGET = 16 * 1024 * 1024;
+
+/**
+ * The series of a range aggregation would hold more label text than SERIES_LABEL_TEXT_BUDGET: a
+ * `label_format` can give every sample a label of 1 Mi characters, and the series limit counts
+ * series, not their size. Loki reports its byte limits as 400s.
+ */
+export class SeriesLabelsLimitError extends HttpError {
+  constructor() {
+    super(
+      400,
+      `the query's series would hold more than ${SERIES_LABEL_TEXT_BUDGET / (1024 * 1024)}Mi characters of labels; reduce the size of the labels or the number of series`,
+    );
+    this.name = "SeriesLabelsLimitError";
+  }
+}

@@ -37,6 +37,11 @@ export interface CompiledTemplate {
   readonly usesTimestamp: boolean;
   /** Label names the template reads as `.name` (Loki's RequiredLabelNames). */
   readonly labelNames: readonly string[];
+  /**
+   * The template can make text much longer than the labels and line it reads (up to
+   * TEMPLATE_OUTPUT_LIMIT for every entry): see mayAmplify.
+   */
+  readonly amplifies: boolean;
 }
 
 /** Every function a template may call: Go's builtins, then Loki's set (which takes precedence). */
@@ -76,6 +81,7 @@ class Template implements CompiledTemplate {
   readonly referencesLine: boolean;
   readonly usesTimestamp: boolean;
   readonly labelNames: readonly string[];
+  readonly amplifies: boolean;
 
   constructor(
     name: string,
@@ -89,6 +95,7 @@ class Template implements CompiledTemplate {
     this.referencesLine = usage.line;
     this.usesTimestamp = usage.timestamp;
     this.labelNames = [...usage.labels];
+    this.amplifies = mayAmplify(usage);
   }
 
   execute(ctx: TemplateContext): string {
@@ -116,18 +123,80 @@ interface Usage {
   line: boolean;
   timestamp: boolean;
   labels: Set<string>;
+  /** Calls a function whose result can be much longer than its arguments (see mayAmplify). */
+  growingCall: boolean;
+  /** Has a `range` or calls a defined template (repeats a body). */
+  repeatsBody: boolean;
+  /** Reads of a value (label, variable, `.`, the line), each counted. */
+  reads: number;
+}
+
+/**
+ * Functions whose result can be far longer than their arguments: a count or width multiplies the
+ * text, or each match of a pattern gets a replacement of its own.
+ */
+const GROWING_FUNCS = new Set([
+  "repeat",
+  "indent",
+  "nindent",
+  "replace",
+  "regexReplaceAll",
+  "regexReplaceAllLiteral",
+  "alignLeft",
+  "alignRight",
+]);
+
+/** A width or precision of three digits or more, or one taken from an argument (`*`). */
+const WIDE_VERB = /%[-+# 0]*(\*|\d{3,}|\d*\.(\*|\d{3,}))/;
+/** More verbs than this in one printf format can copy an argument that many times. */
+const MAX_PRINTF_VERBS = 8;
+
+/** Reads beyond this many let a template copy a value that many times. */
+const MAX_READS = 16;
+
+/**
+ * Whether the template can make, for one entry, text much longer than what it reads: a growing
+ * function, a printf whose format is not a literal or has a wide verb or many verbs, a loop, a
+ * call of a defined template, or many reads. Such a template can give every entry up to
+ * TEMPLATE_OUTPUT_LIMIT characters, and the log query that runs it reserves memory for that
+ * (src/exec/admission.ts). Others make at most a few times what the entry already holds.
+ */
+function mayAmplify(u: Usage): boolean {
+  return u.growingCall || u.repeatsBody || u.reads > MAX_READS;
+}
+
+function growingPrintf(args: readonly ArgNode[]): boolean {
+  const format = args[1];
+  if (format?.kind !== "string") return true;
+  return WIDE_VERB.test(format.text) || (format.text.match(/%[^%]/g)?.length ?? 0) > MAX_PRINTF_VERBS;
 }
 
 function scanUsage(roots: ListNode[]): Usage {
-  const u: Usage = { line: false, timestamp: false, labels: new Set() };
+  const u: Usage = {
+    line: false,
+    timestamp: false,
+    labels: new Set(),
+    growingCall: false,
+    repeatsBody: false,
+    reads: 0,
+  };
   const arg = (a: ArgNode): void => {
     switch (a.kind) {
       case "identifier":
-        if (a.name === "__line__") u.line = true;
+        if (a.name === "__line__") {
+          u.line = true;
+          u.reads++;
+        }
         if (a.name === "__timestamp__") u.timestamp = true;
+        if (GROWING_FUNCS.has(a.name)) u.growingCall = true;
         break;
       case "field":
         u.labels.add(a.ident[0]!);
+        u.reads++;
+        break;
+      case "variable":
+      case "dot":
+        u.reads++;
         break;
       case "pipe":
         pipe(a);
@@ -138,7 +207,11 @@ function scanUsage(roots: ListNode[]): Usage {
     }
   };
   const pipe = (p: PipeNode): void => {
-    for (const c of p.cmds) for (const a of c.args) arg(a);
+    for (const c of p.cmds) {
+      const first = c.args[0];
+      if (first?.kind === "identifier" && first.name === "printf" && growingPrintf(c.args)) u.growingCall = true;
+      for (const a of c.args) arg(a);
+    }
   };
   const node = (n: Node): void => {
     switch (n.kind) {
@@ -148,6 +221,7 @@ function scanUsage(roots: ListNode[]): Usage {
       case "if":
       case "with":
       case "range":
+        if (n.kind === "range") u.repeatsBody = true;
         pipe(n.pipe);
         node(n.list);
         if (n.elseList) node(n.elseList);
@@ -156,6 +230,7 @@ function scanUsage(roots: ListNode[]): Usage {
         n.nodes.forEach(node);
         break;
       case "template":
+        u.repeatsBody = true;
         if (n.pipe) pipe(n.pipe);
         break;
     }

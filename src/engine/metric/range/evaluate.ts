@@ -11,7 +11,7 @@
 import type { Grouping, RangeAggregationExpr } from "../../../logql/ast";
 import type { ExtractedSample, Labels, VectorSample } from "../../types";
 import type { PointBudget } from "../budget";
-import { PipelineError, QueryLimitError } from "../errors";
+import { PipelineError, QueryLimitError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from "../errors";
 import { type StepGrid, stepsCovering, timeAt } from "../grid";
 import { compareLabels, groupLabels, isErrorSeries, labelsKey } from "../labels";
 import { type FoldKind, WindowAcc, finishFold, foldKindOf } from "./accumulators";
@@ -87,6 +87,8 @@ class SeriesTable<S> {
   readonly all = new Map<string, S>();
   private lastLabels: Labels | undefined;
   private last: S | undefined;
+  /** Characters of the series' label sets (their keys), against SERIES_LABEL_TEXT_BUDGET. */
+  private labelText = 0;
 
   constructor(
     private readonly expr: RangeAggregationExpr,
@@ -104,6 +106,8 @@ class SeriesTable<S> {
       // Every series of the table has a sample in some window, so each one is an answer series.
       const max = this.limits.maxSeries;
       if (max !== undefined && this.all.size >= max) throw new QueryLimitError(max);
+      this.labelText += key.length;
+      if (this.labelText > SERIES_LABEL_TEXT_BUDGET) throw new SeriesLabelsLimitError();
       this.limits.budget.take();
       this.all.set(key, (s = this.create(labels)));
     }
