@@ -6,6 +6,7 @@ import { readTenancyPolicy, type TenancyPolicy } from "./auth/policy";
 import { ConfigError } from "./config-error";
 import { parsePromDuration } from "./http/params";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
+import { DEFAULT_SUBREQUEST_LIMITS, type SubrequestLimits } from "./origin/subrequest-budget";
 
 export { ConfigError };
 
@@ -48,6 +49,12 @@ export interface Env {
   DISCOVER_LOG_LEVELS?: string;
   /** Loki's `discover_service_name`: comma list of labels `service_name` is taken from; "" turns it off. */
   DISCOVER_SERVICE_NAME?: string;
+  /** Most origin requests (and coalescer calls) one request may make (default 1000; Workers Free: 50 in all). */
+  MAX_SUBREQUESTS?: string;
+  /** Most Cache API calls one request may make (default 900); past it, lookups are misses. */
+  MAX_CACHE_CALLS?: string;
+  /** Most KV operations one request may make (default 900); past it, KV is skipped. */
+  MAX_KV_OPERATIONS?: string;
 }
 
 export interface Config {
@@ -73,6 +80,8 @@ export interface Config {
   coalescer?: DurableObjectNamespace;
   tailMaxDurationMs: number;
   tailLookBackNs: bigint;
+  /** Per-request counts of the platform's per-invocation limits (origin/subrequest-budget.ts). */
+  subrequestLimits: SubrequestLimits;
 }
 
 /**
@@ -121,6 +130,11 @@ export function readConfig(env: Env): Config {
     coalescer: env.COALESCER,
     tailMaxDurationMs: Number((positiveDuration(env.TAIL_MAX_DURATION) ?? 3_600_000_000_000n) / 1_000_000n),
     tailLookBackNs: positiveDuration(env.TAIL_LOOK_BACK) ?? 120_000_000_000n,
+    subrequestLimits: {
+      subrequests: positiveInt(env.MAX_SUBREQUESTS, DEFAULT_SUBREQUEST_LIMITS.subrequests),
+      cacheCalls: nonNegativeInt(env.MAX_CACHE_CALLS, DEFAULT_SUBREQUEST_LIMITS.cacheCalls),
+      kvOperations: nonNegativeInt(env.MAX_KV_OPERATIONS, DEFAULT_SUBREQUEST_LIMITS.kvOperations),
+    },
     derivedFields: {
       discoverLogLevels: !["off", "false", "0", "no"].includes((env.DISCOVER_LOG_LEVELS ?? "").trim().toLowerCase()),
       serviceNameLabels:
@@ -136,6 +150,12 @@ export function readConfig(env: Env): Config {
 function positiveInt(v: string | undefined, dflt: number): number {
   const n = Number(v);
   return Number.isInteger(n) && n > 0 ? n : dflt;
+}
+
+/** 0 is meaningful here: no calls of that kind at all (a Free plan deployment may spend none on caches). */
+function nonNegativeInt(v: string | undefined, dflt: number): number {
+  const n = Number(v);
+  return v !== undefined && v.trim() !== "" && Number.isInteger(n) && n >= 0 ? n : dflt;
 }
 
 function positiveDuration(v: string | undefined): bigint | undefined {

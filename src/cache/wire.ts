@@ -7,6 +7,8 @@ import type { ResultCache } from "./extents";
 import { cacheKey } from "./keys";
 import { type Coalescer, cachingTransport } from "./layer";
 import type { CacheSection, CacheStats } from "./stats";
+import type { AnswerCache, AnswerKv } from "./layer";
+import type { SubrequestBudget } from "../origin/subrequest-budget";
 
 export function originConfigOf(config: Config): OriginConfig {
   return {
@@ -24,6 +26,8 @@ export interface CacheUse {
   defer: (work: Promise<unknown>) => void;
   /** Runs work that prepares a cache write once the answer is out (src/http/after-answer.ts). */
   later: (task: () => void) => void;
+  /** The request's count of subrequests, Cache API calls and KV operations. */
+  budget?: SubrequestBudget;
 }
 
 /** The `stats.cache` section of a whole-answer origin request. */
@@ -35,8 +39,47 @@ function sectionOf(path: string): CacheSection {
 }
 
 /** The origin without any cache layer (`CACHE=off`, or a client's `Cache-Control: no-cache`). */
-export function directTransport(config: Config, meter?: (elapsedMs: number) => void): JsonTransport {
-  return fetchJsonTransport({ ...originConfigOf(config), meter });
+export function directTransport(
+  config: Config,
+  meter?: (elapsedMs: number) => void,
+  budget?: SubrequestBudget,
+): JsonTransport {
+  const transport = fetchJsonTransport({ ...originConfigOf(config), meter });
+  if (!budget) return transport;
+  return (req, signal) => {
+    budget.claimOrigin();
+    return transport(req, signal);
+  };
+}
+
+/** The Cache API within the request's budget: past it, a lookup is a miss and a write is left out. */
+function budgetedCache(cache: AnswerCache, budget: SubrequestBudget | undefined): AnswerCache {
+  if (!budget) return cache;
+  return {
+    get: async (key) => (budget.tryCache() ? await cache.get(key) : undefined),
+    put: async (key, body, maxAgeSeconds) => {
+      if (budget.tryCache()) await cache.put(key, body, maxAgeSeconds);
+    },
+  };
+}
+
+/** KV within the request's budget: past it, a read finds nothing and a write is left out. */
+function budgetedKv(kv: AnswerKv, budget: SubrequestBudget | undefined): AnswerKv {
+  if (!budget) return kv;
+  return {
+    get: async (key) => (budget.tryKv() ? await kv.get(key) : null),
+    put: async (key, body, ttl) => {
+      if (budget.tryKv()) await kv.put(key, body, ttl);
+    },
+  };
+}
+
+/** The Cache API and KV of a request, or undefined where absent (outside the Workers runtime, KV unbound). */
+function stores(config: Config, budget: SubrequestBudget | undefined): { cache?: AnswerCache; kv?: AnswerKv } {
+  return {
+    cache: typeof caches !== "undefined" ? budgetedCache(cacheApiAnswers(caches.default), budget) : undefined,
+    kv: config.cacheKv ? budgetedKv(kvAnswers(config.cacheKv), budget) : undefined,
+  };
 }
 
 export function originTransport(
@@ -45,15 +88,18 @@ export function originTransport(
   meter?: (elapsedMs: number) => void,
 ): JsonTransport {
   const origin = { ...originConfigOf(config), meter };
-  const direct = directTransport(config, meter);
-  if (config.cache === false) return direct;
+  const budget = use?.budget;
+  if (config.cache === false) return directTransport(config, meter, budget);
+  // Absent outside the Workers runtime; the layer then coalesces without a local cache.
+  const { cache, kv } = stores(config, budget);
   return cachingTransport({
     origin,
     timeoutMs: origin.timeoutMs,
-    direct,
-    // Absent outside the Workers runtime; the layer then coalesces without a local cache.
-    cache: typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
-    kv: config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
+    // Counted by `claimOrigin` below, once per miss, whether the coalescer or the origin answers it.
+    direct: directTransport(config, meter),
+    cache,
+    kv,
+    claimOrigin: budget && (() => budget.claimOrigin()),
     coalescerFor: config.coalescer ? metered(coalescerStubs(config.coalescer), meter) : undefined,
     horizonMs: config.cacheFreshnessMs,
     defer: use?.defer,
@@ -90,11 +136,9 @@ function metered(
 export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): ResultCache | undefined {
   if (config.cache === false) return undefined;
   const origin = originConfigOf(config);
+  const { cache, kv } = stores(config, use.budget);
   return {
-    store: tieredChunkStore(
-      typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
-      config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
-    ),
+    store: tieredChunkStore(cache, kv),
     stats: use.stats,
     horizonNs: BigInt(config.cacheFreshnessMs) * 1_000_000n,
     nowNs: () => BigInt(Date.now()) * 1_000_000n,
