@@ -45,7 +45,8 @@ export function widenedInterval(range: TimeWindow, interval: bigint, maxWindows:
   // One window: the range itself, unaligned (no aligned width is sure to hold it whole).
   if (maxWindows <= 1n) return 0n;
   const span = range.end - range.start;
-  const k = span / (interval * maxWindows) + 1n;
+  // The narrowest width that could do, if the range falls well on its boundaries.
+  const k = ceilDiv(span, interval * maxWindows);
   if (alignedCount(range, interval * k) <= maxWindows) return interval * k;
   // Windows of at least span / (maxWindows − 1) number at most maxWindows, however they fall.
   return interval * ceilDiv(span, interval * (maxWindows - 1n));

@@ -1,0 +1,135 @@
+/**
+ * The platform's per-request limits, planned for: with a small MAX_SUBREQUESTS, a long range split
+ * into small windows is asked for in wider windows (at most the limit's worth of origin requests,
+ * counted where they leave the runtime) and answers exactly what one unsplit request answers; with
+ * small MAX_CACHE_CALLS / MAX_KV_OPERATIONS the caches are used up to the limit and skipped past it,
+ * the answer unchanged; and a query that cannot be answered within the limit gets Loki's 400 with
+ * advice, not the runtime's exception or a 500.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, inject, it } from "vitest";
+import { createApp } from "../../src/app";
+import type { Env } from "../../src/config";
+import { watchOrigin } from "../support/watch-origin";
+
+const ENV = env as unknown as Env;
+// Six hours of the compat dataset (tenant 0:0).
+const RANGE = { start: "1769904000", end: "1769925600" };
+
+interface Answer {
+  status: number;
+  type: string | null;
+  body: string;
+}
+
+async function ask(path: string, params: Record<string, string>, bindings: Partial<Env>): Promise<Answer> {
+  const qs = new URLSearchParams({ ...RANGE, ...params }).toString();
+  const res = await createApp().fetch(
+    new Request(`http://loki.test${path}?${qs}`, { headers: { "X-Scope-OrgID": "0" } }),
+    { ...ENV, ...bindings },
+  );
+  return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
+}
+
+/** The answer without its `stats` (timings and scan counts differ between plans). */
+function resultOf(a: Answer): unknown {
+  expect(a.status, a.body).toBe(200);
+  return (JSON.parse(a.body) as { data: { result: unknown } }).data.result;
+}
+
+/** Small windows (72 over the range), evaluated in the Worker, nothing cached. */
+const SMALL_WINDOWS: Partial<Env> = { SPLIT_INTERVAL: "5m", PUSHDOWN: "off", CACHE: "off", COALESCER: undefined };
+/** One request for the whole range: the reference. */
+const UNSPLIT: Partial<Env> = { ...SMALL_WINDOWS, SPLIT_INTERVAL: "10000h" };
+
+describe("a long range within MAX_SUBREQUESTS", () => {
+  it("a metric query over 72 small windows makes at most the limit's origin requests and answers as unsplit", async () => {
+    const params = { query: 'sum by (namespace) (count_over_time({app="nginx"}[5m]))', step: "300" };
+    const reference = resultOf(await ask("/loki/api/v1/query_range", params, UNSPLIT));
+    expect((reference as unknown[]).length).toBeGreaterThan(0);
+
+    const calls = watchOrigin(inject("originUrl"));
+    const limited = await ask("/loki/api/v1/query_range", params, { ...SMALL_WINDOWS, MAX_SUBREQUESTS: "8" });
+    expect(resultOf(limited)).toEqual(reference);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.length).toBeLessThanOrEqual(8);
+  });
+
+  it("a log query read window by window makes at most the limit's origin requests and answers as unsplit", async () => {
+    // A local stage that can drop rows: the windows are read with bounded concurrency, all of them.
+    const params = { query: '{app="nginx"} | logfmt | method != "TRACE"', limit: "5000", direction: "forward" };
+    const reference = resultOf(await ask("/loki/api/v1/query_range", params, UNSPLIT));
+    expect((reference as unknown[]).length).toBeGreaterThan(0);
+
+    const calls = watchOrigin(inject("originUrl"));
+    const limited = await ask("/loki/api/v1/query_range", params, { ...SMALL_WINDOWS, MAX_SUBREQUESTS: "6" });
+    expect(resultOf(limited)).toEqual(reference);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.length).toBeLessThanOrEqual(6);
+  });
+
+  it("with the caches on, Cache API calls and KV operations stay within their limits and the answer is unchanged", async () => {
+    const params = { query: 'sum by (app) (rate({namespace="prod"}[10m]))', step: "600" };
+    const reference = resultOf(await ask("/loki/api/v1/query_range", params, UNSPLIT));
+
+    let cacheCalls = 0;
+    let kvOperations = 0;
+    const cache = caches.default;
+    const [match, put] = [cache.match.bind(cache), cache.put.bind(cache)];
+    cache.match = (...args: Parameters<Cache["match"]>) => (cacheCalls++, match(...args));
+    cache.put = (...args: Parameters<Cache["put"]>) => (cacheCalls++, put(...args));
+    const kv = ENV.CACHE_KV!;
+    const countedKv = {
+      get: (...args: unknown[]) => (kvOperations++, (kv.get as (...a: unknown[]) => unknown)(...args)),
+      put: (...args: unknown[]) => (kvOperations++, (kv.put as (...a: unknown[]) => unknown)(...args)),
+    } as unknown as KVNamespace;
+    const calls = watchOrigin(inject("originUrl"));
+    try {
+      // A credential of its own: nothing this file did before is in the caches for it.
+      const bindings: Partial<Env> = {
+        SPLIT_INTERVAL: "5m",
+        PUSHDOWN: "off",
+        COALESCER: undefined,
+        CACHE_KV: countedKv,
+        ORIGIN_AUTH_HEADER: `Bearer budget-${crypto.randomUUID()}`,
+        MAX_SUBREQUESTS: "10",
+        MAX_CACHE_CALLS: "3",
+        MAX_KV_OPERATIONS: "2",
+      };
+      const cold = await ask("/loki/api/v1/query_range", params, bindings);
+      expect(resultOf(cold)).toEqual(reference);
+      const warm = await ask("/loki/api/v1/query_range", params, bindings);
+      expect(resultOf(warm)).toEqual(reference);
+      // Writes run after the answer (waitUntil); without an execution context they run unawaited.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(cacheCalls).toBeGreaterThan(0);
+      expect(cacheCalls).toBeLessThanOrEqual(2 * 3);
+      expect(kvOperations).toBeLessThanOrEqual(2 * 2);
+      expect(calls.length).toBeLessThanOrEqual(2 * 10);
+    } finally {
+      cache.match = match;
+      cache.put = put;
+    }
+  });
+});
+
+describe("a query that cannot be answered within MAX_SUBREQUESTS", () => {
+  it("answers Loki's 400 with advice, and asks the origin no more than the limit", async () => {
+    // Two range aggregations over different selectors: at least one origin request each.
+    const params = {
+      query: 'sum(count_over_time({app="nginx"}[5m])) + sum(count_over_time({app="payments"}[5m]))',
+      step: "300",
+    };
+    expect(resultOf(await ask("/loki/api/v1/query_range", params, UNSPLIT))).not.toEqual([]);
+
+    const calls = watchOrigin(inject("originUrl"));
+    const refused = await ask("/loki/api/v1/query_range", params, { ...SMALL_WINDOWS, MAX_SUBREQUESTS: "1" });
+    expect(refused.status, refused.body).toBe(400);
+    expect(refused.type).toBe("text/plain; charset=utf-8");
+    expect(refused.body).toBe(
+      "the query needs more than 1 origin requests, the most one request may make (MAX_SUBREQUESTS): " +
+        "narrow the time range, increase the step or the split interval, or raise MAX_SUBREQUESTS",
+    );
+    expect(calls.length).toBeLessThanOrEqual(1);
+  });
+});
