@@ -115,8 +115,7 @@ export async function executeLogQuery(
   // A range shorter than one cache window would be cut into pieces, each a lookup and an origin
   // request of its own, to cache parts that cost a single small request: it is asked for directly.
   const cache =
-    cacheWindowCount >= 1 &&
-    opts.window.end - opts.window.start >= interval
+    cacheWindowCount >= 1 && opts.window.end - opts.window.start >= interval
       ? logWindowCache(
           client,
           JSON.stringify([logsql, plan.local.map(printStage), opts.direction, opts.limit]),
