@@ -9,7 +9,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../../src/app";
-import type { Env } from "../../src/config";
+import { type Env, readConfig } from "../../src/config";
+import { DEFAULT_SUBREQUEST_LIMITS } from "../../src/origin/subrequest-budget";
 import { watchOrigin } from "../support/watch-origin";
 
 const ENV = env as unknown as Env;
@@ -131,5 +132,19 @@ describe("a query that cannot be answered within MAX_SUBREQUESTS", () => {
         "narrow the time range, increase the step or the split interval, or raise MAX_SUBREQUESTS",
     );
     expect(calls.length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("configuration of the limits", () => {
+  const base = { ORIGIN_URL: "http://vl.test" };
+
+  it("defaults to limits under Workers Paid's defaults", () => {
+    expect(readConfig(base).subrequestLimits).toEqual(DEFAULT_SUBREQUEST_LIMITS);
+    expect(DEFAULT_SUBREQUEST_LIMITS).toEqual({ subrequests: 1000, cacheCalls: 900, kvOperations: 900 });
+  });
+
+  it("reads MAX_SUBREQUESTS, MAX_CACHE_CALLS and MAX_KV_OPERATIONS (Workers Free settings)", () => {
+    const config = readConfig({ ...base, MAX_SUBREQUESTS: "40", MAX_CACHE_CALLS: "0", MAX_KV_OPERATIONS: "5" });
+    expect(config.subrequestLimits).toEqual({ subrequests: 40, cacheCalls: 0, kvOperations: 5 });
   });
 });
