@@ -101,7 +101,9 @@ export class SubrequestBudget {
    * this costs only the size of each origin request.
    */
   windowShare(): bigint {
-    return BigInt(Math.max(1, Math.floor(this.originLeft / 2)));
+    const left = this.originLeft;
+    if (!Number.isFinite(left)) return BigInt(Number.MAX_SAFE_INTEGER);
+    return BigInt(Math.max(1, Math.floor(left / 2)));
   }
 
   /**
