@@ -320,9 +320,20 @@ export class OriginClient {
       for (const item of Array.isArray(v) ? v : [v]) body.append(k, item);
     }
     const headers = originHeaders(this.config, this.tenant);
-    this.budget.claimOrigin();
 
     const deadline = new OriginDeadline(this.config.timeoutMs, this.signal);
+    // Work abandoned before it reached the origin (a window the answer no longer needs) costs
+    // neither a subrequest nor a place in the request's budget.
+    if (this.signal?.aborted) {
+      deadline.end();
+      throw deadline.connectError(this.signal.reason);
+    }
+    try {
+      this.budget.claimOrigin();
+    } catch (err) {
+      deadline.end();
+      throw err;
+    }
     let res: Response;
     const started = performance.now();
     try {
