@@ -3,7 +3,8 @@
  * refused with Loki's 400 and advice past the limit, cache and KV calls are skipped, and a split
  * gets half of what is left.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { OriginClient } from "../../../src/origin/client";
 import { SubrequestBudget, SubrequestBudgetError } from "../../../src/origin/subrequest-budget";
 import { HttpError } from "../../../src/http/errors";
 
@@ -77,5 +78,49 @@ describe("SubrequestBudget", () => {
     expect(SubrequestBudget.unlimited().originLeft).toBe(Infinity);
     // Planning with no limit splits as it always did.
     expect(budget.windowShare() >= 4096n).toBe(true);
+  });
+});
+
+describe("OriginClient within a budget", () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const TENANT = { accountId: 0, projectId: 0 };
+  const CONFIG = { baseUrl: "http://vl.test", timeoutMs: 1000 };
+
+  it("claims one origin request per streamed request, and refuses past the limit without fetching", async () => {
+    const fetched: string[] = [];
+    vi.stubGlobal("fetch", async (url: string) => {
+      fetched.push(url);
+      return new Response("", { status: 200 });
+    });
+    const budget = new SubrequestBudget(limits(1));
+    const client = new OriginClient(CONFIG, TENANT, undefined, undefined, undefined, budget);
+    const window = { start: 0n, end: 1_000_000_000n };
+    for await (const _ of client.logRows("*", window)) void _;
+    expect(budget.used.origin).toBe(1);
+    await expect(
+      (async () => {
+        for await (const _ of client.logRows("*", window)) void _;
+      })(),
+    ).rejects.toBeInstanceOf(SubrequestBudgetError);
+    expect(fetched).toHaveLength(1);
+  });
+
+  it("a request abandoned before it starts costs neither a fetch nor a place in the budget", async () => {
+    const fetched: string[] = [];
+    vi.stubGlobal("fetch", async (url: string) => {
+      fetched.push(url);
+      return new Response("", { status: 200 });
+    });
+    const budget = new SubrequestBudget(limits(5));
+    const abandoned = new AbortController();
+    abandoned.abort();
+    const client = new OriginClient(CONFIG, TENANT, abandoned.signal, undefined, undefined, budget);
+    await expect(
+      (async () => {
+        for await (const _ of client.logRows("*", { start: 0n, end: 1n })) void _;
+      })(),
+    ).rejects.toBeInstanceOf(HttpError);
+    expect(fetched).toEqual([]);
+    expect(budget.used.origin).toBe(0);
   });
 });
