@@ -49,7 +49,7 @@ export interface Env {
   DISCOVER_LOG_LEVELS?: string;
   /** Loki's `discover_service_name`: comma list of labels `service_name` is taken from; "" turns it off. */
   DISCOVER_SERVICE_NAME?: string;
-  /** Most origin requests (and coalescer calls) one request may make (default 1000; Workers Free: 50 in all). */
+  /** Most origin requests (and coalescer calls) one request may make (default 1000; on Workers Free, whose cap is 50: 40). */
   MAX_SUBREQUESTS?: string;
   /** Most Cache API calls one request may make (default 900); past it, lookups are misses. */
   MAX_CACHE_CALLS?: string;
