@@ -8,6 +8,7 @@ import { ConfigError } from "./config-error";
 import { parseLokiDuration } from "./core/go/duration";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
 import { DEFAULT_MAX_POINTS } from "./engine/metric/errors";
+import { DEFAULT_SUBREQUEST_LIMITS, type SubrequestLimits } from "./origin/subrequest-budget";
 
 export { ConfigError };
 
@@ -60,6 +61,12 @@ export interface Env {
   DISCOVER_SERVICE_NAME?: string;
   /** Secret: keys the digests of tenants and queries in the logs (HMAC-SHA-256), see telemetry.ts. */
   TELEMETRY_KEY?: string;
+  /** Most origin requests (and coalescer calls) one request may make (default 1000; on Workers Free, whose cap is 50: 40). */
+  MAX_SUBREQUESTS?: string;
+  /** Most Cache API calls one request may make (default 900); past it, lookups are misses. */
+  MAX_CACHE_CALLS?: string;
+  /** Most KV operations one request may make (default 900); past it, KV is skipped. */
+  MAX_KV_OPERATIONS?: string;
 }
 
 export interface Config {
@@ -93,6 +100,8 @@ export interface Config {
   telemetryKeyMaterial?: string;
   maxConcurrentTails: number;
   tailSlots?: DurableObjectNamespace;
+  /** Per-request counts of the platform's per-invocation limits (origin/subrequest-budget.ts). */
+  subrequestLimits: SubrequestLimits;
 }
 
 /**
@@ -180,6 +189,11 @@ export function readConfig(env: Env): Config {
     tailLookBackNs: duration(env, "TAIL_LOOK_BACK", 120_000_000_000n, 1n),
     maxConcurrentTails: positiveInt(env, "MAX_CONCURRENT_TAILS", 10),
     tailSlots: env.TAIL_SLOTS,
+    subrequestLimits: {
+      subrequests: positiveInt(env, "MAX_SUBREQUESTS", DEFAULT_SUBREQUEST_LIMITS.subrequests),
+      cacheCalls: nonNegativeInt(env, "MAX_CACHE_CALLS", DEFAULT_SUBREQUEST_LIMITS.cacheCalls),
+      kvOperations: nonNegativeInt(env, "MAX_KV_OPERATIONS", DEFAULT_SUBREQUEST_LIMITS.kvOperations),
+    },
     derivedFields: {
       discoverLogLevels: flag(env, "DISCOVER_LOG_LEVELS", true),
       serviceNameLabels: labelList(env, "DISCOVER_SERVICE_NAME", DEFAULT_SERVICE_NAME_LABELS),
@@ -292,4 +306,14 @@ function telemetryKeyMaterial(env: Env, originAuthorization: string | undefined)
   const secrets = [originAuthorization, env.AUTH_TOKEN, env.TENANTS];
   if (secrets.every((v) => v === undefined)) return undefined;
   return JSON.stringify(["derived", ...secrets.map((v) => v ?? null)]);
+}
+
+/** 0 is meaningful here: no calls of that kind at all (a Free plan deployment may spend none on caches). */
+function nonNegativeInt(env: Env, name: StringVar, dflt: number): number {
+  const v = env[name];
+  if (v === undefined) return dflt;
+  const text = v.trim();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) throw new ConfigError(`${name} must be a non-negative integer`);
+  return n;
 }

@@ -124,17 +124,24 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
     planned.map(async (p, i) => (p.storable ? lookup(cache, q.section, await keyAt(i), p.chunk) : undefined)),
   );
 
+  // Runs of adjacent chunks not found: one origin request each, split back into chunks. More runs
+  // than the request's share of origin requests (cached and missing chunks alternating) become one
+  // request from the first missing chunk to the last: the chunks found between them are asked for
+  // again, which gives the same rows.
+  let runs = missingRuns(found);
+  const refetched = new Set<number>();
+  if (runs.length > 1 && BigInt(runs.length) > client.budget.windowShare()) {
+    const [first, last] = [runs[0]![0]!, runs[runs.length - 1]!.at(-1)!];
+    for (let i = first; i <= last; i++) {
+      if (found[i]) refetched.add(i);
+      found[i] = undefined;
+    }
+    runs = missingRuns(found);
+  }
+
   const rows: VLRow[] = [];
   for (const cached of found) if (cached) rows.push(...cached);
 
-  // Runs of adjacent chunks not found: one origin request each, split back into chunks.
-  const runs: number[][] = [];
-  planned.forEach((_, i) => {
-    if (found[i]) return;
-    const last = runs[runs.length - 1];
-    if (last && last[last.length - 1] === i - 1) last.push(i);
-    else runs.push([i]);
-  });
   const fetched = await Promise.all(
     runs.map((run) =>
       client
@@ -153,7 +160,8 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
   runs.forEach((run, r) => {
     const runRows = fetched[r]!;
     rows.push(...runRows);
-    const storable = run.filter((i) => planned[i]!.storable);
+    // A chunk asked for again is in the store already.
+    const storable = run.filter((i) => planned[i]!.storable && !refetched.has(i));
     if (storable.length === 0) return;
     const byChunk = new Map<number, VLRow[]>(storable.map((i) => [i, []]));
     const first = floorDiv(planned[0]!.chunk.start - q.shift, length);
@@ -173,6 +181,18 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
     }
   });
   return rows;
+}
+
+/** The runs of adjacent indices whose chunk was not found, in order. */
+function missingRuns(found: readonly (VLRow[] | undefined)[]): number[][] {
+  const runs: number[][] = [];
+  found.forEach((rows, i) => {
+    if (rows) return;
+    const last = runs[runs.length - 1];
+    if (last && last[last.length - 1] === i - 1) last.push(i);
+    else runs.push([i]);
+  });
+  return runs;
 }
 
 async function lookup(

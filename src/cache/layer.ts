@@ -41,6 +41,12 @@ export interface CachingOptions {
   cache?: AnswerCache;
   kv?: AnswerKv;
   coalescerFor?: (key: string) => Coalescer;
+  /**
+   * Counts the origin request (or coalescer call) a miss is about to cost, or throws when the
+   * request may make no more. Called per caller before joining a flight, so a refusal is this
+   * caller's alone and never shared with the others waiting on the same key.
+   */
+  claimOrigin?: () => void;
   /** In-isolate single-flight; defaults to one map shared by the whole isolate. */
   flights?: SingleFlight<OriginOutcome>;
   nowMs?: () => number;
@@ -97,6 +103,7 @@ export function cachingTransport(options: CachingOptions): JsonTransport {
       }
     }
     if (reads) options.observe?.lookedUp(req, undefined, Date.now() - started);
+    options.claimOrigin?.();
 
     const outcome = await untilAborted(
       flights.run(key, (hold) => fill(options, key, req, policy, hold)),

@@ -57,7 +57,22 @@ export async function cachedMatrix(
     }),
   );
 
-  // Runs of adjacent missing chunks, each evaluated once over all its times.
+  // Runs of adjacent missing chunks, each evaluated once over all its times, each at least one
+  // origin request. More runs than the request's share of origin requests become one evaluation
+  // from the first missing chunk to the last: the chunks found between them are evaluated again,
+  // to the same series, and not stored again.
+  const refetched = new Set<number>();
+  const missing = chunks.flatMap((c, k) => (c.series ? [] : [k]));
+  let runCount = 0;
+  missing.forEach((k, n) => {
+    if (n === 0 || missing[n - 1] !== k - 1) runCount++;
+  });
+  if (runCount > 1 && BigInt(runCount) > client.budget.windowShare()) {
+    for (let k = missing[0]!; k <= missing[missing.length - 1]!; k++) {
+      if (chunks[k]!.series) refetched.add(k);
+      chunks[k]!.series = undefined;
+    }
+  }
   let i = 0;
   while (i < chunks.length) {
     if (chunks[i]!.series) {
@@ -76,7 +91,7 @@ export async function cachedMatrix(
     for (let k = i; k <= j; k++) {
       const chunk = chunks[k]!;
       chunk.series = pointsWithin(evaluated, chunk.times);
-      if (!chunk.storable) continue;
+      if (!chunk.storable || refetched.has(k)) continue;
       const body = encodeSeries(chunk.series);
       if (body.length > MAX_CHUNK_BYTES) continue;
       cache.stats.stored("result", body);

@@ -8,6 +8,8 @@ import { cacheKey } from "./keys";
 import { kvPurgeLog, type PurgeRecord } from "./purges";
 import { type Coalescer, cachingTransport } from "./layer";
 import type { CacheSection, CacheStats } from "./stats";
+import type { AnswerCache, AnswerKv } from "./layer";
+import type { SubrequestBudget } from "../origin/subrequest-budget";
 
 export function originConfigOf(config: Config): OriginConfig {
   return {
@@ -25,6 +27,8 @@ export interface CacheUse {
   defer: (work: Promise<unknown>) => void;
   /** Runs work that prepares a cache write once the answer is out (src/http/after-answer.ts). */
   later: (task: () => void) => void;
+  /** The request's count of subrequests, Cache API calls and KV operations. */
+  budget?: SubrequestBudget;
 }
 
 /** The `stats.cache` section of a whole-answer origin request. */
@@ -36,8 +40,47 @@ function sectionOf(path: string): CacheSection {
 }
 
 /** The origin without any cache layer (`CACHE=off`, or a client's `Cache-Control: no-cache`). */
-export function directTransport(config: Config, meter?: (elapsedMs: number) => void): JsonTransport {
-  return fetchJsonTransport({ ...originConfigOf(config), meter });
+export function directTransport(
+  config: Config,
+  meter?: (elapsedMs: number) => void,
+  budget?: SubrequestBudget,
+): JsonTransport {
+  const transport = fetchJsonTransport({ ...originConfigOf(config), meter });
+  if (!budget) return transport;
+  return (req, signal) => {
+    budget.claimOrigin();
+    return transport(req, signal);
+  };
+}
+
+/** The Cache API within the request's budget: past it, a lookup is a miss and a write is left out. */
+function budgetedCache(cache: AnswerCache, budget: SubrequestBudget | undefined): AnswerCache {
+  if (!budget) return cache;
+  return {
+    get: async (key) => (budget.tryCache() ? await cache.get(key) : undefined),
+    put: async (key, body, maxAgeSeconds) => {
+      if (budget.tryCache()) await cache.put(key, body, maxAgeSeconds);
+    },
+  };
+}
+
+/** KV within the request's budget: past it, a read finds nothing and a write is left out. */
+function budgetedKv(kv: AnswerKv, budget: SubrequestBudget | undefined): AnswerKv {
+  if (!budget) return kv;
+  return {
+    get: async (key) => (budget.tryKv() ? await kv.get(key) : null),
+    put: async (key, body, ttl) => {
+      if (budget.tryKv()) await kv.put(key, body, ttl);
+    },
+  };
+}
+
+/** The Cache API and KV of a request, or undefined where absent (outside the Workers runtime, KV unbound). */
+function stores(config: Config, budget: SubrequestBudget | undefined): { cache?: AnswerCache; kv?: AnswerKv } {
+  return {
+    cache: typeof caches !== "undefined" ? budgetedCache(cacheApiAnswers(caches.default), budget) : undefined,
+    kv: config.cacheKv ? budgetedKv(kvAnswers(config.cacheKv), budget) : undefined,
+  };
 }
 
 export function originTransport(
@@ -46,15 +89,18 @@ export function originTransport(
   meter?: (elapsedMs: number) => void,
 ): JsonTransport {
   const origin = { ...originConfigOf(config), meter };
-  const direct = directTransport(config, meter);
-  if (config.cache === false) return direct;
+  const budget = use?.budget;
+  if (config.cache === false) return directTransport(config, meter, budget);
+  // Absent outside the Workers runtime; the layer then coalesces without a local cache.
+  const { cache, kv } = stores(config, budget);
   return cachingTransport({
     origin,
     timeoutMs: origin.timeoutMs,
-    direct,
-    // Absent outside the Workers runtime; the layer then coalesces without a local cache.
-    cache: typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
-    kv: config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
+    // Counted by `claimOrigin` below, once per miss, whether the coalescer or the origin answers it.
+    direct: directTransport(config, meter),
+    cache,
+    kv,
+    claimOrigin: budget && (() => budget.claimOrigin()),
     coalescerFor: config.coalescer ? metered(coalescerStubs(config.coalescer), meter) : undefined,
     horizonMs: config.cacheFreshnessMs,
     purgesOf: config.cacheKv ? (tenant) => kvPurgeLog(config.cacheKv!).recordsOf(tenant) : undefined,
@@ -93,14 +139,10 @@ export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): R
   if (config.cache === false) return undefined;
   const origin = originConfigOf(config);
   const purges = purgesOfTenant(config, tenant);
+  const { cache, kv } = stores(config, use.budget);
   return {
-    store: tieredChunkStore(
-      typeof caches !== "undefined" ? cacheApiAnswers(caches.default) : undefined,
-      config.cacheKv ? kvAnswers(config.cacheKv) : undefined,
-      undefined,
-      // What this request stores was asked of the origin after this moment.
-      { nowMs: () => Date.now(), askedAtMs: Date.now(), purges },
-    ),
+    // What this request stores was asked of the origin after this moment.
+    store: tieredChunkStore(cache, kv, undefined, { nowMs: () => Date.now(), askedAtMs: Date.now(), purges }),
     stats: use.stats,
     horizonNs: BigInt(config.cacheFreshnessMs) * 1_000_000n,
     nowNs: () => BigInt(Date.now()) * 1_000_000n,

@@ -114,11 +114,15 @@ export async function executeLogQuery(
   const logsql = plan.localKeepsEveryRow
     ? `${plan.logsql} | sort by (_time${backward ? " desc" : ""}) | limit ${opts.limit}`
     : plan.logsql;
-  const interval = cacheInterval(opts.splitInterval, opts.window);
+  // The cached windows cost at most one request each, plus up to a piece each in the two edge
+  // windows kept in pieces: they must fit the request's origin budget, or the range is planned
+  // without the cache (below, where windows are widened to fit).
+  const cacheWindowCount = Math.min(Number(MAX_CACHE_WINDOWS), client.budget.originLeft - 2 * PIECES_PER_WINDOW);
+  const interval = cacheInterval(opts.splitInterval, opts.window, BigInt(Math.max(1, cacheWindowCount)));
   // A range shorter than one cache window would be cut into pieces, each a lookup and an origin
   // request of its own, to cache parts that cost a single small request: it is asked for directly.
   const cache =
-    opts.window.end - opts.window.start >= interval
+    cacheWindowCount >= 1 && opts.window.end - opts.window.start >= interval
       ? logWindowCache(client, JSON.stringify([logsql, astKey(plan.local), opts.direction, opts.limit]), interval)
       : undefined;
 
@@ -147,14 +151,16 @@ export async function executeLogQuery(
       consume,
     );
   } else if (plan.localKeepsEveryRow) {
-    for (const w of nearEdgeFirst(opts.window, opts.splitInterval, backward, opts.limit)) {
+    // At most three requests; with fewer left, the whole range is asked for in one.
+    const edgeInterval = client.budget.originLeft >= 3 ? opts.splitInterval : 0n;
+    for (const w of nearEdgeFirst(opts.window, edgeInterval, backward, opts.limit)) {
       const result = await fetchWindow(logsql, w.window, opts.signal);
       if (!consume(result)) break;
       w.observe(result.entries.length);
     }
   } else {
     await runWindows(
-      splitWindows(opts.window, opts.splitInterval, backward),
+      splitWindows(opts.window, opts.splitInterval, backward, client.budget.windowShare()),
       opts.maxConcurrency,
       opts.signal,
       (w, signal) => fetchWindow(plan.logsql, w, signal),
@@ -378,10 +384,10 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 /** At most this many cacheable windows per query: long ranges get wider (still aligned) windows. */
 const MAX_CACHE_WINDOWS = 24n;
 
-/** The split interval, or a multiple of it when the range would otherwise need too many windows. */
-function cacheInterval(split: bigint, range: TimeWindow): bigint {
+/** The split interval, or a multiple of it when the range would otherwise need more than `most` windows. */
+function cacheInterval(split: bigint, range: TimeWindow, most: bigint): bigint {
   if (split <= 0n) return split;
-  const needed = (range.end - range.start) / (MAX_CACHE_WINDOWS * split);
+  const needed = (range.end - range.start) / (most * split);
   return split * (needed + 1n);
 }
 

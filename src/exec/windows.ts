@@ -3,19 +3,29 @@
  * concurrency, consuming results strictly in order so callers can stop as soon as they have enough.
  */
 import type { TimeWindow } from "../origin/client";
-import { floorDiv } from "../core/go/intdiv";
+import { ceilDiv, floorDiv } from "../core/go/intdiv";
 
 /** At most this many windows per range: a longer range gets wider windows (multiples of the interval). */
 const MAX_WINDOWS = 4096n;
 
-/** Windows of `interval` aligned to epoch multiples, covering [start, end), in the given order. */
-export function splitWindows(range: TimeWindow, interval: bigint, newestFirst: boolean): TimeWindow[] {
+/**
+ * Windows of `interval` aligned to epoch multiples, covering [start, end), in the given order. At
+ * most `maxWindows` of them (and MAX_WINDOWS): the interval is then widened to a multiple of
+ * itself, so windows stay aligned, and the rows asked for are the same, in fewer requests. Callers
+ * pass the request's share of origin requests (SubrequestBudget.windowShare).
+ */
+export function splitWindows(
+  range: TimeWindow,
+  interval: bigint,
+  newestFirst: boolean,
+  maxWindows: bigint = MAX_WINDOWS,
+): TimeWindow[] {
   const out: TimeWindow[] = [];
   if (interval <= 0n || range.end <= range.start) {
     return range.end > range.start ? [range] : [];
   }
-  const needed = (range.end - range.start) / (interval * MAX_WINDOWS);
-  if (needed > 0n) interval *= needed + 1n;
+  interval = widenedInterval(range, interval, maxWindows < MAX_WINDOWS ? maxWindows : MAX_WINDOWS);
+  if (interval <= 0n) return [range];
   let from = range.start;
   while (from < range.end) {
     const boundary = (floorDiv(from, interval) + 1n) * interval;
@@ -24,6 +34,28 @@ export function splitWindows(range: TimeWindow, interval: bigint, newestFirst: b
     from = to;
   }
   return newestFirst ? out.reverse() : out;
+}
+
+/**
+ * `interval`, or a multiple of it that covers `range` in at most `maxWindows` aligned windows (0n:
+ * one window, the range itself). An aligned split can have one window more than the span divided by
+ * the width (a partial window at each end), which the count allows for.
+ */
+export function widenedInterval(range: TimeWindow, interval: bigint, maxWindows: bigint): bigint {
+  if (interval <= 0n || range.end <= range.start) return interval;
+  // One window: the range itself, unaligned (no aligned width is sure to hold it whole).
+  if (maxWindows <= 1n) return 0n;
+  const span = range.end - range.start;
+  // The narrowest width that could do, if the range falls well on its boundaries.
+  const k = ceilDiv(span, interval * maxWindows);
+  if (alignedCount(range, interval * k) <= maxWindows) return interval * k;
+  // Windows of at least span / (maxWindows − 1) number at most maxWindows, however they fall.
+  return interval * ceilDiv(span, interval * (maxWindows - 1n));
+}
+
+/** How many aligned windows of `width` cover `range`. */
+function alignedCount(range: TimeWindow, width: bigint): bigint {
+  return floorDiv(range.end - 1n, width) - floorDiv(range.start, width) + 1n;
 }
 
 /**

@@ -11,6 +11,7 @@ import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
 import { resolveTenant } from "./tenant";
+import { SubrequestBudget } from "../origin/subrequest-budget";
 
 export interface LokiRequest {
   config: Config;
@@ -26,6 +27,8 @@ export interface LokiRequest {
   telemetry: RequestTelemetry;
   /** Cache writes prepared after the answer is out (see after-answer.ts). */
   afterAnswer: AfterAnswer;
+  /** What this request may still ask of the platform: origin requests, Cache API calls, KV operations. */
+  budget: SubrequestBudget;
 }
 
 /**
@@ -56,7 +59,8 @@ export async function buildLokiRequest(
   const noCache = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(req.headers.get("Cache-Control") ?? "");
   const defer = (work: Promise<unknown>) => waitUntil(work.catch(() => {}));
   const afterAnswer = new AfterAnswer(defer);
-  const use = { stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task) };
+  const budget = new SubrequestBudget(config.subrequestLimits);
+  const use = { stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task), budget };
   return {
     config,
     params: rawParamsFrom(url.searchParams, form),
@@ -64,8 +68,9 @@ export async function buildLokiRequest(
       { ...originConfigOf(config), meter: telemetry.meter },
       tenant,
       req.signal,
-      noCache ? directTransport(config, telemetry.meter) : originTransport(config, use, telemetry.meter),
+      noCache ? directTransport(config, telemetry.meter, budget) : originTransport(config, use, telemetry.meter),
       noCache ? undefined : resultCacheFor(config, tenant, use),
+      budget,
     ),
     nowNs: BigInt(Date.now()) * 1_000_000n,
     categorize: flags.split(",").some((f) => f.trim() === "categorize-labels"),
@@ -74,6 +79,7 @@ export async function buildLokiRequest(
     cacheStats,
     telemetry,
     afterAnswer,
+    budget,
   };
 }
 

@@ -13,6 +13,7 @@ import { formatRFC3339Nano } from "./timefmt";
 import { FieldPicker, RowScanner, type VLRow } from "./rows";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
 import type { ResultCache } from "../cache/extents";
+import { SubrequestBudget } from "./subrequest-budget";
 
 export interface Tenant {
   accountId: number;
@@ -118,6 +119,11 @@ export class OriginClient {
     transport?: JsonTransport,
     /** Where time-bucketed results are kept (cache/extents.ts); absent when caching is off. */
     readonly results?: ResultCache,
+    /**
+     * The request's count of subrequests: streamed requests are counted here, small-JSON ones by
+     * the transport (which knows when the cache answers instead). Planners read it to size windows.
+     */
+    readonly budget: SubrequestBudget = SubrequestBudget.unlimited(),
   ) {
     this.transport = transport ?? fetchJsonTransport(config);
   }
@@ -127,7 +133,7 @@ export class OriginClient {
     if (signal === this.signal) return this;
     // Both signals stay in force: the sub-window may be abandoned, and the client may go away.
     const combined = this.signal ? AbortSignal.any([this.signal, signal]) : signal;
-    return new OriginClient(this.config, this.tenant, combined, this.transport, this.results);
+    return new OriginClient(this.config, this.tenant, combined, this.transport, this.results, this.budget);
   }
 
   /** The fields this client adds to log rows, which the planner must not look for at the origin. */
@@ -323,6 +329,18 @@ export class OriginClient {
     const headers = originHeaders(this.config, this.tenant);
 
     const deadline = new OriginDeadline(this.config.timeoutMs, this.signal);
+    // Work abandoned before it reached the origin (a window the answer no longer needs) costs
+    // neither a subrequest nor a place in the request's budget.
+    if (this.signal?.aborted) {
+      deadline.end();
+      throw deadline.connectError(this.signal.reason);
+    }
+    try {
+      this.budget.claimOrigin();
+    } catch (err) {
+      deadline.end();
+      throw err;
+    }
     let res: Response;
     const started = performance.now();
     try {

@@ -76,6 +76,9 @@ async function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" |
   // Loki ends a tail after tail_max_duration with an internal-error close and this reason.
   const maxDuration = setTimeout(() => closeWith(1011, "reached tail max duration limit"), r.config.tailMaxDurationMs);
   stop.signal.addEventListener("abort", () => clearTimeout(maxDuration));
+  // A tail polls for up to TAIL_MAX_DURATION: its origin requests are bounded by that and the poll
+  // rate, not by the plan of one answer (README, "Platform limits").
+  r.budget.lift();
   runTail(
     r.client.withSignal(stop.signal),
     expr,

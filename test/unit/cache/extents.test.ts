@@ -13,6 +13,7 @@ import { PointLimitError } from "../../../src/engine/metric/errors";
 import type { OriginClient, TimeWindow } from "../../../src/origin/client";
 import type { VLRow } from "../../../src/origin/rows";
 import { formatRFC3339Nano } from "../../../src/origin/timefmt";
+import { SubrequestBudget } from "../../../src/origin/subrequest-budget";
 
 const MIN = 60_000_000_000n;
 const HOUR = 60n * MIN;
@@ -43,7 +44,7 @@ class MemoryStore implements ChunkStore {
   }
 }
 
-function setup(nowNs: bigint) {
+function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
   const origin = new FakeOrigin();
   const store = new MemoryStore();
   const pending: Promise<unknown>[] = [];
@@ -57,7 +58,7 @@ function setup(nowNs: bigint) {
     later: (task) => task(),
     keyOf: async (logsql, chunk) => `${chunk.start}#${chunk.end}#${logsql}`,
   };
-  const client = { results, statsRows: origin.statsRows.bind(origin) } as unknown as OriginClient;
+  const client = { results, statsRows: origin.statsRows.bind(origin), budget } as unknown as OriginClient;
   return { origin, store, stats, client, settle: () => Promise.all(pending) };
 }
 
@@ -144,6 +145,29 @@ describe("extentRows", () => {
       { start: T0 + 55n * MIN, end: T0 + 58n * MIN },
     ]);
     expect(times(rows)).toEqual(times(await new FakeOrigin().statsRows("", window)));
+  });
+
+  it("asks one request from the first missing chunk to the last when the runs would not fit the request's budget", async () => {
+    const now = T0 + 10n * HOUR;
+    // 5 origin requests left: a share of 2 windows, fewer than the 4 runs below.
+    const budget = new SubrequestBudget({ subrequests: 5, cacheCalls: 100, kvOperations: 100 });
+    const { origin, client, store, settle } = setup(now, budget);
+    const window = { start: T0 + 2n * MIN, end: T0 + 58n * MIN };
+    await extentRows(client, query(window, true));
+    await settle();
+    for (const key of [...store.entries.keys()]) {
+      const [s] = key.split("#");
+      const m = (BigInt(s!) - T0) / MIN;
+      if (m === 20n || m === 40n) store.entries.delete(key);
+    }
+    const storedBefore = new Map(store.entries);
+    origin.asked.length = 0;
+    const rows = await extentRows(client, query(window, true));
+    expect(origin.asked).toEqual([window]);
+    expect(times(rows)).toEqual(times(await new FakeOrigin().statsRows("", window)));
+    await settle();
+    // The two missing chunks are stored again; the ones asked for again were not rewritten.
+    expect(store.entries.size).toBe(storedBefore.size + 2);
   });
 
   it("treats a corrupt entry as a miss", async () => {

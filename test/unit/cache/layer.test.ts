@@ -5,6 +5,7 @@ import { SingleFlight } from "../../../src/cache/singleflight";
 import type { JsonAnswer, JsonRequest, JsonTransport } from "../../../src/origin/client";
 import { HttpError, OriginError } from "../../../src/http/errors";
 import { stamped } from "../../../src/cache/stamp";
+import { SubrequestBudget, SubrequestBudgetError } from "../../../src/origin/subrequest-budget";
 
 const NOW = Date.parse("2024-05-01T12:00:00Z");
 const ns = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
@@ -332,5 +333,36 @@ describe("cachingTransport", () => {
       kv: { get: broken, put: broken },
     });
     expect((await t(req(), never())).body).toBe(answerFor(0));
+  });
+});
+
+describe("cachingTransport within a request's subrequest budget", () => {
+  it("counts an origin request for a miss only, never for an answer the cache holds", async () => {
+    const origin = countingOrigin();
+    const cache = new MemoryCache();
+    const budget = new SubrequestBudget({ subrequests: 1, cacheCalls: 10, kvOperations: 10 });
+    const t = layer(origin.transport, { cache, claimOrigin: () => budget.claimOrigin() });
+    expect((await t(req(), never())).body).toBe(answerFor(0));
+    expect(budget.used.origin).toBe(1);
+    // The limit is reached, but the same request is answered from the cache.
+    expect((await t(req(), never())).body).toBe(answerFor(0));
+    expect(budget.used.origin).toBe(1);
+    // Another miss would be a second origin request: refused, before the origin is asked.
+    await expect(t(req({ form: [["query", "other"]] }), never())).rejects.toBeInstanceOf(SubrequestBudgetError);
+    expect(origin.calls).toHaveLength(1);
+  });
+
+  it("refuses only the caller whose budget is spent, not another request waiting on the same answer", async () => {
+    const origin = countingOrigin();
+    const release = origin.hold();
+    const flights = new SingleFlight<OriginOutcome>();
+    const roomy = new SubrequestBudget({ subrequests: 5, cacheCalls: 10, kvOperations: 10 });
+    const spent = new SubrequestBudget({ subrequests: 0, cacheCalls: 10, kvOperations: 10 });
+    const first = layer(origin.transport, { flights, claimOrigin: () => roomy.claimOrigin() })(req(), never());
+    const second = layer(origin.transport, { flights, claimOrigin: () => spent.claimOrigin() })(req(), never());
+    await expect(second).rejects.toBeInstanceOf(SubrequestBudgetError);
+    release();
+    expect((await first).body).toBe(answerFor(0));
+    expect(origin.calls).toHaveLength(1);
   });
 });

@@ -7,6 +7,7 @@ import { CacheStats } from "../../../src/cache/stats";
 import type { MetricQuery } from "../../../src/engine/metric";
 import type { LogEntry, Series } from "../../../src/engine/types";
 import type { OriginClient } from "../../../src/origin/client";
+import { SubrequestBudget } from "../../../src/origin/subrequest-budget";
 
 const S = 1_000_000_000n;
 const MIN = 60n * S;
@@ -26,7 +27,7 @@ function evaluator() {
   return { asked, evaluate };
 }
 
-function clientAt(nowNs: bigint, store = new Map<string, string>()) {
+function clientAt(nowNs: bigint, store = new Map<string, string>(), budget = SubrequestBudget.unlimited()) {
   const pending: Promise<unknown>[] = [];
   const chunks: ChunkStore = {
     get: async (k) => store.get(k),
@@ -41,7 +42,12 @@ function clientAt(nowNs: bigint, store = new Map<string, string>()) {
     later: (task) => task(),
     keyOf: async (material, w) => `${material}@${w.start}-${w.end}`,
   };
-  return { client: { results } as unknown as OriginClient, store, settle: () => Promise.all(pending), results };
+  return {
+    client: { results, budget } as unknown as OriginClient,
+    store,
+    settle: () => Promise.all(pending),
+    results,
+  };
 }
 
 describe("cachedMatrix", () => {
@@ -70,6 +76,24 @@ describe("cachedMatrix", () => {
     const stored = [...store.keys()].map((k) => BigInt(k.split("@")[1]!.split("-")[1]!));
     expect(stored.every((end) => end <= T0 + 10n * MIN)).toBe(true);
     await expect(cachedMatrix(client, "q", q, 1, evaluator().evaluate)).rejects.toThrow("maximum number of series (1)");
+  });
+
+  it("evaluates once from the first missing chunk to the last when the runs would not fit the request's budget", async () => {
+    const q = { start: T0, end: T0 + 60n * MIN, step: MIN, instant: false };
+    const { client, store, settle } = clientAt(T0 + 3n * 60n * MIN);
+    await cachedMatrix(client, "q", q, 500, evaluator().evaluate);
+    await settle();
+    // Three separate missing chunks: [10m,15m), [30m,35m), [50m,55m).
+    for (const k of [...store.keys()]) {
+      const start = BigInt(k.split("@")[1]!.split("-")[0]!);
+      if ([10n, 30n, 50n].includes((start - T0) / MIN)) store.delete(k);
+    }
+    const budget = new SubrequestBudget({ subrequests: 4, cacheCalls: 100, kvOperations: 100 });
+    const again = clientAt(T0 + 3n * 60n * MIN, store, budget);
+    const ev = evaluator();
+    expect(await cachedMatrix(again.client, "q", q, 500, ev.evaluate)).toEqual(await evaluator().evaluate(q));
+    // A share of 2 evaluations: the three runs become one, [10m, 55m).
+    expect(ev.asked).toEqual([{ start: T0 + 10n * MIN, end: T0 + 54n * MIN, step: MIN, instant: false }]);
   });
 
   it("reads a corrupt entry as a miss", async () => {

@@ -98,6 +98,76 @@ describe("splitWindows", () => {
   });
 });
 
+describe("splitWindows within a number of windows (the request's share of origin requests)", () => {
+  it("widens the interval to a multiple of itself so that the range needs at most that many", () => {
+    // 24 h of 1 h windows, at most 5: 5 h windows (00-05, 05-10, 10-15, 15-20, 20-24).
+    const got = splitWindows(w(0n, 24n * HOUR), HOUR, false, 5n);
+    expect(got).toEqual([
+      w(0n, 5n * HOUR),
+      w(5n * HOUR, 10n * HOUR),
+      w(10n * HOUR, 15n * HOUR),
+      w(15n * HOUR, 20n * HOUR),
+      w(20n * HOUR, 24n * HOUR),
+    ]);
+  });
+
+  it("keeps the interval when the range already fits", () => {
+    expect(splitWindows(w(0n, 3n * HOUR), HOUR, false, 3n)).toHaveLength(3);
+    expect(splitWindows(w(30n * MIN, 150n * MIN), HOUR, true, 3n)).toEqual([
+      w(2n * HOUR, 150n * MIN),
+      w(HOUR, 2n * HOUR),
+      w(30n * MIN, HOUR),
+    ]);
+  });
+
+  it("allows for the partial windows at both ends of an unaligned range", () => {
+    // 00:30 .. 04:30 with 1 h windows, at most 2: 2 h windows would give 3 (00:30-02, 02-04,
+    // 04-04:30), so the width is one that gives 2 however the range falls: span / (2 - 1) = 4 h.
+    expect(splitWindows(w(30n * MIN, 270n * MIN), HOUR, false, 2n)).toEqual([
+      w(30n * MIN, 4n * HOUR),
+      w(4n * HOUR, 270n * MIN),
+    ]);
+  });
+
+  it("asks for the range itself when only one window is allowed", () => {
+    expect(splitWindows(w(30n * MIN, 270n * MIN), HOUR, true, 1n)).toEqual([w(30n * MIN, 270n * MIN)]);
+    expect(splitWindows(w(30n * MIN, 270n * MIN), HOUR, false, 0n)).toEqual([w(30n * MIN, 270n * MIN)]);
+  });
+
+  it("tiles any range exactly in at most that many windows of a multiple of the interval", () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }),
+        fc.bigInt({ min: 1n, max: 10n ** 13n }),
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        fc.bigInt({ min: 1n, max: 60n }),
+        fc.boolean(),
+        (start, len, interval, most, newestFirst) => {
+          fc.pre(len / interval < 4000n);
+          const range = w(start, start + len);
+          const got = splitWindows(range, interval, newestFirst, most);
+          expect(BigInt(got.length) <= most).toBe(true);
+          const ordered = newestFirst ? got.slice().reverse() : got;
+          expect(ordered[0]!.start).toBe(range.start);
+          expect(ordered.at(-1)!.end).toBe(range.end);
+          for (let i = 1; i < ordered.length; i++) expect(ordered[i]!.start).toBe(ordered[i - 1]!.end);
+          if (got.length > 1) {
+            // Inner boundaries are multiples of one width, itself a multiple of the interval.
+            const inner = ordered.slice(1).map((x) => x.start);
+            const width = inner.length > 1 ? inner[1]! - inner[0]! : undefined;
+            for (const b of inner) expect(b % interval).toBe(0n);
+            if (width !== undefined) {
+              expect(width % interval).toBe(0n);
+              for (const b of inner) expect(b % width).toBe(0n);
+            }
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
 /** A task whose completion the test controls, recording the signal it was given. */
 interface Deferred {
   window: TimeWindow;
