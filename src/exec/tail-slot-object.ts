@@ -7,7 +7,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config";
 import { type LeaseAnswer, TailLeases } from "./tail-slot-leases";
-import type { TailSlotCounters } from "./tail-slots";
 
 export class TailSlotCounter extends DurableObject<Env> {
   private readonly leases = new TailLeases();
@@ -23,17 +22,4 @@ export class TailSlotCounter extends DurableObject<Env> {
   release(lease: string): void {
     this.leases.release(lease);
   }
-}
-
-/** One counter object per tenant, named by the tenant. */
-export function tailSlotCounters(namespace: DurableObjectNamespace): TailSlotCounters {
-  const typed = namespace as unknown as DurableObjectNamespace<TailSlotCounter>;
-  return (tenant) => {
-    const stub = typed.get(typed.idFromName(tenant));
-    return {
-      acquire: (lease, limit, ttlMs) => stub.acquire(lease, limit, ttlMs),
-      renew: (lease, ttlMs) => stub.renew(lease, ttlMs),
-      release: (lease) => stub.release(lease),
-    };
-  };
 }

@@ -171,7 +171,10 @@ describe("issue 27 input shapes", () => {
     for (const { path, params, init } of INPUT_SHAPES) {
       const ctx = createExecutionContext();
       const res = await createApp().fetch(
-        new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, init),
+        new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, {
+          ...init,
+          headers: { ...GATEWAY, ...(init?.headers as Record<string, string> | undefined) },
+        }),
         env as Env,
         ctx,
       );
