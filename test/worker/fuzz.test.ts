@@ -161,6 +161,28 @@ const INPUT_SHAPES: { path: string; params: Record<string, string>; init?: Reque
   { path: "/loki/api/v1/query", params: { query: Array(6000).fill("vector(1)").join(" + ") } },
   { path: "/loki/api/v1/query_range", params: { query: '{app="nginx"} | ' + Array(6000).fill('x="1"').join(", ") } },
 ];
+// The other items' shapes: label text past the entry budget (1), series past the limit and windows
+// past the points budget (2), queries whose printed forms collide (3), tails from 1970 (5), the
+// operator purge with hostile parameters (9), ranges needing thousands of sub-windows (11).
+INPUT_SHAPES.push(
+  {
+    path: "/loki/api/v1/query_range",
+    params: { query: '{app=~".+"} | label_format big="{{ repeat 1000000 \\"x\\" }}"', limit: "2000" },
+  },
+  { path: "/loki/api/v1/query_range", params: { query: 'count_over_time({app=~".+"} | logfmt [1h])', step: "8" } },
+  {
+    path: "/loki/api/v1/query_range",
+    params: { query: 'quantile_over_time(0.99, {app=~".+"} | logfmt | unwrap duration(dur) [24h])', step: "8" },
+  },
+  { path: "/loki/api/v1/query_range", params: { query: '{app=~".+"} | logfmt | size > 1549B' } },
+  { path: "/loki/api/v1/query", params: { query: "vector(0.0000004)" } },
+  { path: "/loki/api/v1/tail", params: { query: '{app=~".+"}', start: "0" } },
+  { path: "/admin/cache/purge", params: { tenant: "0|1", start: "1e30", end: "-1" }, init: { method: "POST" } },
+  {
+    path: "/loki/api/v1/query_range",
+    params: { query: 'sum(rate({app=~".+"}[1m]))', start: "0", end: "1769925600", step: "1" },
+  },
+);
 QUERIES.push(...INPUT_SHAPES.flatMap((s) => (s.params.query === undefined ? [] : [s.params.query])));
 TOKENS.push('ip("999.1.1.1")', "{1000}", '| json x="a["');
 HOSTILE.push("1" + "0".repeat(25), "1.5e20", "-100000000000.5", "9999-12-31T23:59:59Z");
