@@ -8,8 +8,6 @@
  * tails on every isolate. When that object cannot be reached, the isolate's count still holds.
  */
 import type { LeaseAnswer } from "./tail-slot-leases";
-// Type only: the object class extends the runtime's DurableObject, which only workerd provides.
-import type { TailSlotCounter } from "./tail-slot-object";
 
 export type TailSlot = { release: () => void } | { refused: string };
 
@@ -96,18 +94,5 @@ export async function acquireTailSlot(
       // Best effort: a release that does not arrive expires with its lease.
       stub.release(lease).catch(() => {});
     },
-  };
-}
-
-/** One counter object per tenant, named by the tenant. */
-export function tailSlotCounters(namespace: DurableObjectNamespace): TailSlotCounters {
-  const typed = namespace as unknown as DurableObjectNamespace<TailSlotCounter>;
-  return (tenant) => {
-    const stub = typed.get(typed.idFromName(tenant));
-    return {
-      acquire: (lease, limit, ttlMs) => stub.acquire(lease, limit, ttlMs),
-      renew: (lease, ttlMs) => stub.renew(lease, ttlMs),
-      release: (lease) => stub.release(lease),
-    };
   };
 }

@@ -7,7 +7,8 @@ import { checkEntriesLimit, checkQueryLength, parseLimit, parseLokiTime } from "
 import type { LokiRequest } from "../http/context";
 import { runTail, type TailBatch } from "../exec/tail";
 import { tailFrameLegacy, tailFrameV1 } from "../encode/tail-frames";
-import { acquireTailSlot, tailSlotCounters } from "../exec/tail-slots";
+import { tailSlotCounters } from "../exec/tail-slot-stubs";
+import { acquireTailSlot } from "../exec/tail-slots";
 
 type Vars = { Variables: { loki: LokiRequest } };
 
