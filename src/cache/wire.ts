@@ -5,7 +5,7 @@ import { cacheApiAnswers, coalescerStubs, kvAnswers } from "./bindings";
 import { tieredChunkStore } from "./chunk-store";
 import type { ResultCache } from "./extents";
 import { cacheKey } from "./keys";
-import { kvPurgeLog, type PurgeRecord } from "./purges";
+import { kvPurgeLog, type PurgeKv, type PurgeRecord } from "./purges";
 import { type Coalescer, cachingTransport } from "./layer";
 import type { CacheSection, CacheStats } from "./stats";
 import type { AnswerCache, AnswerKv } from "./layer";
@@ -103,7 +103,9 @@ export function originTransport(
     claimOrigin: budget && (() => budget.claimOrigin()),
     coalescerFor: config.coalescer ? metered(coalescerStubs(config.coalescer), meter) : undefined,
     horizonMs: config.cacheFreshnessMs,
-    purgesOf: config.cacheKv ? (tenant) => kvPurgeLog(config.cacheKv!).recordsOf(tenant) : undefined,
+    purgesOf: config.cacheKv
+      ? (tenant) => kvPurgeLog(budgetedPurgeKv(config.cacheKv!, budget)).recordsOf(tenant)
+      : undefined,
     defer: use?.defer,
     observe: use && {
       lookedUp: (req, body, elapsedMs) =>
@@ -138,7 +140,7 @@ function metered(
 export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): ResultCache | undefined {
   if (config.cache === false) return undefined;
   const origin = originConfigOf(config);
-  const purges = purgesOfTenant(config, tenant);
+  const purges = purgesOfTenant(config, tenant, use.budget);
   const { cache, kv } = stores(config, use.budget);
   return {
     // What this request stores was asked of the origin after this moment.
@@ -164,11 +166,30 @@ export function resultCacheFor(config: Config, tenant: Tenant, use: CacheUse): R
 }
 
 /** The tenant's purge records, read once per request when a stored entry needs checking. */
-export function purgesOfTenant(config: Config, tenant: Tenant): (() => Promise<readonly PurgeRecord[]>) | undefined {
+export function purgesOfTenant(
+  config: Config,
+  tenant: Tenant,
+  budget?: SubrequestBudget,
+): (() => Promise<readonly PurgeRecord[]>) | undefined {
   const kv = config.cacheKv;
   if (!kv) return undefined;
   let loaded: Promise<readonly PurgeRecord[]> | undefined;
-  return () => (loaded ??= kvPurgeLog(kv).recordsOf(tenant));
+  return () => (loaded ??= kvPurgeLog(budgetedPurgeKv(kv, budget)).recordsOf(tenant));
+}
+
+/**
+ * The purge log's reads count as the request's KV operations. Past the limit a read fails rather
+ * than answering "no purges": an entry whose purges cannot be checked is a miss (stamp.ts).
+ */
+function budgetedPurgeKv(kv: KVNamespace, budget: SubrequestBudget | undefined): PurgeKv {
+  if (!budget) return kv;
+  return {
+    get: async (key) => {
+      if (!budget.tryKv()) throw new Error("the request's KV operations are spent");
+      return kv.get(key);
+    },
+    put: (key, value, options) => kv.put(key, value, options),
+  };
 }
 
 function derivationKey(rules: Config["derivedFields"]): string {
