@@ -45,8 +45,8 @@ const cString = (buf, start, length) => {
 
 /**
  * The contents of the regular file whose base name is `member` in an (uncompressed) tar archive,
- * or undefined. Reads ustar names with their prefix and GNU long names ('L'); nothing else of tar
- * is needed for a release archive that holds one binary.
+ * or undefined. Reads ustar names with their prefix, GNU long names ('L') and pax paths ('x');
+ * nothing else of tar is needed for a release archive that holds one binary.
  * @param {Buffer} tar @param {string} member
  * @returns {Buffer | undefined}
  */
@@ -65,6 +65,12 @@ export function extractFromTar(tar, member) {
     offset = dataStart + Math.ceil(size / 512) * 512;
     if (type === "L") {
       longName = cString(data, 0, data.length);
+      continue;
+    }
+    if (type === "x") {
+      // pax records: "<length> <key>=<value>\n"; only the path matters here.
+      const path = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(data.toString("utf8"))?.[1];
+      if (path !== undefined) longName = path;
       continue;
     }
     const prefix = cString(header, 345, 155);

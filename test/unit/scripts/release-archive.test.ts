@@ -20,12 +20,12 @@ const work = mkdtempSync(join(tmpdir(), "loki-vl-release-"));
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
 
 /** A .tar.gz made by the system's tar, holding `path` (relative) with `content`. */
-function tarGz(name: string, path: string, content: string): Buffer {
+function tarGz(name: string, path: string, content: string, tarArgs: string[] = []): Buffer {
   const dir = join(work, `src-${name}`);
   mkdirSync(join(dir, path, ".."), { recursive: true });
   writeFileSync(join(dir, path), content, { mode: 0o755 });
   const out = join(work, name);
-  const res = spawnSync("tar", ["-czf", out, "-C", dir, path]);
+  const res = spawnSync("tar", [...tarArgs, "-czf", out, "-C", dir, path]);
   expect(res.status, String(res.stderr)).toBe(0);
   return readFileSync(out);
 }
@@ -87,6 +87,17 @@ describe("checksum files and tar archives", () => {
     const tar = gunzipSync(gz);
     expect(extractFromTar(tar, "k6")?.toString()).toBe("#!/bin/sh\necho hi\n");
     expect(extractFromTar(tar, "victoria-logs-prod")).toBeUndefined();
+  });
+
+  it("reads names longer than ustar's 100 bytes, as GNU and pax archives store them", () => {
+    const long = `${"d".repeat(120)}/k6`;
+    for (const [name, args] of [
+      ["long-default.tar.gz", []],
+      ["long-pax.tar.gz", ["--format=pax"]],
+    ] as const) {
+      const tar = gunzipSync(tarGz(name, long, "long\n", [...args]));
+      expect(extractFromTar(tar, "k6")?.toString(), name).toBe("long\n");
+    }
   });
 });
 
