@@ -17,7 +17,7 @@ let vl: Awaited<ReturnType<typeof startVictoriaLogs>>;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "loki-vl-demo-data-"));
   vl = await startVictoriaLogs({ dataDir });
-}, 60_000);
+}, 90_000);
 
 afterAll(async () => {
   await vl?.stop();
