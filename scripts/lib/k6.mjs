@@ -51,12 +51,13 @@ export function k6Release(env = process.env) {
 /** @param {string} bin */
 async function buildK6(bin) {
   const binDir = join(bin, "..");
-  log(`building k6 ${K6_VERSION} into ${binDir} (once; ≈ 8 min on 2 cores)`);
   await new Promise((resolve, reject) => {
     const child = spawn("go", ["install", `go.k6.io/k6@${K6_VERSION}`], {
       env: { ...process.env, GOBIN: binDir, CGO_ENABLED: "0" },
       stdio: ["ignore", "inherit", "inherit"],
     });
+    // Announced once Go has started: without Go, the error below is the only line.
+    child.on("spawn", () => log(`building k6 ${K6_VERSION} into ${binDir} (once; ≈ 8 min on 2 cores)`));
     child.on("error", (err) =>
       reject(
         /** @type {NodeJS.ErrnoException} */ (err).code === "ENOENT"
