@@ -9,20 +9,34 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { obtainK6 } from "./lib/k6.mjs";
-import { parseLoadtestOptions, USAGE } from "./lib/loadtest-options.mjs";
+import { parseLoadtestOptions, USAGE, wantsHelp } from "./lib/loadtest-options.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const message = (/** @type {unknown} */ err) => (err instanceof Error ? err.message : String(err));
+
+if (wantsHelp(process.argv.slice(2))) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 /** @type {import("./lib/loadtest-options.mjs").LoadtestOptions} */
 let options;
 try {
   options = parseLoadtestOptions(process.argv.slice(2), process.env);
 } catch (err) {
-  process.stderr.write(`[loadtest] ${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+  process.stderr.write(`[loadtest] ${message(err)}\n${USAGE}\n`);
   process.exit(2);
 }
 
-const k6 = await obtainK6();
+/** @type {string} */
+let k6;
+try {
+  k6 = await obtainK6();
+} catch (err) {
+  // One line saying what to do: a stack trace would only point into this script.
+  process.stderr.write(`[loadtest] ${message(err)}\n`);
+  process.exit(1);
+}
 const work = mkdtempSync(join(tmpdir(), "loki-vl-loadtest-"));
 const dataEnd = Math.floor(Date.now() / 1000);
 const dataStart = dataEnd - options.rangeSeconds;
@@ -52,6 +66,10 @@ function runWorkload(workload) {
   args.push(join(root, "bench", "e2e", "k6", "workload.js"));
   return new Promise((resolve) => {
     const child = spawn(k6, args, { env, stdio: ["ignore", "ignore", "inherit"] });
+    child.on("error", (err) => {
+      process.stderr.write(`[loadtest] could not run ${k6}: ${err.message}\n`);
+      resolve({ code: 127 });
+    });
     child.on("exit", (code) => {
       let summary;
       try {

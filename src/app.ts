@@ -21,6 +21,7 @@ import { tailRoutes } from "./routes/tail";
 import { drilldownRoutes } from "./routes/drilldown";
 import { rulesRoutes } from "./routes/rules";
 import { adminRoutes } from "./routes/admin";
+import { landingRoutes } from "./routes/landing";
 
 type AppEnv = { Bindings: Env; Variables: { loki: LokiRequest; telemetry: RequestTelemetry } };
 
@@ -28,6 +29,8 @@ export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.route("/", statusRoutes);
+  // Before authentication: static text that says what this is and where logs go instead.
+  app.route("/", landingRoutes);
 
   app.use("/loki/api/*", observe, lokiContext);
   app.use("/api/prom/*", observe, lokiContext);

@@ -13,7 +13,19 @@ export const USAGE = `usage: npm run loadtest -- --url https://loki-vl-worker.ex
     [--duration 30s]         per workload
     [--range 24h]            queries pick windows inside the last RANGE (m, h or d)
     [--workloads a,b]        of ${Object.keys(WORKLOADS).join(", ")} (default all)
-    [--p95 workload=ms]      override a workload's p95 bound (repeatable)`;
+    [--p95 workload=ms]      override a workload's p95 bound (repeatable)
+    [--help]                 this text
+
+k6 comes from $K6_BIN, k6 on PATH, or is downloaded (or built with Go) once into ~/.cache/loki-vl-worker.`;
+
+/**
+ * Whether the command line asks for the usage text (checked before parsing, so that `--help`
+ * beside other arguments, valid or not, still answers with it).
+ * @param {string[]} argv
+ */
+export function wantsHelp(argv) {
+  return argv.some((a) => a === "--help" || a === "-h");
+}
 
 /**
  * @typedef {{ url: string, token?: string, tenant?: string, duration: string, rangeSeconds: number,

@@ -12,12 +12,14 @@ import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
 /**
- * Bundles the Worker exactly as `wrangler deploy` would (offline dry run) into `outDir`.
+ * Bundles the Worker exactly as `wrangler deploy` would (offline dry run) into `outDir`. The
+ * top-level (local) environment is named explicitly (`--env=`): wrangler.toml also defines
+ * staging and production, and without a target wrangler warns on every run that none was chosen.
  * @param {string} root
  * @param {string} outDir
  */
 export function bundleWorker(root, outDir) {
-  const res = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outDir], {
+  const res = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outDir, "--env="], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },

@@ -1,6 +1,6 @@
 // Getting, running and loading a local VictoriaLogs: the default origin for `npm start` and the
-// tests. CI machines have only Node, npm and Go, so the binary may have to be built from the Go
-// module proxy (the only registry that carries the source).
+// tests. The binary comes from the official release archive where GitHub is reachable, and is
+// otherwise built from the Go module proxy (CI machines may have only Node, npm and Go).
 
 import { spawn } from "node:child_process";
 import { constants as fsConstants, openSync, closeSync } from "node:fs";
@@ -9,10 +9,20 @@ import { createServer } from "node:net";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 import { killGroup, registerCleanup, stopChild, isAlive } from "./cleanup.mjs";
+import { downloadOrBuild, goPlatform } from "./release-archive.mjs";
 
 /** The VictoriaMetrics monorepo release whose ./app/victoria-logs we build (VictoriaLogs 1.2x). */
 export const VICTORIA_METRICS_VERSION = "v1.121.0";
 const MODULE = "github.com/VictoriaMetrics/VictoriaMetrics";
+/**
+ * The official VictoriaLogs release of that code. VictoriaMetrics v1.121.0 (2025-07-04) carries
+ * VictoriaLogs v1.24.0 (2025-06-20) plus the two fixes its CHANGELOG lists under "tip" (rate_sum
+ * with time filters given as HTTP arguments; the web UI's autocomplete), neither on a path the
+ * Worker uses. Releases of that time are tagged `vX-victorialogs` in the VictoriaMetrics repository;
+ * later ones moved to github.com/VictoriaMetrics/VictoriaLogs with plain `vX` tags.
+ */
+export const VICTORIA_LOGS_RELEASE = "v1.24.0-victorialogs";
+const VICTORIA_LOGS_RELEASES_URL = "https://github.com/VictoriaMetrics/VictoriaMetrics/releases/download";
 
 const log = (/** @type {string} */ msg) => process.stderr.write(`[victorialogs] ${msg}\n`);
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,9 +51,34 @@ export function cacheDir() {
 }
 
 /**
- * Path of a runnable victoria-logs binary, building and caching it on first use.
- * Order: $VICTORIA_LOGS_BIN, `victoria-logs` on PATH, our cache, the shared ~/.cache/lokivl build,
- * then a fresh build.
+ * The release archive to try before building ($VICTORIA_LOGS_RELEASES_URL replaces the GitHub
+ * download base, e.g. with a mirror; "off" skips the download), or why there is none.
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {{ release?: import("./release-archive.mjs").ReleaseArchive, skipReason?: string }}
+ */
+export function victoriaLogsRelease(env = process.env) {
+  const baseUrl = env.VICTORIA_LOGS_RELEASES_URL || VICTORIA_LOGS_RELEASES_URL;
+  if (baseUrl === "off") return { skipReason: "VICTORIA_LOGS_RELEASES_URL=off" };
+  const { os, arch } = goPlatform();
+  if (!["linux", "darwin"].includes(os) || !["amd64", "arm64"].includes(arch))
+    return { skipReason: `no release archive for ${os}-${arch}` };
+  const stem = `victoria-logs-${os}-${arch}-${VICTORIA_LOGS_RELEASE}`;
+  return {
+    release: {
+      name: `VictoriaLogs ${VICTORIA_LOGS_RELEASE}`,
+      baseUrl,
+      tag: VICTORIA_LOGS_RELEASE,
+      archive: `${stem}.tar.gz`,
+      checksums: `${stem}_checksums.txt`,
+      member: "victoria-logs-prod",
+    },
+  };
+}
+
+/**
+ * Path of a runnable victoria-logs binary, obtaining and caching it on first use.
+ * Order: $VICTORIA_LOGS_BIN, `victoria-logs` on PATH, our cache, then the release archive
+ * (checksum verified) or, where that cannot be had, a build from source.
  * @returns {Promise<string>}
  */
 export async function obtainVictoriaLogs() {
@@ -57,15 +92,13 @@ export async function obtainVictoriaLogs() {
 
   const cached = join(cacheDir(), `victoria-logs-${VICTORIA_METRICS_VERSION}`);
   if (await isExecutable(cached)) return cached;
-  const shared = join(homedir(), ".cache", "lokivl", "bin", "victoria-logs");
-  if (await isExecutable(shared)) return shared;
 
   await buildUnderLock(cached);
   return cached;
 }
 
 /**
- * Builds into `target` unless another process already is; in that case waits for its result.
+ * Downloads or builds into `target` unless another process already is; then waits for its result.
  * The lock holds the builder's PID so that a crashed build does not block forever.
  * @param {string} target
  */
@@ -87,7 +120,7 @@ async function buildUnderLock(target) {
         continue;
       }
       if (!announced) {
-        log(`another process (PID ${holder || "?"}) is building VictoriaLogs; waiting for it`);
+        log(`another process (PID ${holder || "?"}) is obtaining VictoriaLogs; waiting for it`);
         announced = true;
       }
       await sleep(1000);
@@ -98,7 +131,7 @@ async function buildUnderLock(target) {
       closeSync(fd);
       fd = undefined;
       if (await isExecutable(target)) return; // finished by someone between our check and the lock
-      await buildVictoriaLogs(target);
+      await downloadOrBuild({ ...victoriaLogsRelease(), target, build: buildVictoriaLogs, log });
       return;
     } finally {
       if (fd !== undefined) closeSync(fd);
@@ -364,8 +397,7 @@ export async function waitForRows(
       await sleep(250);
     }
   };
-  const count = await waitFor(query, expectedCount);
-  if (count > expectedCount) log(`warning: expected ${expectedCount} rows, found ${count} (data loaded twice?)`);
+  let count = await waitFor(query, expectedCount);
   if (streams && streams.size > 0) {
     const all = [...streams.values()];
     const stride = Math.max(1, Math.floor(all.length / 64));
@@ -377,5 +409,9 @@ export async function waitForRows(
   } else {
     await sleep(settleMs);
   }
+  // Counted again once everything pushed is visible: the first count can be reached by rows that
+  // were already there before the push, so only this one tells a surplus.
+  count = await countRows(url, query, { start, end, tenant });
+  if (count > expectedCount) log(`warning: expected ${expectedCount} rows, found ${count} (data loaded twice?)`);
   return count;
 }
