@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_readConfig } from "wrangler";
 import {
+  DeployHelp,
   DeployRefusal,
   deployProblems,
   deployVars,
@@ -44,6 +45,10 @@ try {
   if (result.error) refuse(`could not run wrangler: ${result.error.message}`);
   process.exit(result.status ?? 1);
 } catch (error) {
+  if (error instanceof DeployHelp) {
+    process.stdout.write(`${error.message}\n`);
+    process.exit(0);
+  }
   if (error instanceof DeployRefusal) refuse(error.message);
   throw error;
 }

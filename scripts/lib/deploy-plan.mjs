@@ -33,6 +33,9 @@ export const SECRET_NAMES = /** @type {const} */ ([
 /** A refusal: the deployment does not start, and the message says what to do instead. */
 export class DeployRefusal extends Error {}
 
+/** `--help`: the usage is printed and nothing is deployed. */
+export class DeployHelp extends Error {}
+
 const USAGE =
   "usage: npm run deploy -- --env staging|production [wrangler deploy options]\n" +
   "  The top level of wrangler.toml is the local configuration (origin 127.0.0.1, no real KV namespace):\n" +
@@ -55,7 +58,7 @@ export function parseDeployArgs(argv) {
     const arg = /** @type {string} */ (argv[i]);
     const m = /^(--env|-e|--config|-c)(?:=(.*))?$/.exec(arg);
     if (!m) {
-      if (arg === "--help" || arg === "-h") throw new DeployRefusal(USAGE);
+      if (arg === "--help" || arg === "-h") throw new DeployHelp(USAGE);
       rest.push(arg);
       continue;
     }

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { unstable_readConfig } from "wrangler";
 import { describe, expect, it } from "vitest";
 import {
+  DeployHelp,
   DeployRefusal,
   deployProblems,
   deployVars,
@@ -46,6 +47,12 @@ describe("parseDeployArgs", () => {
     expect(() => parseDeployArgs(["--env="])).toThrow(/without --env/);
     expect(() => parseDeployArgs(["--env"])).toThrow(/--env needs a value/);
     expect(() => parseDeployArgs(["--env", "qa"])).toThrow(/unknown environment "qa": deploy to staging or production/);
+  });
+  it("answers --help with the usage", () => {
+    expect(() => parseDeployArgs(["--help"])).toThrow(DeployHelp);
+    expect(() => parseDeployArgs(["--env", "staging", "-h"])).toThrow(
+      /^usage: npm run deploy -- --env staging\|production/,
+    );
   });
 });
 
