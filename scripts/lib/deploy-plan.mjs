@@ -91,14 +91,19 @@ export function workerVariables(configSource) {
   if (body === undefined) throw new Error("src/config.ts has no `export interface Env { ... }`");
   const vars = new Set();
   const secrets = new Set(SECRET_NAMES);
+  // The doc comment right above a member, one line or several.
   let comment = "";
+  let open = false;
   for (const line of body.split("\n")) {
     const member = /^\s*([A-Z][A-Z0-9_]*)\?:\s*string;/.exec(line);
     if (member) {
       const name = /** @type {string} */ (member[1]);
-      (/^\s*\/\*\*\s*Secret:/.test(comment) ? secrets : vars).add(name);
+      (/^\s*\/\*\*[\s*]*Secret:/.test(comment) ? secrets : vars).add(name);
     }
-    comment = /^\s*\/\*\*/.test(line) ? line : "";
+    if (/^\s*\/\*\*/.test(line)) comment = line;
+    else if (open) comment += `\n${line}`;
+    else comment = "";
+    open = comment !== "" && !line.includes("*/");
   }
   for (const name of secrets) vars.delete(name);
   return { vars, secrets };

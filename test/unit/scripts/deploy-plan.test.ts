@@ -68,10 +68,26 @@ describe("workerVariables", () => {
     for (const name of ["CACHE_KV", "COALESCER", "TAIL_SLOTS"]) expect(known.vars.has(name), name).toBe(false);
   });
   it("reads a secret from its doc comment, and refuses a file without the Env interface", () => {
-    const source = `export interface Env {\n  /** Secret: new. */\n  NEW_KEY?: string;\n  /** plain */\n  NEW_VAR?: string;\n  KV?: KVNamespace;\n}`;
+    const source = [
+      "export interface Env {",
+      "  /** Secret: new. */",
+      "  NEW_KEY?: string;",
+      "  /** plain */",
+      "  NEW_VAR?: string;",
+      "  /**",
+      "   * Secret: on several lines.",
+      "   */",
+      "  LONG_SECRET?: string;",
+      "  /** A variable whose comment is long",
+      "   * and mentions Secret: later. */",
+      "  LONG_VAR?: string;",
+      "  KV?: KVNamespace;",
+      "}",
+    ].join("\n");
     const found = workerVariables(source);
-    expect([...found.vars]).toEqual(["NEW_VAR"]);
+    expect([...found.vars]).toEqual(["NEW_VAR", "LONG_VAR"]);
     expect(found.secrets.has("NEW_KEY")).toBe(true);
+    expect(found.secrets.has("LONG_SECRET")).toBe(true);
     expect(() => workerVariables("const x = 1;")).toThrow(/no `export interface Env/);
   });
 });
