@@ -193,11 +193,23 @@ export function unreachableHost(hostname) {
 /**
  * What is wrong with the configuration `env` would deploy, after the `--var` overrides; empty when
  * it can be deployed.
- * @param {{ env: string, vars: Record<string, unknown>, kvNamespaces: { binding: string, id?: string }[] }} target
+ * `workerCheck`, when given, is the Worker's own validation (scripts/lib/worker-config.mjs).
+ * @param {{
+ *   env: string,
+ *   vars: Record<string, unknown>,
+ *   kvNamespaces: { binding: string, id?: string }[],
+ *   workerCheck?: (vars: Record<string, unknown>) => string | undefined,
+ * }} target
  * @returns {string[]}
  */
-export function deployProblems({ env, vars, kvNamespaces }) {
+export function deployProblems({ env, vars, kvNamespaces, workerCheck }) {
   const problems = [];
+  const refused = workerCheck?.(vars);
+  if (refused !== undefined) {
+    problems.push(
+      `the Worker would refuse these variables and answer every route with "configuration error: ${refused}": fix it in [env.${env}.vars] or its ${VAR_PREFIX}<NAME>`,
+    );
+  }
   const origin = vars.ORIGIN_URL;
   const setOrigin = `set ORIGIN_URL in [env.${env}.vars] of wrangler.toml, or ${VAR_PREFIX}ORIGIN_URL (a GitHub variable of the "${env}" environment for deploy.yml)`;
   if (typeof origin !== "string" || origin.trim() === "") {

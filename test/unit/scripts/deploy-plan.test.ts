@@ -19,6 +19,7 @@ import {
   workerVariables,
   wranglerDeployArgs,
 } from "../../../scripts/lib/deploy-plan.mjs";
+import { loadWorkerConfigCheck } from "../../../scripts/lib/worker-config.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const known = workerVariables(readFileSync(join(root, "src/config.ts"), "utf8"));
@@ -191,6 +192,28 @@ describe("deployProblems", () => {
       ),
     ]);
     expect(deployProblems({ ...good, kvNamespaces: [] })).toEqual([expect.stringMatching(/is missing/)]);
+  });
+});
+
+describe("the Worker's own validation, before the upload", () => {
+  it("refuses what src/config.ts refuses, naming the variable and not the value", async () => {
+    const workerCheck = await loadWorkerConfigCheck(root);
+    const kvNamespaces = [{ binding: "CACHE_KV", id: KV_ID }];
+    const origin = { ORIGIN_URL: "https://vl.logs.acme.io" };
+    expect(deployProblems({ env: "staging", vars: origin, kvNamespaces, workerCheck })).toEqual([]);
+    expect(
+      deployProblems({ env: "staging", vars: { ...origin, SPLIT_INTERVAL: "30s" }, kvNamespaces, workerCheck }),
+    ).toEqual([
+      'the Worker would refuse these variables and answer every route with "configuration error: SPLIT_INTERVAL must be at least 1m": fix it in [env.staging.vars] or its LOKIVL_VAR_<NAME>',
+    ]);
+    const tenancy = deployProblems({
+      env: "production",
+      vars: { ...origin, TENANCY: "everyone-secret-word" },
+      kvNamespaces,
+      workerCheck,
+    });
+    expect(tenancy).toEqual([expect.stringMatching(/configuration error: TENANCY must be "single" or "header"/)]);
+    expect(tenancy.join()).not.toContain("everyone-secret-word");
   });
 });
 
