@@ -4,7 +4,8 @@
  * project's real wrangler.toml read by wrangler itself and on src/config.ts's real variable list.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_readConfig } from "wrangler";
@@ -253,5 +254,46 @@ describe("the project's configuration", () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/^\[deploy\] refused: refusing to deploy without --env/);
     expect(run.stdout).toBe("");
+  });
+});
+
+describe("placement", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const section = readme.split("### Placement\n")[1]?.split(/\n##/)[0] ?? "";
+  const snippet = /```toml\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  // Each hint of the README's snippet, uncommented in turn, in place of the environment's Smart Placement.
+  const hints = snippet
+    .split("\n")
+    .map((line) => /^(?:#\s*)?((?:region|hostname|host) = "[^"]+")/.exec(line)?.[1])
+    .filter((hint): hint is string => hint !== undefined);
+  const withPlacement = (placement: string) =>
+    readFileSync(join(root, "wrangler.toml"), "utf8")
+      .replace('main = "src/index.ts"', `main = ${JSON.stringify(join(root, "src/index.ts"))}`)
+      .replace('[env.production.placement]\nmode = "smart"', `[env.production.placement]\n${placement}`);
+  const read = (toml: string) => {
+    const dir = mkdtempSync(join(tmpdir(), "lokivl-placement-"));
+    try {
+      writeFileSync(join(dir, "wrangler.toml"), toml);
+      return unstable_readConfig({ config: join(dir, "wrangler.toml"), env: "production" }).placement;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it("both deployed environments use Smart Placement", () => {
+    for (const env of ["staging", "production"])
+      expect(unstable_readConfig({ config: join(root, "wrangler.toml"), env }).placement, env).toEqual({
+        mode: "smart",
+      });
+  });
+  it("the README's region, hostname and host hints are configurations wrangler accepts", () => {
+    expect(hints.map((h) => h.split(" ")[0])).toEqual(["region", "hostname", "host"]);
+    for (const hint of hints) {
+      const [key, value] = hint.split(" = ") as [string, string];
+      expect(read(withPlacement(hint)), hint).toEqual({ [key]: JSON.parse(value) });
+    }
+  });
+  it('and wrangler refuses a hint beside mode = "smart", as the README says', () => {
+    expect(() => read(withPlacement(`mode = "smart"\n${hints[0]}`))).toThrow(/placement\.mode/);
   });
 });
