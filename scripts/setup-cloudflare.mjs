@@ -1,7 +1,7 @@
 // `npm run setup:cloudflare`: first-time Cloudflare setup for the deployed environments. For each of
 // staging and production it reuses the KV cache namespace if `wrangler kv namespace list` shows one,
 // else creates it, and writes its id into wrangler.toml; then it prints the `wrangler secret put`
-// commands to run. Safe to run again. Needs `wrangler login` or CLOUDFLARE_API_TOKEN (and
+// commands to run (AUTH_TOKEN for one tenant, or TENANTS with how to make its token digests). Safe to run again. Needs `wrangler login` or CLOUDFLARE_API_TOKEN (and
 // CLOUDFLARE_ACCOUNT_ID when the token sees several accounts).
 
 import { spawnSync } from "node:child_process";
@@ -17,6 +17,7 @@ import {
   parseNamespaceList,
   secretCommands,
   setKvNamespaceId,
+  tenantsHelp,
 } from "./lib/cloudflare-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -52,7 +53,10 @@ for (const env of ENVIRONMENTS) {
 writeFileSync(configPath, toml);
 process.stdout.write(`[setup] wrote the KV namespace ids into wrangler.toml: commit it.\n`);
 process.stdout.write(
-  "[setup] set ORIGIN_URL per environment in wrangler.toml ([env.staging.vars], [env.production.vars]);\n" +
+  "[setup] set ORIGIN_URL per environment: in wrangler.toml ([env.staging.vars], [env.production.vars]), or as\n" +
+    "[setup] the variable LOKIVL_VAR_ORIGIN_URL of the GitHub environments staging and production (deploy.yml)\n" +
+    "[setup] or of the shell running `npm run deploy -- --env <env>`;\n" +
     "[setup] then put the secrets each environment needs (wrangler prompts for the value):\n",
 );
 for (const line of secretCommands()) process.stdout.write(`  ${line}\n`);
+for (const line of tenantsHelp()) process.stdout.write(`[setup] ${line}\n`);

@@ -11,11 +11,37 @@ export const KV_BINDING = "CACHE_KV";
 /** Namespace name passed to `wrangler kv namespace create`. */
 export const KV_NAMESPACE = "loki-vl-worker-cache";
 
-/** Secrets an environment may need (README "Configuration"). */
+/**
+ * Secrets an environment may need (README "Configuration"). AUTH_TOKEN and TENANTS exclude each
+ * other (src/auth/policy.ts): one token for the one tenant TENANT, or one credential per tenant.
+ */
 export const SECRETS = /** @type {const} */ ([
   { name: "ORIGIN_AUTH_HEADER", meaning: "Authorization header sent to VictoriaLogs, if it needs one" },
-  { name: "AUTH_TOKEN", meaning: "token Grafana must present (Bearer, or Basic-auth password)" },
+  {
+    name: "AUTH_TOKEN",
+    meaning: "either: one token for the one tenant TENANT (Bearer, or Basic-auth password with any user)",
+  },
+  {
+    name: "TENANTS",
+    meaning: "or: one credential per tenant, each reading only its own (JSON below)",
+  },
 ]);
+
+/**
+ * A TENANTS value with one tenant, for the user to fill in: Grafana then sends Basic auth with user
+ * NAME and the token as password (or `Bearer <token>`), and reads tenant AccountID:ProjectID only.
+ */
+export const TENANTS_EXAMPLE =
+  '{"grafana": {"tenant": "0:0", "token_sha256": ["<sha256 of the token, 64 hex digits>"]}}';
+
+/** How to make a token and the digest TENANTS stores (the token itself is never stored). */
+export function tenantsHelp() {
+  return [
+    "TENANTS stores SHA-256 digests of the tokens, never the tokens; make a token and its digest with:",
+    '  TOKEN=$(openssl rand -hex 32); echo "token: $TOKEN"; printf %s "$TOKEN" | sha256sum',
+    `and put, for each tenant (several digests per tenant while a token is rotated): ${TENANTS_EXAMPLE}`,
+  ];
+}
 
 /**
  * Title wrangler gives the namespace it creates: `wrangler kv namespace create NAME --env ENV`

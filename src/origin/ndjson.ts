@@ -23,18 +23,29 @@ export interface ChunkReader {
 export async function* readLineBatches(body: ReadableStream<Uint8Array> | ChunkReader): AsyncGenerator<string[]> {
   // A streaming TextDecoder on the body's own reader: a TextDecoderStream would add a second
   // stream (and its promise hops) per chunk. `stream: true` keeps a UTF-8 sequence cut between
-  // chunks for the next call.
-  const decoder = new TextDecoder();
+  // chunks for the next call. The byte order mark is dropped here, at the body's start only, as a
+  // default decoder would: Node 24's streaming decoder also drops a U+FEFF later in the text when
+  // the chunk before it decoded to nothing (a cut multi-byte character), and tests run on Node.
+  const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
   const reader = "getReader" in body ? body.getReader() : body;
   let carry = "";
+  let atStart = true;
+  const decode = (bytes?: Uint8Array): string => {
+    let text = bytes ? decoder.decode(bytes, { stream: true }) : decoder.decode();
+    if (atStart && text.length > 0) {
+      atStart = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    return text;
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) {
-        carry += decoder.decode();
+        carry += decode();
         break;
       }
-      const chunk = decoder.decode(value, { stream: true });
+      const chunk = decode(value);
       const batch: string[] = [];
       let nl = chunk.indexOf("\n");
       if (nl === -1) {

@@ -13,6 +13,7 @@ export interface Step {
 }
 export interface Job {
   needs?: string | string[];
+  strategy?: { matrix?: Record<string, unknown> };
   uses?: string;
   steps?: Step[];
   environment?: string | { name: string };
@@ -140,4 +141,55 @@ export function deployTargets(wf: Workflow): Record<string, string | undefined> 
     out[name] = /--env\s+([\w-]+)/.exec(run)?.[1];
   }
   return out;
+}
+
+/**
+ * Every deploying step goes through `npm run deploy` (scripts/deploy.mjs, which refuses the local
+ * configuration and unreachable origins) rather than `wrangler deploy` itself, and hands it the
+ * GitHub variables (LOKIVL_VARS_JSON: `${{ toJSON(vars) }}`), so LOKIVL_VAR_<NAME> reaches the Worker.
+ */
+export function checkDeployThroughScript(wf: Workflow): string[] {
+  const problems: string[] = [];
+  for (const [job, j] of Object.entries(wf.jobs)) {
+    for (const step of j.steps ?? []) {
+      const run = step.run ?? "";
+      if (/\bwrangler\s+deploy\b/.test(run)) problems.push(`${job}: runs wrangler deploy without scripts/deploy.mjs`);
+      if (!/\bnpm\s+run\s+deploy\b/.test(run)) continue;
+      const json = step.env?.LOKIVL_VARS_JSON;
+      if (typeof json !== "string" || !/^\$\{\{\s*toJSON\(vars\)\s*\}\}$/.test(json.trim()))
+        problems.push(`${job}: deploys without LOKIVL_VARS_JSON: \${{ toJSON(vars) }}`);
+    }
+  }
+  return problems;
+}
+
+/** The Node versions each job sets up with actions/setup-node, a `${{ matrix.X }}` expanded to its list. */
+export function nodeVersions(wf: Workflow): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [job, j] of Object.entries(wf.jobs)) {
+    for (const step of j.steps ?? []) {
+      if (!step.uses?.startsWith("actions/setup-node@")) continue;
+      const version = String(step.with?.["node-version"] ?? "");
+      const fromMatrix = /^\$\{\{\s*matrix\.([\w-]+)\s*\}\}$/.exec(version)?.[1];
+      const values = fromMatrix === undefined ? [version] : j.strategy?.matrix?.[fromMatrix];
+      out[job] = [...(out[job] ?? []), ...(Array.isArray(values) ? values.map(String) : [])];
+    }
+  }
+  return out;
+}
+
+/**
+ * The Node major versions an `engines.node` range admits at their latest release, for ranges made
+ * of `^X.Y.Z` and `>=X.Y.Z` parts joined by `||` (the forms package.json uses); `>=` reaches `upTo`.
+ */
+export function engineMajors(range: string, upTo: number): number[] {
+  const majors = new Set<number>();
+  for (const part of range.split("||").map((p) => p.trim())) {
+    const m = /^(\^|>=)\s*(\d+)(?:\.\d+){0,2}$/.exec(part);
+    if (!m) throw new Error(`engines.node part not understood: ${part}`);
+    const major = Number(m[2]);
+    if (m[1] === "^") majors.add(major);
+    else for (let v = major; v <= upTo; v++) majors.add(v);
+  }
+  return [...majors].sort((a, b) => a - b);
 }

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   checkDeployNeedsTests,
+  checkDeployThroughScript,
   checkFiles,
   checkNpmScripts,
   checkPinnedActions,
@@ -15,13 +16,22 @@ import {
   checkSecretsNotInRun,
   checkStrictShell,
   deployTargets,
+  engineMajors,
+  nodeVersions,
   parseWorkflow,
 } from "./workflow-rules";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const workflowDir = join(root, ".github/workflows");
-const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> })
-  .scripts;
+const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  scripts: Record<string, string>;
+  engines: { node: string };
+};
+const scripts = packageJson.scripts;
+// Node's release lines in maintenance or active LTS (22 until April 2027, 24 until April 2028);
+// 20 left maintenance in April 2026 and is tested still, as the oldest line engines admits.
+const MAINTAINED_LTS = ["22", "24"];
+const TESTED_NODE = ["20", ...MAINTAINED_LTS];
 const exists = (path: string) => existsSync(join(root, path));
 const files = readdirSync(workflowDir).filter((f) => /\.ya?ml$/.test(f));
 const read = (name: string) => readFileSync(join(workflowDir, name), "utf8");
@@ -79,6 +89,50 @@ jobs:
   it("a run step without strict shell options", () => {
     expect(checkStrictShell(bad)).toHaveLength(2);
   });
+  it("a deploy that bypasses scripts/deploy.mjs, or does not hand it the GitHub variables", () => {
+    expect(checkDeployThroughScript(bad)).toEqual(["deploy: runs wrangler deploy without scripts/deploy.mjs"]);
+    const withoutVars = parseWorkflow(`
+jobs:
+  staging:
+    steps:
+      - env:
+          LOKIVL_VARS_JSON: \${{ vars.LOKIVL_VAR_ORIGIN_URL }}
+        run: |
+          set -euo pipefail
+          npm run deploy -- --env staging
+  production:
+    steps:
+      - run: npm run deploy -- --env production
+`);
+    expect(checkDeployThroughScript(withoutVars)).toEqual([
+      "staging: deploys without LOKIVL_VARS_JSON: ${{ toJSON(vars) }}",
+      "production: deploys without LOKIVL_VARS_JSON: ${{ toJSON(vars) }}",
+    ]);
+  });
+  it("reads Node versions from setup-node, a matrix expanded", () => {
+    const wf = parseWorkflow(`
+jobs:
+  test:
+    strategy:
+      matrix:
+        node: ["20", 22]
+    steps:
+      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0
+        with:
+          node-version: \${{ matrix.node }}
+  deploy:
+    steps:
+      - uses: actions/setup-node@49933ea5288caeca8642d1e84afbd3f7d6820020 # v4.4.0
+        with:
+          node-version: "24"
+`);
+    expect(nodeVersions(wf)).toEqual({ test: ["20", "22"], deploy: ["24"] });
+  });
+  it("reads the Node lines an engines range admits", () => {
+    expect(engineMajors(">=20.19", 24)).toEqual([20, 21, 22, 23, 24]);
+    expect(engineMajors("^20.19.0 || ^22.12.0 || >=24.0.0", 25)).toEqual([20, 22, 24, 25]);
+    expect(() => engineMajors("20.x", 24)).toThrow(/not understood/);
+  });
 });
 
 describe("the project's workflows", () => {
@@ -96,6 +150,8 @@ describe("the project's workflows", () => {
       it("passes secrets only through env/with", () => expect(checkSecretsNotInRun(wf)).toEqual([]));
       it("never prints a secret", () => expect(checkSecretsNotEchoed(wf)).toEqual([]));
       it("runs every shell step with set -euo pipefail", () => expect(checkStrictShell(wf)).toEqual([]));
+      it("deploys only through scripts/deploy.mjs, with the GitHub variables", () =>
+        expect(checkDeployThroughScript(wf)).toEqual([]));
     });
   }
 
@@ -113,5 +169,24 @@ describe("the project's workflows", () => {
     expect(production.needs).toContain("staging");
     expect(production.environment.name).toBe("production");
     expect(production.if).toContain("refs/tags/v");
+  });
+});
+
+describe("Node versions", () => {
+  it("ci.yml runs the tests on Node 20 and on each maintained LTS line", () => {
+    expect(nodeVersions(parseWorkflow(read("ci.yml")))).toEqual({ test: TESTED_NODE });
+  });
+  it("deploy.yml deploys with a maintained LTS line", () => {
+    const versions = nodeVersions(parseWorkflow(read("deploy.yml")));
+    expect(Object.keys(versions).sort()).toEqual(["production", "staging"]);
+    for (const [job, list] of Object.entries(versions)) {
+      expect(list.length, job).toBe(1);
+      expect(MAINTAINED_LTS, job).toContain(list[0]);
+    }
+  });
+  it("package.json's engines admits exactly the even lines CI tests, from 20 on", () => {
+    const newest = Math.max(...TESTED_NODE.map(Number));
+    const admitted = engineMajors(packageJson.engines.node, newest).filter((major) => major % 2 === 0);
+    expect(admitted.map(String)).toEqual(TESTED_NODE);
   });
 });

@@ -3,6 +3,7 @@
  * prints, and on the project's real wrangler.toml: found namespaces are reused, created ones parsed,
  * and exactly the environment's KV id line rewritten.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +16,10 @@ import {
   parseNamespaceList,
   secretCommands,
   setKvNamespaceId,
+  TENANTS_EXAMPLE,
+  tenantsHelp,
 } from "../../../scripts/lib/cloudflare-setup.mjs";
+import { readTenancyPolicy } from "../../../src/auth/policy";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const wranglerToml = readFileSync(join(root, "wrangler.toml"), "utf8");
@@ -119,8 +123,34 @@ describe("wrangler.toml rewriting", () => {
 it("prints a secret put command per secret and environment, with no value in it", () => {
   expect(secretCommands()).toEqual([
     expect.stringMatching(/^npx wrangler secret put ORIGIN_AUTH_HEADER --env staging\s/),
-    expect.stringMatching(/^npx wrangler secret put AUTH_TOKEN --env staging\s/),
+    expect.stringMatching(
+      /^npx wrangler secret put AUTH_TOKEN --env staging\s+# either: one token for the one tenant TENANT/,
+    ),
+    expect.stringMatching(/^npx wrangler secret put TENANTS --env staging\s+# or: one credential per tenant/),
     expect.stringMatching(/^npx wrangler secret put ORIGIN_AUTH_HEADER --env production\s/),
     expect.stringMatching(/^npx wrangler secret put AUTH_TOKEN --env production\s/),
+    expect.stringMatching(/^npx wrangler secret put TENANTS --env production\s/),
   ]);
+});
+
+describe("the TENANTS help", () => {
+  const help = tenantsHelp().join("\n");
+  it("prints a command that makes a token and its SHA-256 digest", () => {
+    expect(help).toContain("TOKEN=$(openssl rand -hex 32)");
+    expect(help).toContain('printf %s "$TOKEN" | sha256sum');
+  });
+  it("prints a TENANTS example the Worker accepts once its digest is filled in", () => {
+    expect(help).toContain(TENANTS_EXAMPLE);
+    const token = "0123456789abcdef".repeat(4);
+    const digest = createHash("sha256").update(token).digest("hex");
+    const filled = TENANTS_EXAMPLE.replace(/<sha256 of the token[^>]*>/, digest);
+    const policy = readTenancyPolicy({ TENANTS: filled });
+    expect(policy.mode).toBe("credentials");
+    if (policy.mode !== "credentials") return;
+    expect(policy.tenants.map((t) => [t.name, t.tenant, Buffer.from(t.tokenDigests[0]!).toString("hex")])).toEqual([
+      ["grafana", { accountId: 0, projectId: 0 }, digest],
+    ]);
+    // The placeholder itself is refused, so an unedited paste cannot deploy an open Worker.
+    expect(() => readTenancyPolicy({ TENANTS: TENANTS_EXAMPLE })).toThrow(/not 64 hex digits/);
+  });
 });
