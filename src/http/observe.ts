@@ -6,6 +6,7 @@ import type { Context, Next } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { Env } from "../config";
 import type { LokiRequest } from "./context";
+import { cacheVerdict } from "./cache-status";
 import { digest, RequestTelemetry } from "./telemetry";
 import { waitUntilOf } from "./wait-until";
 
@@ -18,8 +19,10 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
   const r = c.get("loki") as LokiRequest | undefined;
   // The answer exists: its cache writes may be prepared, unless a streamed body still holds them.
   r?.afterAnswer.answered();
+  const cache = cacheVerdict(r?.cacheStats, telemetry.originRequests);
   try {
     c.res.headers.set("Server-Timing", telemetry.serverTiming(r?.cacheStats));
+    if (cache.header !== undefined) c.res.headers.set("Cache-Status", cache.header);
   } catch {
     // A WebSocket upgrade's headers are immutable; its log line is still written.
   }
