@@ -95,16 +95,18 @@ export class CacheStats {
   }
 
   /** Totals over every section (the per-request log line and Server-Timing use them). */
-  totals(): { hits: number; misses: number; stored: number } {
+  totals(): { hits: number; misses: number; stored: number; bytesRead: number } {
     let hits = 0;
     let requested = 0;
     let stored = 0;
+    let bytesRead = 0;
     for (const s of this.sections.values()) {
       hits += s.entriesFound;
       requested += s.entriesRequested;
       stored += s.entriesStored;
+      bytesRead += s.bytesReceived;
     }
-    return { hits, misses: requested - hits, stored };
+    return { hits, misses: requested - hits, stored, bytesRead };
   }
 
   /** Loki's `cache` object: every section present, zeros where nothing happened. */

@@ -7,6 +7,7 @@ import { matchedRoutes } from "hono/route";
 import type { Env } from "../config";
 import type { LokiRequest } from "./context";
 import { cacheVerdict } from "./cache-status";
+import { writeMetrics } from "./metrics";
 import { digest, RequestTelemetry } from "./telemetry";
 import { waitUntilOf } from "./wait-until";
 
@@ -44,18 +45,16 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
       if (query !== "") line.query = await digest(config, config.telemetryKeyMaterial, `${tenant}\n${query}`);
     }
     console.log(JSON.stringify(line));
-    c.env?.METRICS?.writeDataPoint({
-      blobs: [line.route, String(line.status), line.tenant ?? ""],
-      doubles: [
-        line.durationMs,
-        line.origin.ms,
-        line.origin.requests,
-        line.cache.hits,
-        line.cache.misses,
-        line.scanned.rows,
-        line.scanned.bytes,
-      ],
-      indexes: [line.tenant ?? ""],
+    writeMetrics(c.env?.METRICS, {
+      route: line.route,
+      method: line.method,
+      status: line.status,
+      tenant: line.tenant,
+      cache: cache.outcome,
+      durationMs: line.durationMs,
+      origin: line.origin,
+      cacheTotals: line.cache,
+      scanned: line.scanned,
     });
   };
   // The digests are not the client's business: after the response when the runtime allows it.
