@@ -37,6 +37,7 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
     method: c.req.method,
     status: c.res.status,
     cache: r?.cacheStats,
+    cacheOutcome: cache.outcome,
   });
   const write = async () => {
     if (tenant !== undefined && config !== undefined) {

@@ -54,7 +54,16 @@ export class RequestTelemetry {
   }
 
   /** The log line's fields; `tenant` and `query` are digests, never the values. */
-  record(f: { route: string; method: string; status: number; tenant?: string; query?: string; cache?: CacheStats }) {
+  record(f: {
+    route: string;
+    method: string;
+    status: number;
+    tenant?: string;
+    query?: string;
+    cache?: CacheStats;
+    /** The Cache-Status outcome (http/cache-status.ts): hit, partial, miss, bypass, none. */
+    cacheOutcome?: string;
+  }) {
     const totals = f.cache?.totals();
     return {
       message: "request",
@@ -64,7 +73,7 @@ export class RequestTelemetry {
       durationMs: Number(ms(performance.now() - this.startedAt)),
       phasesMs: Object.fromEntries([...this.phases].map(([k, v]) => [k, Number(ms(v))])),
       origin: { requests: this.originRequests, ms: Number(ms(this.originMs)), bytes: this.originBytes },
-      cache: totals ?? { hits: 0, misses: 0, stored: 0, bytesRead: 0 },
+      cache: { outcome: f.cacheOutcome ?? "none", ...(totals ?? { hits: 0, misses: 0, stored: 0, bytesRead: 0 }) },
       scanned: { rows: this.rowsScanned, bytes: this.bytesScanned },
       tenant: f.tenant,
       query: f.query,
