@@ -66,6 +66,16 @@ describe("Cache-Status", () => {
     expect(of).toBeGreaterThan(found!);
   });
 
+  it("counts a log query's windows: one cached hour of two is a partial", async () => {
+    const token = `cs-${crypto.randomUUID()}`;
+    // Matches no line: every window is read to its end (no limit reached), so each is looked up.
+    const logs = (end: number) =>
+      `/loki/api/v1/query_range?${new URLSearchParams({ query: `{namespace="prod"} |= "${token}"`, start: String(T0), end: String(end), limit: "100" })}`;
+    expect((await get(logs(T0 + 3600))).status).toBe('loki-vl-worker; fwd=miss; detail="0/1 pieces"');
+    expect((await get(logs(T0 + 3600))).status).toBe("loki-vl-worker; hit");
+    expect((await get(logs(T0 + 7200))).status).toBe('loki-vl-worker; fwd=partial; detail="1/2 pieces"');
+  });
+
   it("says bypass and why: the client's no-cache, CACHE=off", async () => {
     const token = `cs-${crypto.randomUUID()}`;
     await get(metric(T0, T0 + 3600, token));
