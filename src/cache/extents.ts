@@ -117,6 +117,8 @@ export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<
   };
   if (!cache) return bounded(await client.statsRows(logsql, q.window));
   const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
+  const settled = cache.nowNs() - cache.horizonNs;
+  for (const p of planned) if (!p.storable) cache.stats.notLookedUp(p.chunk.end > settled);
   // A chunk's key, digested once whether its lookup, its write after the answer, or both need it.
   const keys: Promise<string>[] = [];
   const keyAt = (i: number) => (keys[i] ??= cache.keyOf(q.logsql, planned[i]!.chunk));

@@ -21,6 +21,8 @@ const MAX_WINDOW_BYTES = 4 * 1024 * 1024;
 export interface LogWindowCache {
   /** Whether `w` may be read from and written to the cache. */
   storable(w: TimeWindow): boolean;
+  /** Notes a window asked of the origin without a lookup (Cache-Status counts it, fresh or not). */
+  passedOver(w: TimeWindow): void;
   lookup(w: TimeWindow): Promise<LogEntry[] | undefined>;
   store(w: TimeWindow, entries: readonly LogEntry[]): void;
 }
@@ -43,6 +45,9 @@ export function logWindowCache(client: OriginClient, identity: string, interval:
         mod(w.start, length) === 0n &&
         w.end <= settled
       );
+    },
+    passedOver(w) {
+      cache.stats.notLookedUp(w.end > settled);
     },
     async lookup(w) {
       const started = Date.now();

@@ -43,6 +43,7 @@ export async function cachedMatrix(
     // The chunk's evaluation times: grid points in [c·length, (c+1)·length).
     const times = { start: c * length, end: (c + 1n) * length };
     chunks.push({ times, storable: times.end <= settled });
+    if (times.end > settled) cache.stats.notLookedUp(true);
   }
   // A chunk's key, digested once whether its lookup, its write after the answer, or both need it.
   const keys: Promise<string>[] = [];

@@ -15,6 +15,8 @@ const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
 export interface PatternChunkCache {
   /** Whether the whole, aligned chunk `w` may be read from and written to the cache. */
   storable(w: TimeWindow): boolean;
+  /** Notes a chunk mined without a lookup (Cache-Status counts it, fresh or not). */
+  passedOver(w: TimeWindow): void;
   lookup(w: TimeWindow): Promise<MinedPattern[] | undefined>;
   store(w: TimeWindow, patterns: readonly MinedPattern[]): void;
 }
@@ -26,6 +28,9 @@ export function patternChunkCache(client: OriginClient, identity: string): Patte
   const settled = cache.nowNs() - cache.horizonNs;
   return {
     storable: (w) => w.end <= settled,
+    passedOver(w) {
+      cache.stats.notLookedUp(w.end > settled);
+    },
     async lookup(w) {
       const started = Date.now();
       const body = await cache.store.get(await cache.keyOf(identity, w), w);

@@ -52,6 +52,21 @@ const zero = (): CacheFigures => ({
 
 export class CacheStats {
   private readonly sections = new Map<CacheSection, CacheFigures>();
+  /**
+   * Why this request left the caches out altogether (`no-cache` from the client, `CACHE=off`), so
+   * the `Cache-Status` header (http/cache-status.ts) can say a bypass was chosen, not a miss.
+   */
+  bypass?: string;
+  /** Pieces of the answer planned but not looked up (asked of the origin): too recent, or cut at the range's edge. */
+  uncachedPieces = 0;
+  /** Of those, the pieces whose window ends within the freshness horizon (never kept). */
+  freshPieces = 0;
+
+  /** A piece that is not looked up was planned; `fresh`: because its window is too recent to keep. */
+  notLookedUp(fresh: boolean): void {
+    this.uncachedPieces++;
+    if (fresh) this.freshPieces++;
+  }
 
   section(name: CacheSection): CacheFigures {
     let s = this.sections.get(name);
@@ -80,16 +95,18 @@ export class CacheStats {
   }
 
   /** Totals over every section (the per-request log line and Server-Timing use them). */
-  totals(): { hits: number; misses: number; stored: number } {
+  totals(): { hits: number; misses: number; stored: number; bytesRead: number } {
     let hits = 0;
     let requested = 0;
     let stored = 0;
+    let bytesRead = 0;
     for (const s of this.sections.values()) {
       hits += s.entriesFound;
       requested += s.entriesRequested;
       stored += s.entriesStored;
+      bytesRead += s.bytesReceived;
     }
-    return { hits, misses: requested - hits, stored };
+    return { hits, misses: requested - hits, stored, bytesRead };
   }
 
   /** Loki's `cache` object: every section present, zeros where nothing happened. */

@@ -1,6 +1,12 @@
 /** Chooses the origin transport and the results cache for a request from configuration and bindings. */
 import type { Config } from "../config";
-import { fetchJsonTransport, type JsonTransport, type OriginConfig, type Tenant } from "../origin/client";
+import {
+  fetchJsonTransport,
+  type JsonTransport,
+  type OriginConfig,
+  type OriginMeter,
+  type Tenant,
+} from "../origin/client";
 import { cacheApiAnswers, coalescerStubs, kvAnswers } from "./bindings";
 import { tieredChunkStore } from "./chunk-store";
 import type { ResultCache } from "./extents";
@@ -40,11 +46,7 @@ function sectionOf(path: string): CacheSection {
 }
 
 /** The origin without any cache layer (`CACHE=off`, or a client's `Cache-Control: no-cache`). */
-export function directTransport(
-  config: Config,
-  meter?: (elapsedMs: number) => void,
-  budget?: SubrequestBudget,
-): JsonTransport {
+export function directTransport(config: Config, meter?: OriginMeter, budget?: SubrequestBudget): JsonTransport {
   const transport = fetchJsonTransport({ ...originConfigOf(config), meter });
   if (!budget) return transport;
   return (req, signal) => {
@@ -83,11 +85,7 @@ function stores(config: Config, budget: SubrequestBudget | undefined): { cache?:
   };
 }
 
-export function originTransport(
-  config: Config,
-  use?: Omit<CacheUse, "later">,
-  meter?: (elapsedMs: number) => void,
-): JsonTransport {
+export function originTransport(config: Config, use?: Omit<CacheUse, "later">, meter?: OriginMeter): JsonTransport {
   const origin = { ...originConfigOf(config), meter };
   const budget = use?.budget;
   if (config.cache === false) return directTransport(config, meter, budget);
@@ -115,11 +113,10 @@ export function originTransport(
   });
 }
 
+const utf8 = new TextEncoder();
+
 /** Origin requests made by the coalescer on a request's behalf count as that request's. */
-function metered(
-  stubs: (key: string) => Coalescer,
-  meter: ((elapsedMs: number) => void) | undefined,
-): (key: string) => Coalescer {
+function metered(stubs: (key: string) => Coalescer, meter: OriginMeter | undefined): (key: string) => Coalescer {
   if (!meter) return stubs;
   return (key) => {
     const stub = stubs(key);
@@ -127,7 +124,10 @@ function metered(
       async fetchJson(req) {
         const started = performance.now();
         try {
-          return await stub.fetchJson(req);
+          const outcome = await stub.fetchJson(req);
+          // The coalescer read the origin's answer; its size is what this request caused to travel.
+          if (outcome.kind === "answer") meter.received?.(utf8.encode(outcome.body).byteLength);
+          return outcome;
         } finally {
           meter(performance.now() - started);
         }

@@ -9,6 +9,7 @@ import type { DetectedField } from "../engine/detected/fields";
 import type { DetectedLabel } from "../exec/detected";
 import type { PatternAnswer } from "../exec/patterns";
 import { formatPromDuration } from "../core/go/duration";
+import { LEVEL_FIELDS } from "../engine/derived-fields";
 
 export function detectedFieldsBody(fields: readonly DetectedField[], limit: number): string {
   if (fields.length === 0) return "{}\n";
@@ -49,22 +50,26 @@ function goJsonString(s: string): string {
 }
 
 /**
- * /drilldown-limits: the limits this Worker enforces, in Loki's shape (keys sorted, as Go prints a
- * map). Settings of Loki's write path (level and service-name discovery, OTLP attributes) are
- * reported as off or empty: the Worker ingests nothing, and VictoriaLogs' Loki push endpoint does
- * none of that. Zero durations and `0B` mean "no limit", as in Loki: the Worker refuses no query
- * for its length, lookback or bytes read. `pattern_ingester_enabled: true` makes Grafana offer the
- * Patterns tab: /patterns mines them on demand (exec/patterns.ts).
+ * /drilldown-limits: the configuration in force, in Loki's shape (keys sorted, as Go prints a map),
+ * so Logs Drilldown plans with the limits it will meet. Level and service-name discovery are
+ * reported as configured (DISCOVER_LOG_LEVELS, DISCOVER_SERVICE_NAME): the Worker derives them at
+ * query time as Loki's distributor would have at ingest, reading levels from Loki's
+ * `log_level_fields`. `max_query_length` is MAX_QUERY_LENGTH ("0s" when off). Settings that only
+ * Loki's write path has (OTLP attributes, metric aggregation, pattern persistence, line truncation)
+ * are off or empty: the Worker ingests nothing. Zero durations and `0B` mean "no limit", as in
+ * Loki: the Worker refuses no query for its lookback, its range selector or the bytes it reads.
+ * `pattern_ingester_enabled: true` makes Grafana offer the Patterns tab: /patterns mines them on
+ * demand (exec/patterns.ts).
  */
 export function drilldownLimitsBody(config: Config, version: string): string {
   const limits = {
-    discover_log_levels: false,
-    discover_service_name: [],
-    log_level_fields: [],
+    discover_log_levels: config.derivedFields.discoverLogLevels,
+    discover_service_name: config.derivedFields.serviceNameLabels,
+    log_level_fields: LEVEL_FIELDS,
     max_entries_limit_per_query: config.maxEntriesLimit,
     max_line_size_truncate: false,
     max_query_bytes_read: "0B",
-    max_query_length: "0s",
+    max_query_length: formatPromDuration(Number(config.maxQueryLength)),
     max_query_lookback: "0s",
     max_query_range: "0s",
     max_query_series: config.maxQuerySeries,

@@ -42,7 +42,7 @@ export const DEFAULT_SERVICE_NAME_LABELS = [
 ];
 
 /** Loki's `log_level_fields` default: the label and field names a level is read from, in order. */
-const LEVEL_FIELDS = [
+export const LEVEL_FIELDS: readonly string[] = [
   "level",
   "LEVEL",
   "Level",

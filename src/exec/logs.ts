@@ -298,7 +298,12 @@ function lookupOnce(
     let p = lookups.get(k);
     if (!p) {
       const w = windows[k]!;
-      lookups.set(k, (p = cache.storable(w) ? cache.lookup(w) : Promise.resolve(undefined)));
+      if (cache.storable(w)) p = cache.lookup(w);
+      else {
+        cache.passedOver(w);
+        p = Promise.resolve(undefined);
+      }
+      lookups.set(k, p);
     }
     return p;
   };

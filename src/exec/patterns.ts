@@ -83,6 +83,7 @@ export async function minePatterns(client: OriginClient, matchers: Matcher[], o:
   const mineChunk = async ({ whole, part }: { whole: TimeWindow; part: TimeWindow }): Promise<MinedPattern[]> => {
     const isWhole = part.start === whole.start && part.end === whole.end;
     const storable = cache !== undefined && isWhole && cache.storable(whole);
+    if (cache !== undefined && !storable) cache.passedOver(whole);
     if (storable) {
       const hit = await cache.lookup(whole);
       if (hit) {

@@ -57,6 +57,8 @@ export async function buildLokiRequest(
   // altogether: nothing is read from it and nothing is written to it. So do we, coalescing included:
   // the client asked for the origin's answer as of now.
   const noCache = /(?:^|,)\s*no-cache\s*(?:,|$)/i.test(req.headers.get("Cache-Control") ?? "");
+  if (noCache) cacheStats.bypass = "no-cache";
+  else if (config.cache === false) cacheStats.bypass = "CACHE=off";
   const defer = (work: Promise<unknown>) => waitUntil(work.catch(() => {}));
   const afterAnswer = new AfterAnswer(defer);
   const budget = new SubrequestBudget(config.subrequestLimits);

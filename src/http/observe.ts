@@ -6,6 +6,8 @@ import type { Context, Next } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { Env } from "../config";
 import type { LokiRequest } from "./context";
+import { cacheVerdict } from "./cache-status";
+import { writeMetrics } from "./metrics";
 import { digest, RequestTelemetry } from "./telemetry";
 import { waitUntilOf } from "./wait-until";
 
@@ -18,8 +20,10 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
   const r = c.get("loki") as LokiRequest | undefined;
   // The answer exists: its cache writes may be prepared, unless a streamed body still holds them.
   r?.afterAnswer.answered();
+  const cache = cacheVerdict(r?.cacheStats, telemetry.originRequests);
   try {
     c.res.headers.set("Server-Timing", telemetry.serverTiming(r?.cacheStats));
+    if (cache.header !== undefined) c.res.headers.set("Cache-Status", cache.header);
   } catch {
     // A WebSocket upgrade's headers are immutable; its log line is still written.
   }
@@ -33,6 +37,7 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
     method: c.req.method,
     status: c.res.status,
     cache: r?.cacheStats,
+    cacheOutcome: cache.outcome,
   });
   const write = async () => {
     if (tenant !== undefined && config !== undefined) {
@@ -41,18 +46,16 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
       if (query !== "") line.query = await digest(config, config.telemetryKeyMaterial, `${tenant}\n${query}`);
     }
     console.log(JSON.stringify(line));
-    c.env?.METRICS?.writeDataPoint({
-      blobs: [line.route, String(line.status), line.tenant ?? ""],
-      doubles: [
-        line.durationMs,
-        line.origin.ms,
-        line.origin.requests,
-        line.cache.hits,
-        line.cache.misses,
-        line.scanned.rows,
-        line.scanned.bytes,
-      ],
-      indexes: [line.tenant ?? ""],
+    writeMetrics(c.env?.METRICS, {
+      route: line.route,
+      method: line.method,
+      status: line.status,
+      tenant: line.tenant,
+      cache: cache.outcome,
+      durationMs: line.durationMs,
+      origin: line.origin,
+      cacheTotals: line.cache,
+      scanned: line.scanned,
     });
   };
   // The digests are not the client's business: after the response when the runtime allows it.

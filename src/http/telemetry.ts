@@ -6,25 +6,30 @@
  */
 import { BoundedMap } from "../util/bounded-map";
 import type { CacheStats } from "../cache/stats";
-
-export interface OriginMeter {
-  /** Called once per origin request, when its answer (or failure) arrives. */
-  (elapsedMs: number): void;
-}
+import type { OriginMeter } from "../origin/client";
 
 export class RequestTelemetry {
   readonly startedAt = performance.now();
   private readonly phases = new Map<string, number>();
   originRequests = 0;
   originMs = 0;
+  /** Bytes of origin answers this request caused to be read (the coalescer's included). */
+  originBytes = 0;
   rowsScanned = 0;
   bytesScanned = 0;
 
-  /** For the origin client: counts a request and the time until its answer. */
-  readonly meter: OriginMeter = (elapsedMs) => {
-    this.originRequests++;
-    this.originMs += elapsedMs;
-  };
+  /** For the origin client: counts a request, the time until its answer and the answer's size. */
+  readonly meter: OriginMeter = Object.assign(
+    (elapsedMs: number) => {
+      this.originRequests++;
+      this.originMs += elapsedMs;
+    },
+    {
+      received: (bytes: number) => {
+        this.originBytes += bytes;
+      },
+    },
+  );
 
   /** Records the time since the request started under `name` (e.g. "exec" once the answer is computed). */
   mark(name: string): void {
@@ -49,7 +54,16 @@ export class RequestTelemetry {
   }
 
   /** The log line's fields; `tenant` and `query` are digests, never the values. */
-  record(f: { route: string; method: string; status: number; tenant?: string; query?: string; cache?: CacheStats }) {
+  record(f: {
+    route: string;
+    method: string;
+    status: number;
+    tenant?: string;
+    query?: string;
+    cache?: CacheStats;
+    /** The Cache-Status outcome (http/cache-status.ts): hit, partial, miss, bypass, none. */
+    cacheOutcome?: string;
+  }) {
     const totals = f.cache?.totals();
     return {
       message: "request",
@@ -58,8 +72,8 @@ export class RequestTelemetry {
       status: f.status,
       durationMs: Number(ms(performance.now() - this.startedAt)),
       phasesMs: Object.fromEntries([...this.phases].map(([k, v]) => [k, Number(ms(v))])),
-      origin: { requests: this.originRequests, ms: Number(ms(this.originMs)) },
-      cache: totals ?? { hits: 0, misses: 0, stored: 0 },
+      origin: { requests: this.originRequests, ms: Number(ms(this.originMs)), bytes: this.originBytes },
+      cache: { outcome: f.cacheOutcome ?? "none", ...(totals ?? { hits: 0, misses: 0, stored: 0, bytesRead: 0 }) },
       scanned: { rows: this.rowsScanned, bytes: this.bytesScanned },
       tenant: f.tenant,
       query: f.query,

@@ -26,10 +26,17 @@ export interface OriginConfig {
   /** Full Authorization header value, from a secret. */
   authorization?: string;
   timeoutMs: number;
-  /** Told of every origin request this client makes and how long its answer took (telemetry). */
-  meter?: (elapsedMs: number) => void;
+  /** Told of every origin request this client makes, how long its answer took and its size (telemetry). */
+  meter?: OriginMeter;
   /** Fields Loki's distributor would have added at ingest, added to log rows as they arrive. */
   derivedFields?: DerivedFieldRules;
+}
+
+/** Counts origin requests for telemetry: called once per request when its answer (or failure) arrives. */
+export interface OriginMeter {
+  (elapsedMs: number): void;
+  /** Bytes of answer body received from the origin (or relayed by the coalescer). */
+  received?: (bytes: number) => void;
 }
 
 export interface TimeWindow {
@@ -86,7 +93,9 @@ export function fetchJsonTransport(config: OriginConfig): JsonTransport {
         signal,
       });
       try {
-        return { status: res.status, body: await res.text() };
+        const bytes = await res.arrayBuffer();
+        config.meter?.received?.(bytes.byteLength);
+        return { status: res.status, body: utf8.decode(bytes) };
       } catch (err) {
         if (signal.aborted) throw err;
         throw invalidAnswer("the connection broke in the middle of the answer");
@@ -353,7 +362,7 @@ export class OriginClient {
     }
     if (res.ok && res.body) {
       deadline.clear();
-      return deadline.guard(res.body);
+      return counted(deadline.guard(res.body), this.config.meter?.received);
     }
     deadline.end();
     if (res.ok) return null;
@@ -363,6 +372,21 @@ export class OriginClient {
     throw originStatusError(res.status);
   }
 }
+
+/** `reader`, telling `received` the size of each chunk as it is read. */
+function counted(reader: ChunkReader, received: ((bytes: number) => void) | undefined): ChunkReader {
+  if (!received) return reader;
+  return {
+    read: async () => {
+      const chunk = await reader.read();
+      if (!chunk.done) received(chunk.value.byteLength);
+      return chunk;
+    },
+    cancel: (reason) => reader.cancel(reason),
+  };
+}
+
+const utf8 = new TextDecoder();
 
 /** A streamed body that could not be read or parsed to the end, as the Loki-facing error. */
 function streamError(err: unknown): HttpError {

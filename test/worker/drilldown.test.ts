@@ -364,32 +364,86 @@ describe("patterns", () => {
 
 describe("drilldown-limits", () => {
   const path = "/loki/api/v1/drilldown-limits";
-  const limits = (entries: number, series: number, timeout: string) =>
-    `{"limits":{"discover_log_levels":false,"discover_service_name":[],"log_level_fields":[],` +
-    `"max_entries_limit_per_query":${entries},"max_line_size_truncate":false,"max_query_bytes_read":"0B",` +
-    `"max_query_length":"0s","max_query_lookback":"0s","max_query_range":"0s","max_query_series":${series},` +
+  // Loki's defaults, as a Loki main-65e30f8 answers them: the Worker derives the same fields.
+  const LOKI_SERVICE_LABELS =
+    '["service","app","application","app_name","name","app_kubernetes_io_name","container",' +
+    '"container_name","k8s_container_name","component","workload","job","k8s_job_name"]';
+  const LOKI_LEVEL_FIELDS =
+    '["level","LEVEL","Level","log.level","severity","SEVERITY","Severity","SeverityText","lvl","LVL",' +
+    '"Lvl","severity_text","Severity_Text","SEVERITY_TEXT"]';
+  const limits = (o: {
+    levels: boolean;
+    services: string;
+    entries: number;
+    length: string;
+    series: number;
+    timeout: string;
+  }) =>
+    `{"limits":{"discover_log_levels":${o.levels},"discover_service_name":${o.services},` +
+    `"log_level_fields":${LOKI_LEVEL_FIELDS},` +
+    `"max_entries_limit_per_query":${o.entries},"max_line_size_truncate":false,"max_query_bytes_read":"0B",` +
+    `"max_query_length":"${o.length}","max_query_lookback":"0s","max_query_range":"0s","max_query_series":${o.series},` +
     `"metric_aggregation_enabled":false,"otlp_config":{"resource_attributes":{"attributes_config":[]}},` +
-    `"pattern_persistence_enabled":false,"query_timeout":"${timeout}","retention_period":"0s",` +
+    `"pattern_persistence_enabled":false,"query_timeout":"${o.timeout}","retention_period":"0s",` +
     `"volume_enabled":true,"volume_max_series":1000},"pattern_ingester_enabled":true,"version":"3.5.0"}\n`;
+  // The test bindings turn discovery off (the compat corpus' Loki ran without it): unset, the
+  // Worker's defaults apply.
+  const DEFAULTS: Partial<Env> = {
+    DISCOVER_LOG_LEVELS: undefined,
+    DISCOVER_SERVICE_NAME: undefined,
+    MAX_QUERY_LENGTH: undefined,
+    MAX_ENTRIES_LIMIT: undefined,
+    MAX_QUERY_SERIES: undefined,
+  };
 
-  it("reports the Worker's own limits and patterns, for the default tenant too", async () => {
+  it("reports the configuration in force by default: discovery on, 721h (Loki's 30d1h), for the default tenant too", async () => {
     // The test bindings set ORIGIN_TIMEOUT_MS to 30000.
-    const expected = limits(5000, 500, "30s");
+    const expected = limits({
+      levels: true,
+      services: LOKI_SERVICE_LABELS,
+      entries: 5000,
+      length: "30d1h",
+      series: 500,
+      timeout: "30s",
+    });
     // The single-tenant default serves tenant 0:0 to a request that names none.
-    const a = await call(path, {}, { headers: { "X-Scope-OrgID": "" }, env: { TENANCY: undefined } });
+    const a = await call(path, {}, { headers: { "X-Scope-OrgID": "" }, env: { ...DEFAULTS, TENANCY: undefined } });
     expect(a.status).toBe(200);
     expect(a.type).toBe("application/json");
     expect(a.body).toBe(expected);
-    expect((await call(path, {})).body).toBe(expected);
+    expect((await call(path, {}, { env: DEFAULTS })).body).toBe(expected);
   });
 
-  it("follows the configuration", async () => {
+  it("follows every setting it reports", async () => {
     const a = await call(
       path,
       {},
-      { env: { MAX_ENTRIES_LIMIT: "7000", MAX_QUERY_SERIES: "50", ORIGIN_TIMEOUT_MS: "90000" } },
+      {
+        env: {
+          MAX_ENTRIES_LIMIT: "7000",
+          MAX_QUERY_SERIES: "50",
+          ORIGIN_TIMEOUT_MS: "90000",
+          MAX_QUERY_LENGTH: "36h",
+          DISCOVER_LOG_LEVELS: "off",
+          DISCOVER_SERVICE_NAME: "svc, app",
+        },
+      },
     );
-    expect(a.body).toBe(limits(7000, 50, "1m30s"));
+    expect(a.body).toBe(
+      limits({
+        levels: false,
+        services: '["svc","app"]',
+        entries: 7000,
+        length: "1d12h",
+        series: 50,
+        timeout: "1m30s",
+      }),
+    );
+    // MAX_QUERY_LENGTH=0 and DISCOVER_SERVICE_NAME="" turn the limit and the derivation off.
+    const off = await call(path, {}, { env: { ...DEFAULTS, MAX_QUERY_LENGTH: "0", DISCOVER_SERVICE_NAME: "" } });
+    expect(off.body).toBe(
+      limits({ levels: true, services: "[]", entries: 5000, length: "0s", series: 500, timeout: "30s" }),
+    );
   });
 
   it("treats tenants as every other route does, and is GET only", async () => {

@@ -49,7 +49,7 @@ describe("telemetry", () => {
       method: "GET",
       status: 200,
       origin: { requests: 1 },
-      cache: { hits: 0, misses: 0, stored: 0 },
+      cache: { outcome: "bypass", hits: 0, misses: 0, stored: 0, bytesRead: 0 },
     });
     expect(line.tenant).toMatch(/^[0-9a-f]{16}$/);
     expect(line.query).toMatch(/^[0-9a-f]{16}$/);
@@ -72,6 +72,7 @@ describe("telemetry", () => {
     expect(a.records[0].scanned.rows, JSON.stringify(a.records[0])).toBeGreaterThan(0);
     const again = await observed(`/loki/api/v1/query_range?${qs}`, { "X-Scope-OrgID": "0" });
     expect(again.records[0].cache.hits).toBeGreaterThan(0);
+    expect(again.records[0].cache.outcome).toBe("hit");
     expect(again.records[0].origin.requests).toBe(0);
   });
 
