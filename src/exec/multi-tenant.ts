@@ -19,6 +19,7 @@ import type { TimeWindow } from "../origin/client";
 import { TENANT_LABEL } from "../http/tenant";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
+import { entryTextLength } from "./topk";
 import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
 import { rangeSamples, type MetricQueryOptions } from "./metric";
 import { labelNames, labelValues, series } from "./meta";
@@ -55,10 +56,20 @@ export async function executeMultiTenantLogQuery(
   const chosen = selectTenants(tenants, expr.matchers);
   const selector: LogSelectorExpr = { ...expr, matchers: chosen.matchers };
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
-  const entries: LogEntry[] = [];
+  const backward = opts.direction === "backward";
+  // Merged by time, as Loki's merge iterator does, ties kept in tenant order (tenants are sorted).
+  const order = (a: LogEntry, b: LogEntry) => (a.ts === b.ts ? 0 : a.ts < b.ts !== backward ? -1 : 1);
+  let entries: LogEntry[] = [];
+  /** Text of the entries kept from the tenants read so far, which the query's memory share still holds. */
+  let keptChars = 0;
   // One tenant after another: each already reads its windows concurrently, up to MAX_CONCURRENCY.
   for (const { name, client } of chosen.tenants) {
-    const one = await executeLogQuery(client, selector, opts);
+    const memory = opts.memory;
+    const held = keptChars;
+    const one = await executeLogQuery(client, selector, {
+      ...opts,
+      ...(memory ? { memory: { cover: (chars: number) => memory.cover(held + chars) } } : {}),
+    });
     stats.rowsScanned += one.stats.rowsScanned;
     stats.bytesScanned += one.stats.bytesScanned;
     stats.subqueries += one.stats.subqueries;
@@ -68,12 +79,11 @@ export async function executeMultiTenantLogQuery(
       if (!stream) streams.set(e.stream, (stream = withTenant(e.stream, name)));
       entries.push({ ...e, stream });
     }
+    // Each tenant's best `limit` entries hold the best `limit` of all: no more are kept between tenants.
+    entries.sort(order);
+    if (entries.length > opts.limit) entries = entries.slice(0, opts.limit);
+    keptChars = entries.reduce((n, e) => n + entryTextLength(e), 0);
   }
-  // Each tenant's best `limit` entries hold the best `limit` of all: merged by time, as Loki's
-  // merge iterator does, ties kept in tenant order (the tenants are sorted by name).
-  const backward = opts.direction === "backward";
-  entries.sort((a, b) => (a.ts === b.ts ? 0 : a.ts < b.ts !== backward ? -1 : 1));
-  if (entries.length > opts.limit) entries.length = opts.limit;
   return { entries, stats };
 }
 
