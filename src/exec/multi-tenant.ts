@@ -34,9 +34,24 @@ export function selectTenants(
   matchers: readonly Matcher[],
 ): { tenants: TenantClient[]; matchers: Matcher[] } {
   const own = matchers.filter((m) => m.name === TENANT_LABEL);
-  const rest = matchers.filter((m) => m.name !== TENANT_LABEL);
+  // A stored label named `__tenant_id__` is answered as `original___tenant_id__`, and selected so.
+  const rest = matchers
+    .filter((m) => m.name !== TENANT_LABEL)
+    .map((m) => (m.name === RETAINED_PREFIX + TENANT_LABEL ? { ...m, name: TENANT_LABEL } : m));
   const tests = own.map((m) => stringMatcher(m.op, m.value));
   return { tenants: tenants.filter((t) => tests.every((test) => test(t.name))), matchers: rest };
+}
+
+/**
+ * The tenants a request reads and the matchers each runs: chosen by selectTenants for a
+ * multi-tenant request; a single-tenant request's matchers are left as sent (a `__tenant_id__`
+ * matcher there selects a label no stream has, as in Loki).
+ */
+export function tenantsFor(
+  tenants: readonly TenantClient[],
+  matchers: Matcher[],
+): { tenants: readonly TenantClient[]; matchers: Matcher[] } {
+  return tenants.length > 1 ? selectTenants(tenants, matchers) : { tenants, matchers };
 }
 
 /** `labels` with the tenant's label, an existing label of that name moved aside. */
@@ -149,8 +164,8 @@ export async function multiTenantLabelNames(
   const rest = matchers && chosen.matchers.length > 0 ? chosen.matchers : undefined;
   const names = new Set<string>();
   for (const { client } of chosen.tenants) for (const n of await labelNames(client, window, rest)) names.add(n);
-  // Every stream of a multi-tenant answer carries its tenant's label.
-  if (names.size > 0) names.add(TENANT_LABEL);
+  // Every stream of a multi-tenant answer carries its tenant's label (Loki lists it unconditionally).
+  names.add(TENANT_LABEL);
   return [...names].sort();
 }
 

@@ -78,6 +78,9 @@ export const MULTI_TENANT_PATHS: ReadonlySet<string> = new Set([
   "/api/prom/label",
   "/loki/api/v1/series",
   "/api/prom/series",
+  "/loki/api/v1/index/stats",
+  "/loki/api/v1/index/volume",
+  "/loki/api/v1/index/volume_range",
 ]);
 
 /** Label values routes carry the name in the path. */

@@ -193,6 +193,41 @@ describe("labels and series across tenants", () => {
   });
 });
 
+describe("index stats and volume across tenants", () => {
+  const window = `start=${START}&end=${END}`;
+  const json = async (path: string, orgId: string) => {
+    const r = await call(path, orgId);
+    expect(r.status, r.body).toBe(200);
+    return JSON.parse(r.body);
+  };
+
+  it("index stats are the sums of the tenants' stats", async () => {
+    const path = `/loki/api/v1/index/stats?${window}&query=${enc(QUERY)}`;
+    const [both, zero, own] = await Promise.all([json(path, `0|${OWN}`), json(path, "0"), json(path, OWN)]);
+    expect(own).toMatchObject({ streams: 1, entries: PUSHED.length });
+    expect(both).toEqual({
+      streams: zero.streams + own.streams,
+      chunks: zero.chunks + own.chunks,
+      bytes: zero.bytes + own.bytes,
+      entries: zero.entries + own.entries,
+    });
+    const narrowed = await json(
+      `/loki/api/v1/index/stats?${window}&query=${enc(`{__tenant_id__="${OWN}", app="nginx"}`)}`,
+      `0|${OWN}`,
+    );
+    expect(narrowed).toEqual(own);
+  });
+
+  it("volume adds the tenants' bytes per group", async () => {
+    const path = `/loki/api/v1/index/volume?${window}&query=${enc(QUERY)}&targetLabels=namespace`;
+    const bytes = (body: { data: { result: { metric: Record<string, string>; value: [number, string] }[] } }) =>
+      Object.fromEntries(body.data.result.map((s) => [s.metric.namespace, Number(s.value[1])]));
+    const [both, zero, own] = await Promise.all([json(path, `0|${OWN}`), json(path, "0"), json(path, OWN)]);
+    expect(Object.keys(bytes(own))).toEqual(["mt"]);
+    expect(bytes(both)).toEqual({ ...bytes(zero), ...bytes(own) });
+  });
+});
+
 describe("who may read which tenants", () => {
   it("header mode: every tenant must be on the TENANT_MAP allowlist", async () => {
     const map = { TENANT_MAP: JSON.stringify({ ops: "0:0", mt: OWN }) };
@@ -235,8 +270,9 @@ describe("who may read which tenants", () => {
 
   it("endpoints Loki does not answer across tenants refuse a multi-tenant id", async () => {
     for (const path of [
-      `/loki/api/v1/index/stats?query=${enc(QUERY)}&start=${START}&end=${END}`,
+      `/loki/api/v1/tail?query=${enc(QUERY)}`,
       `/loki/api/v1/patterns?query=${enc(QUERY)}&start=${START}&end=${END}`,
+      `/loki/api/v1/detected_fields?query=${enc(QUERY)}&start=${START}&end=${END}`,
     ]) {
       const r = await call(path, `0|${OWN}`);
       expect(r).toEqual({ status: 400, body: "multi-tenant queries are not supported by this endpoint" });

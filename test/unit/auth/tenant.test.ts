@@ -156,10 +156,13 @@ describe("resolveTenants: multi-tenant ids", () => {
       "/loki/api/v1/label/app/values",
       "/api/prom/label/app/values",
       "/loki/api/v1/series",
+      "/loki/api/v1/index/stats",
+      "/loki/api/v1/index/volume",
+      "/loki/api/v1/index/volume_range",
     ]) {
       expect(acceptsMultiTenant(path), path).toBe(true);
     }
-    for (const path of ["/loki/api/v1/tail", "/loki/api/v1/index/stats", "/loki/api/v1/patterns", "/ready"]) {
+    for (const path of ["/loki/api/v1/tail", "/loki/api/v1/patterns", "/loki/api/v1/detected_fields", "/ready"]) {
       expect(acceptsMultiTenant(path), path).toBe(false);
     }
   });
