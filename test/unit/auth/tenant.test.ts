@@ -159,6 +159,10 @@ describe("resolveTenants: multi-tenant ids", () => {
       "/loki/api/v1/index/stats",
       "/loki/api/v1/index/volume",
       "/loki/api/v1/index/volume_range",
+      "/loki/api/v1/format_query",
+      "/loki/api/v1/rules",
+      "/api/prom/rules/ns/group",
+      "/prometheus/api/v1/rules",
     ]) {
       expect(acceptsMultiTenant(path), path).toBe(true);
     }
