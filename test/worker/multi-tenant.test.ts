@@ -151,6 +151,23 @@ describe("metric queries across tenants", () => {
     expect([...narrowed.values()]).toEqual([zero]);
   });
 
+  it("answers instant queries the same way", async () => {
+    const path = (q: string) => `/loki/api/v1/query?query=${enc(q)}&time=${END}`;
+    const vector = async (q: string, orgId: string) => {
+      const r = await call(path(q), orgId);
+      expect(r.status, r.body).toBe(200);
+      return (JSON.parse(r.body).data.result as { metric: Record<string, string>; value: [number, string] }[]).map(
+        (s) => [s.metric, s.value[1]],
+      );
+    };
+    const total = `sum(count_over_time(${QUERY}[6h]))`;
+    expect(await vector(`sum by (__tenant_id__) (count_over_time(${QUERY}[6h]))`, `0|${OWN}`)).toEqual([
+      [{ __tenant_id__: "0" }, String(nginxLinesOfZero)],
+      [{ __tenant_id__: OWN }, String(PUSHED.length)],
+    ]);
+    expect(await vector(total, `0|${OWN}`)).toEqual([[{}, String(nginxLinesOfZero + PUSHED.length)]]);
+  });
+
   it("keeps __tenant_id__ on ungrouped series", async () => {
     const series = await matrix(`count_over_time({app="nginx", namespace="mt"}[1h])`, `0|${OWN}`);
     expect([...series.keys()].map((k) => JSON.parse(k))).toContainEqual({
