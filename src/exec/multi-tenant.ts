@@ -17,6 +17,7 @@ import type { ExtractedSample, Labels, LogEntry, MetricResult } from "../engine/
 import type { TenantClient } from "../http/context";
 import type { TimeWindow } from "../origin/client";
 import { TENANT_LABEL } from "../http/tenant";
+import { validateMatchers } from "../logql/validate";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
 import { entryTextLength } from "./topk";
@@ -69,6 +70,8 @@ export async function executeMultiTenantLogQuery(
   opts: LogQueryOptions,
 ): Promise<LogQueryResult> {
   const chosen = selectTenants(tenants, expr.matchers);
+  // What each tenant runs must still be a selector Loki accepts, as Loki checks it after the removal.
+  validateMatchers(chosen.matchers);
   const selector: LogSelectorExpr = { ...expr, matchers: chosen.matchers };
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
   const backward = opts.direction === "backward";
@@ -131,6 +134,7 @@ async function* tenantSamples(
   derive: boolean,
 ): AsyncGenerator<readonly ExtractedSample[]> {
   const chosen = selectTenants(tenants, agg.range.selector.matchers);
+  validateMatchers(chosen.matchers);
   const tenantAgg: RangeAggregationExpr = {
     ...agg,
     range: { ...agg.range, selector: { ...agg.range.selector, matchers: chosen.matchers } },

@@ -109,6 +109,14 @@ describe("log queries across tenants", () => {
     expect(await logStreams(`{__tenant_id__=~"nobody", app="nginx"}`, `0|${OWN}`)).toEqual([]);
   });
 
+  it("refuses a selector left without a usable matcher once __tenant_id__ is removed, as Loki does", async () => {
+    for (const q of ['{__tenant_id__="0"}', 'sum(count_over_time({__tenant_id__="0", app=~".*"}[1h]))']) {
+      const r = await call(range(q, "&step=3600"), `0|${OWN}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body).toContain("queries require at least one regexp or equality matcher");
+    }
+  });
+
   it("leaves a single-tenant answer without the label", async () => {
     const streams = await logStreams(QUERY, "0");
     expect(streams.length).toBeGreaterThan(0);
