@@ -18,7 +18,7 @@ import type { TenantClient } from "../http/context";
 import type { TimeWindow } from "../origin/client";
 import { TENANT_LABEL } from "../http/tenant";
 import { validateMatchers } from "../logql/validate";
-import { stringMatcher } from "../engine/pipeline/labelfilter";
+import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
 import { entryTextLength } from "./topk";
 import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
@@ -26,34 +26,6 @@ import { rangeSamples, type MetricQueryOptions } from "./metric";
 import { labelNames, labelValues, series } from "./meta";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
-
-const RETAINED_PREFIX = "original_";
-
-/** The tenants a selector's `__tenant_id__` matchers choose, and the selector without them. */
-export function selectTenants(
-  tenants: readonly TenantClient[],
-  matchers: readonly Matcher[],
-): { tenants: TenantClient[]; matchers: Matcher[] } {
-  const own = matchers.filter((m) => m.name === TENANT_LABEL);
-  // A stored label named `__tenant_id__` is answered as `original___tenant_id__`, and selected so.
-  const rest = matchers
-    .filter((m) => m.name !== TENANT_LABEL)
-    .map((m) => (m.name === RETAINED_PREFIX + TENANT_LABEL ? { ...m, name: TENANT_LABEL } : m));
-  const tests = own.map((m) => stringMatcher(m.op, m.value));
-  return { tenants: tenants.filter((t) => tests.every((test) => test(t.name))), matchers: rest };
-}
-
-/**
- * The tenants a request reads and the matchers each runs: chosen by selectTenants for a
- * multi-tenant request; a single-tenant request's matchers are left as sent (a `__tenant_id__`
- * matcher there selects a label no stream has, as in Loki).
- */
-export function tenantsFor(
-  tenants: readonly TenantClient[],
-  matchers: Matcher[],
-): { tenants: readonly TenantClient[]; matchers: Matcher[] } {
-  return tenants.length > 1 ? selectTenants(tenants, matchers) : { tenants, matchers };
-}
 
 /** `labels` with the tenant's label, an existing label of that name moved aside. */
 function withTenant(labels: Labels, name: string): Labels {

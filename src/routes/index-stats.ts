@@ -6,7 +6,7 @@ import { BadRequestError } from "../http/errors";
 import { checkQueryLength, checkRangeOrder, checkResolution, parseRange, parseStep } from "../http/params";
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { indexStats, sumStats } from "../exec/index-stats";
-import { tenantsFor } from "../exec/multi-tenant";
+import { tenantsFor } from "../plan/tenant-selector";
 import { volume, volumeRange, type VolumeAggregation } from "../exec/volume";
 import { metricResponseBody } from "../encode/metric";
 import { requestStats } from "./request-stats";
