@@ -19,6 +19,11 @@ export interface TenantCredential {
   tenant: Tenant;
   /** Several digests so a token can be rotated: add the new one, move clients, drop the old one. */
   tokenDigests: Uint8Array[];
+  /**
+   * Further tenant names (as X-Scope-OrgID spells them) this credential may read, alone or in a
+   * multi-tenant query (`X-Scope-OrgID: a|b`): the entry's optional `tenants` list.
+   */
+  alsoReads: string[];
 }
 
 export type TenancyPolicy =
@@ -130,7 +135,11 @@ function parseTenants(text: string): TenantCredential[] {
       throw new ConfigError(`${where}: the tenant name must be non-empty, without ':', '|' or spaces`);
     }
     if (typeof entry !== "object" || entry === null) throw new ConfigError(`${where} must be an object`);
-    const { tenant: id, token_sha256: hashes } = entry as { tenant?: unknown; token_sha256?: unknown };
+    const {
+      tenant: id,
+      token_sha256: hashes,
+      tenants: others,
+    } = entry as { tenant?: unknown; token_sha256?: unknown; tenants?: unknown };
     const tenant = typeof id === "string" ? parseTenantId(id) : undefined;
     if (!tenant) throw new ConfigError(`${where}: tenant must be "AccountID:ProjectID"`);
     const list = typeof hashes === "string" ? [hashes] : hashes;
@@ -149,10 +158,19 @@ function parseTenants(text: string): TenantCredential[] {
       owners.set(hex, position);
       return hexBytes(hex);
     });
-    tenants.push({ name, tenant, tokenDigests });
+    tenants.push({ name, tenant, tokenDigests, alsoReads: alsoReadsOf(where, others) });
   }
   if (tenants.length === 0) throw new ConfigError("TENANTS lists no tenant");
   return tenants;
+}
+
+/** An entry's optional `tenants`: names without '|' (each is one tenant of a multi-tenant id). */
+function alsoReadsOf(where: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((n) => typeof n === "string" && n !== "" && !/[|\s]/.test(n))) {
+    throw new ConfigError(`${where}: tenants must list tenant names, each non-empty, without '|' or spaces`);
+  }
+  return value as string[];
 }
 
 function hexBytes(hex: string): Uint8Array {

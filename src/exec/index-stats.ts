@@ -38,6 +38,18 @@ export async function indexStats(client: OriginClient, matchers: Matcher[], wind
   return { streams: streams.size, chunks: streams.size, bytes, entries };
 }
 
+/** Several tenants' stats as one (a multi-tenant request): each figure summed, as Loki merges them. */
+export function sumStats(all: readonly IndexStats[]): IndexStats {
+  const total: IndexStats = { streams: 0, chunks: 0, bytes: 0, entries: 0 };
+  for (const s of all) {
+    total.streams += s.streams;
+    total.chunks += s.chunks;
+    total.bytes += s.bytes;
+    total.entries += s.entries;
+  }
+  return total;
+}
+
 /**
  * Buckets as wide as a cache chunk for queries that need no time resolution of their own (stats,
  * volume): one row per chunk and group.

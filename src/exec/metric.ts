@@ -130,7 +130,7 @@ function readsLogs(expr: SampleExpr): boolean {
 const PROJECTED_SPLIT = 24n * 3_600_000_000_000n;
 
 /** Samples with ts in (from, to]: the origin window is [from + 1ns, to + 1ns). */
-function rangeSamples(
+export function rangeSamples(
   client: OriginClient,
   agg: RangeAggregationExpr,
   from: bigint,

@@ -44,26 +44,36 @@ export interface VolumeOptions {
 /** Loki's volume samples are stamped in milliseconds: a bucket ends 1 ms before the next grid line. */
 const SPLIT_GAP_NS = 1_000_000n;
 
-/** Bytes per group over the whole window, largest first, cut to `limit` groups. */
-export async function volume(client: OriginClient, o: VolumeOptions): Promise<MetricResult> {
+/**
+ * Bytes per group over the whole window, largest first, cut to `limit` groups. Several clients (a
+ * multi-tenant query) add up into the same groups, as Loki merges its tenants' volumes.
+ */
+export async function volume(clients: OriginClient | readonly OriginClient[], o: VolumeOptions): Promise<MetricResult> {
   const width = chunkLength(1n, o.window.end - o.window.start);
   const totals = new Map<string, Group>();
-  const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
-  for (const row of await volumeRows(client, o, width)) addRow(totals, row, o, serviceNameLabels);
+  for (const client of listOf(clients)) {
+    const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
+    for (const row of await volumeRows(client, o, width)) addRow(totals, row, o, serviceNameLabels);
+  }
   const samples = topGroups(totals, o.limit).map((g) => ({ labels: g.labels, v: g.bytes }));
   return { type: "vector", t: o.window.end, samples };
 }
 
 /** Bytes per group per `step` bucket, the top `limit` groups of each bucket. */
-export async function volumeRange(client: OriginClient, o: VolumeOptions & { step: bigint }): Promise<MetricResult> {
+export async function volumeRange(
+  clients: OriginClient | readonly OriginClient[],
+  o: VolumeOptions & { step: bigint },
+): Promise<MetricResult> {
   const buckets = new Map<bigint, Map<string, Group>>();
-  const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
-  for (const row of await volumeRows(client, o, o.step)) {
-    const t = parseVLTime(row._time ?? "");
-    const gridStart = t - (((t % o.step) + o.step) % o.step);
-    let groups = buckets.get(gridStart);
-    if (!groups) buckets.set(gridStart, (groups = new Map()));
-    addRow(groups, row, o, serviceNameLabels);
+  for (const client of listOf(clients)) {
+    const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
+    for (const row of await volumeRows(client, o, o.step)) {
+      const t = parseVLTime(row._time ?? "");
+      const gridStart = t - (((t % o.step) + o.step) % o.step);
+      let groups = buckets.get(gridStart);
+      if (!groups) buckets.set(gridStart, (groups = new Map()));
+      addRow(groups, row, o, serviceNameLabels);
+    }
   }
   const series = new Map<string, Series & { name: string }>();
   for (const gridStart of [...buckets.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -80,6 +90,10 @@ export async function volumeRange(client: OriginClient, o: VolumeOptions & { ste
     return { type: "vector", t: o.window.end, samples };
   }
   return { type: "matrix", series: ordered.map(({ labels, points }) => ({ labels, points })) };
+}
+
+function listOf(clients: OriginClient | readonly OriginClient[]): readonly OriginClient[] {
+  return Array.isArray(clients) ? clients : [clients as OriginClient];
 }
 
 /** A bucket's sample time: its end on the grid less the split gap, or the request's end. */

@@ -10,13 +10,20 @@ import { directTransport, originConfigOf, originTransport, resultCacheFor } from
 import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
-import { resolveTenant } from "./tenant";
+import { acceptsMultiTenant, resolveTenants } from "./tenant";
+import { HttpError } from "./errors";
 import { SubrequestBudget } from "../origin/subrequest-budget";
 
 export interface LokiRequest {
   config: Config;
   params: RawParams;
   client: OriginClient;
+  /**
+   * Every tenant the request reads, each with its own client (own cache keys, own origin requests):
+   * one for a plain X-Scope-OrgID, several for a multi-tenant `a|b` (then `client` is the first's,
+   * and only the routes in MULTI_TENANT_PATHS, which read `tenants`, are reached).
+   */
+  tenants: TenantClient[];
   nowNs: bigint;
   /** X-Loki-Response-Encoding-Flags: categorize-labels */
   categorize: boolean;
@@ -29,6 +36,12 @@ export interface LokiRequest {
   afterAnswer: AfterAnswer;
   /** What this request may still ask of the platform: origin requests, Cache API calls, KV operations. */
   budget: SubrequestBudget;
+}
+
+export interface TenantClient {
+  /** The tenant's name as the caller spelled it: its `__tenant_id__` in a multi-tenant answer. */
+  name: string;
+  client: OriginClient;
 }
 
 /**
@@ -50,7 +63,10 @@ export async function buildLokiRequest(
     if (type.includes("application/x-www-form-urlencoded")) form = new URLSearchParams(await req.text());
     else if (type.includes("multipart/form-data")) form = await multipartParams(req);
   }
-  const tenant = resolveTenant(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
+  const named = resolveTenants(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
+  if (named.length > 1 && !acceptsMultiTenant(url.pathname)) {
+    throw new HttpError(400, "multi-tenant queries are not supported by this endpoint");
+  }
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
   const cacheStats = new CacheStats();
   // Loki's query frontend leaves its results cache out of a `Cache-Control: no-cache` request
@@ -63,17 +79,27 @@ export async function buildLokiRequest(
   const afterAnswer = new AfterAnswer(defer);
   const budget = new SubrequestBudget(config.subrequestLimits);
   const use = { stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task), budget };
-  return {
-    config,
-    params: rawParamsFrom(url.searchParams, form),
+  // One transport for all tenants: each request it carries names its tenant, and the cache keys
+  // it writes include it (cache/keys.ts); the results caches are per tenant.
+  const transport = noCache
+    ? directTransport(config, telemetry.meter, budget)
+    : originTransport(config, use, telemetry.meter);
+  const tenants = named.map(({ name, tenant }) => ({
+    name,
     client: new OriginClient(
       { ...originConfigOf(config), meter: telemetry.meter },
       tenant,
       req.signal,
-      noCache ? directTransport(config, telemetry.meter, budget) : originTransport(config, use, telemetry.meter),
+      transport,
       noCache ? undefined : resultCacheFor(config, tenant, use),
       budget,
     ),
+  }));
+  return {
+    config,
+    params: rawParamsFrom(url.searchParams, form),
+    client: tenants[0]!.client,
+    tenants,
     nowNs: BigInt(Date.now()) * 1_000_000n,
     categorize: flags.split(",").some((f) => f.trim() === "categorize-labels"),
     signal: req.signal,

@@ -30,7 +30,8 @@ export async function observe(c: Context<ObservedEnv>, next: Next): Promise<void
   const query = r
     ? (r.params.get("query") ?? r.params.getAll("match[]").concat(r.params.getAll("match")).join("\n"))
     : "";
-  const tenant = r?.client.tenantKey;
+  // A multi-tenant request is logged under its set of tenants, never under one of them alone.
+  const tenant = r?.tenants.map((t) => t.client.tenantKey).join("|");
   const config = r?.config;
   const line = telemetry.record({
     route: routeOf(c),

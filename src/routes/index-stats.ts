@@ -5,7 +5,8 @@ import { parseMatchers } from "../logql/parser";
 import { BadRequestError } from "../http/errors";
 import { checkQueryLength, checkRangeOrder, checkResolution, parseRange, parseStep } from "../http/params";
 import { jsonResponse, type LokiRequest } from "../http/context";
-import { indexStats } from "../exec/index-stats";
+import { indexStats, sumStats } from "../exec/index-stats";
+import { tenantsFor } from "../plan/tenant-selector";
 import { volume, volumeRange, type VolumeAggregation } from "../exec/volume";
 import { metricResponseBody } from "../encode/metric";
 import { requestStats } from "./request-stats";
@@ -19,7 +20,11 @@ export const indexRoutes = new Hono<Vars>()
     checkRangeOrder(window);
     // Loki's querier applies max_query_length to stats and volume requests too.
     checkQueryLength(window, r.config.maxQueryLength);
-    return c.json(await indexStats(r.client, selector(r.params.get("query")), window));
+    const chosen = tenantsFor(r.tenants, selector(r.params.get("query")));
+    // A multi-tenant request's stats are the sums of its tenants' (Loki merges them so).
+    const each = [];
+    for (const { client } of chosen.tenants) each.push(await indexStats(client, chosen.matchers, window));
+    return c.json(sumStats(each));
   })
   .on(["GET", "POST"], "/loki/api/v1/index/volume", async (c) => {
     const r = c.get("loki");
@@ -27,7 +32,11 @@ export const indexRoutes = new Hono<Vars>()
     checkRangeOrder(window);
     checkQueryLength(window, r.config.maxQueryLength);
     const options = volumeOptions(r, window);
-    return jsonResponse(metricResponseBody(await volume(r.client, options), requestStats(r)));
+    const chosen = tenantsFor(r.tenants, options.matchers);
+    const clients = chosen.tenants.map((t) => t.client);
+    return jsonResponse(
+      metricResponseBody(await volume(clients, { ...options, matchers: chosen.matchers }), requestStats(r)),
+    );
   })
   .on(["GET", "POST"], "/loki/api/v1/index/volume_range", async (c) => {
     const r = c.get("loki");
@@ -37,7 +46,9 @@ export const indexRoutes = new Hono<Vars>()
     const step = parseStep(r.params, window);
     checkResolution(window, step);
     checkQueryLength(window, r.config.maxQueryLength);
-    const result = await volumeRange(r.client, { ...options, step });
+    const chosen = tenantsFor(r.tenants, options.matchers);
+    const clients = chosen.tenants.map((t) => t.client);
+    const result = await volumeRange(clients, { ...options, matchers: chosen.matchers, step });
     return jsonResponse(metricResponseBody(result, requestStats(r)));
   });
 

@@ -6,6 +6,7 @@ import { BadRequestError } from "../http/errors";
 import { checkQueryLength, checkRangeOrder, parseRange } from "../http/params";
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { labelNames, labelValues, series } from "../exec/meta";
+import { multiTenantLabelNames, multiTenantLabelValues, multiTenantSeries } from "../exec/multi-tenant";
 
 type Vars = { Variables: { loki: LokiRequest } };
 
@@ -16,7 +17,11 @@ export const metaRoutes = new Hono<Vars>()
     checkRangeOrder(window);
     // Loki's querier applies max_query_length to label and series requests too.
     checkQueryLength(window, r.config.maxQueryLength);
-    const names = await labelNames(r.client, window, selectorOf(r.params.get("query")));
+    const selector = selectorOf(r.params.get("query"));
+    const names =
+      r.tenants.length > 1
+        ? await multiTenantLabelNames(r.tenants, window, selector)
+        : await labelNames(r.client, window, selector);
     return jsonResponse(listBody(names));
   })
   .on(["GET", "POST"], ["/loki/api/v1/label/:name/values", "/api/prom/label/:name/values"], async (c) => {
@@ -25,7 +30,12 @@ export const metaRoutes = new Hono<Vars>()
     checkRangeOrder(window);
     // Loki's querier applies max_query_length to label and series requests too.
     checkQueryLength(window, r.config.maxQueryLength);
-    const values = await labelValues(r.client, c.req.param("name"), window, selectorOf(r.params.get("query")));
+    const selector = selectorOf(r.params.get("query"));
+    const name = c.req.param("name");
+    const values =
+      r.tenants.length > 1
+        ? await multiTenantLabelValues(r.tenants, name, window, selector)
+        : await labelValues(r.client, name, window, selector);
     return jsonResponse(listBody(values));
   })
   .on(["GET", "POST"], ["/loki/api/v1/series", "/api/prom/series"], async (c) => {
@@ -34,7 +44,11 @@ export const metaRoutes = new Hono<Vars>()
     checkRangeOrder(window);
     // Loki's querier applies max_query_length to label and series requests too.
     checkQueryLength(window, r.config.maxQueryLength);
-    const list = await series(r.client, seriesSelectors(r.params), window);
+    const selectors = seriesSelectors(r.params);
+    const list =
+      r.tenants.length > 1
+        ? await multiTenantSeries(r.tenants, selectors, window)
+        : await series(r.client, selectors, window);
     return jsonResponse(`{"status":"success","data":${JSON.stringify(list)}}`);
   });
 

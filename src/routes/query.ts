@@ -27,6 +27,7 @@ import { groupByLabelSet } from "../encode/label-sets";
 import { metricResponseBody } from "../encode/metric";
 import { requestStats } from "./request-stats";
 import { logQueryAdmission, logQueryReservation } from "../exec/admission";
+import { executeMultiTenantLogQuery, executeMultiTenantMetricQuery } from "../exec/multi-tenant";
 
 type Vars = { Variables: { loki: LokiRequest } };
 
@@ -51,7 +52,8 @@ async function queryRange(r: LokiRequest): Promise<Response> {
     const memory = await logQueryAdmission.admit(logQueryReservation(expr, limit), r.signal);
     const release = () => memory.release();
     try {
-      const { entries, stats } = await executeLogQuery(r.client, expr, {
+      const run = r.tenants.length > 1 ? multiTenantLogQuery(r) : executeLogQuery.bind(null, r.client);
+      const { entries, stats } = await run(expr, {
         window: range,
         limit,
         direction,
@@ -125,7 +127,8 @@ function releasingWhenDone(body: ReadableStream<Uint8Array>, release: () => void
 /** A metric query's answer (range or instant), with its phases timed. */
 async function metricQuery(r: LokiRequest, expr: SampleExpr, q: MetricQuery): Promise<Response> {
   const { config } = r;
-  const { result, stats } = await executeMetricQuery(r.client, expr, q, {
+  const run = r.tenants.length > 1 ? multiTenantMetricQuery(r) : executeMetricQuery.bind(null, r.client);
+  const { result, stats } = await run(expr, q, {
     splitInterval: config.splitInterval,
     maxConcurrency: config.maxConcurrency,
     maxSeries: config.maxQuerySeries,
@@ -136,4 +139,13 @@ async function metricQuery(r: LokiRequest, expr: SampleExpr, q: MetricQuery): Pr
   const body = metricResponseBody(result, requestStats(r, stats, 0));
   r.telemetry.mark("encode");
   return jsonResponse(body);
+}
+
+/** `X-Scope-OrgID: a|b`: every tenant read on its own, merged with its `__tenant_id__` (exec/multi-tenant.ts). */
+function multiTenantLogQuery(r: LokiRequest) {
+  return executeMultiTenantLogQuery.bind(null, r.tenants);
+}
+
+function multiTenantMetricQuery(r: LokiRequest) {
+  return executeMultiTenantMetricQuery.bind(null, r.tenants);
 }

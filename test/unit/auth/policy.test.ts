@@ -60,6 +60,21 @@ describe("readTenancyPolicy", () => {
     ]);
   });
 
+  it("reads an entry's optional `tenants`: the further tenant names its credential may read", () => {
+    const policy = readTenancyPolicy({
+      TENANTS: JSON.stringify({
+        ops: { tenant: "1", token_sha256: HASH_1, tenants: ["team-b", "7:1"] },
+        "team-b": { tenant: "2", token_sha256: HASH_2 },
+      }),
+    });
+    expect(policy.mode === "credentials" && policy.tenants.map((e) => e.alsoReads)).toEqual([["team-b", "7:1"], []]);
+    for (const tenants of ["team-b", ["a|b"], [""], [3], ["a b"]]) {
+      expect(configError({ TENANTS: JSON.stringify({ a: { tenant: "1", token_sha256: HASH_1, tenants } }) })).toBe(
+        "TENANTS entry 1: tenants must list tenant names, each non-empty, without '|' or spaces",
+      );
+    }
+  });
+
   it("accepts a single digest as a string", () => {
     const policy = readTenancyPolicy({ TENANTS: JSON.stringify({ a: { tenant: "1", token_sha256: HASH_1 } }) });
     expect(policy.mode === "credentials" && policy.tenants[0]!.tokenDigests).toHaveLength(1);

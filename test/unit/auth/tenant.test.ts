@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { readTenancyPolicy } from "../../../src/auth/policy";
 import { HttpError } from "../../../src/http/errors";
-import { resolveTenant } from "../../../src/http/tenant";
+import { acceptsMultiTenant, resolveTenant, resolveTenants } from "../../../src/http/tenant";
 import type { Tenant } from "../../../src/origin/client";
 
 const t = (accountId: number, projectId = 0): Tenant => ({ accountId, projectId });
@@ -48,7 +48,7 @@ describe("resolveTenant with a bound tenant", () => {
   it("refuses multi-tenant ids with 400", () => {
     expect(refusal(() => resolveTenant(CREDENTIALS, t(1), "1|2"))).toEqual([
       400,
-      "multi-tenant queries are not supported",
+      "multi-tenant queries are not supported by this endpoint",
     ]);
   });
 
@@ -87,6 +87,87 @@ describe("resolveTenant in header mode", () => {
         refusal(() => resolveTenant(listed, undefined, orgId)),
         orgId,
       ).toEqual([401, `unknown tenant ${JSON.stringify(orgId)}`]);
+    }
+  });
+});
+
+describe("resolveTenants: multi-tenant ids", () => {
+  const teamA = CREDENTIALS.mode === "credentials" ? CREDENTIALS.tenants[0]!.tenant : t(1);
+  const SHARING = readTenancyPolicy({
+    TENANTS: JSON.stringify({
+      ops: { tenant: "1", token_sha256: ["a".repeat(64)], tenants: ["team-b", "9:9"] },
+      "team-b": { tenant: "2:7", token_sha256: ["b".repeat(64)] },
+    }),
+  });
+  const ops = SHARING.mode === "credentials" ? SHARING.tenants[0]!.tenant : t(1);
+  const teamB = SHARING.mode === "credentials" ? SHARING.tenants[1]!.tenant : t(2, 7);
+
+  it("a plain id is one tenant named as sent, unchanged", () => {
+    expect(resolveTenants(CREDENTIALS, teamA, "alias-a")).toEqual([{ name: "alias-a", tenant: t(1) }]);
+    expect(resolveTenants(CREDENTIALS, teamA, null)).toEqual([{ name: "", tenant: t(1) }]);
+  });
+
+  it("header mode: each tenant as it would be alone, sorted and without repeats as Loki normalises", () => {
+    const listed = readTenancyPolicy({ TENANCY: "header", TENANT_MAP: '{"b":"12","a":"12:5"}' });
+    expect(resolveTenants(listed, undefined, "b|a|b")).toEqual([
+      { name: "a", tenant: t(12, 5) },
+      { name: "b", tenant: t(12) },
+    ]);
+    expect(refusal(() => resolveTenants(listed, undefined, "a|13"))).toEqual([401, 'unknown tenant "13"']);
+    expect(refusal(() => resolveTenants(listed, undefined, "a|"))[0]).toBe(400);
+    // Two names of one tenant would count its lines twice.
+    expect(refusal(() => resolveTenants(listed, undefined, "b|12"))[0]).toBe(400);
+  });
+
+  it("credentials: the entry's own tenant and those its `tenants` lists, nothing else", () => {
+    expect(resolveTenants(SHARING, ops, "ops|team-b|9:9").map((n) => n.tenant)).toEqual([t(9, 9), t(1), t(2, 7)]);
+    expect(refusal(() => resolveTenants(SHARING, ops, "ops|3"))).toEqual([
+      403,
+      'X-Scope-OrgID "3" is not a tenant these credentials may read',
+    ]);
+    // The list is one-way: team-b's credential does not read ops.
+    expect(refusal(() => resolveTenants(SHARING, teamB, "ops|team-b"))).toEqual([
+      403,
+      'X-Scope-OrgID "ops" is not a tenant these credentials may read',
+    ]);
+    // Without a multi-tenant id, a listed tenant is readable alone too.
+    expect(resolveTenants(SHARING, ops, "team-b")).toEqual([{ name: "team-b", tenant: t(2, 7) }]);
+  });
+
+  it("single mode: a multi-tenant id can only repeat the one tenant", () => {
+    const single = readTenancyPolicy({ TENANT: "3:1" });
+    expect(refusal(() => resolveTenants(single, t(3, 1), "3:1|4"))[0]).toBe(403);
+  });
+
+  it("bounds the fan-out", () => {
+    const open = readTenancyPolicy({ TENANCY: "header" });
+    const many = Array.from({ length: 9 }, (_, i) => String(i)).join("|");
+    expect(refusal(() => resolveTenants(open, undefined, many))).toEqual([
+      400,
+      "a multi-tenant query may name at most 8 tenants",
+    ]);
+  });
+
+  it("only the endpoints Loki answers across tenants accept it", () => {
+    for (const path of [
+      "/loki/api/v1/query_range",
+      "/loki/api/v1/query",
+      "/loki/api/v1/labels",
+      "/loki/api/v1/label/app/values",
+      "/api/prom/label/app/values",
+      "/loki/api/v1/series",
+      "/loki/api/v1/index/stats",
+      "/loki/api/v1/index/volume",
+      "/loki/api/v1/index/volume_range",
+      "/loki/api/v1/format_query",
+      "/loki/api/v1/rules",
+      "/api/prom/rules/ns/group",
+      "/prometheus/api/v1/rules",
+    ]) {
+      expect(acceptsMultiTenant(path), path).toBe(true);
+    }
+    for (const path of ["/loki/api/v1/tail", "/loki/api/v1/patterns", "/loki/api/v1/detected_fields", "/ready"]) {
+      expect(acceptsMultiTenant(path), path).toBe(false);
     }
   });
 });

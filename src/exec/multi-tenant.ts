@@ -1,0 +1,184 @@
+/**
+ * Multi-tenant queries (`X-Scope-OrgID: a|b`), answered as Loki's multi-tenant querier answers them:
+ * each tenant is read on its own (its own origin requests, its own cache entries), every stream and
+ * series it yields gets a `__tenant_id__` label with the tenant's name, and the results merge above
+ * that, so a metric aggregation sums across tenants unless it groups by `__tenant_id__`.
+ *
+ * `__tenant_id__` matchers in a stream selector choose the tenants read and are removed from the
+ * selector each tenant runs (no stored stream has that label). A stream that has a label of that
+ * name already keeps its value as `original___tenant_id__`, as in Loki.
+ *
+ * Push-downs that aggregate in the origin (metric buckets, unwrap aggregations) and the series
+ * cache are not used here: the origin cannot label its aggregates with the tenant, and a cached
+ * result must stay one tenant's. Each tenant's rows are read with the single-tenant row paths.
+ */
+import type { LogSelectorExpr, Matcher, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import type { ExtractedSample, Labels, LogEntry, MetricResult } from "../engine/types";
+import type { TenantClient } from "../http/context";
+import type { TimeWindow } from "../origin/client";
+import { TENANT_LABEL } from "../http/tenant";
+import { validateMatchers } from "../logql/validate";
+import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
+import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
+import { entryTextLength } from "./topk";
+import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
+import { rangeSamples, type MetricQueryOptions } from "./metric";
+import { labelNames, labelValues, series } from "./meta";
+import { metricNeedsDerived } from "../plan/derived-use";
+import { derivedNames } from "../engine/derived-fields";
+
+/** `labels` with the tenant's label, an existing label of that name moved aside. */
+function withTenant(labels: Labels, name: string): Labels {
+  const out: Labels = { ...labels };
+  const existing = out[TENANT_LABEL];
+  if (existing !== undefined) out[RETAINED_PREFIX + TENANT_LABEL] = existing;
+  out[TENANT_LABEL] = name;
+  return out;
+}
+
+export async function executeMultiTenantLogQuery(
+  tenants: readonly TenantClient[],
+  expr: LogSelectorExpr,
+  opts: LogQueryOptions,
+): Promise<LogQueryResult> {
+  const chosen = selectTenants(tenants, expr.matchers);
+  // What each tenant runs must still be a selector Loki accepts, as Loki checks it after the removal.
+  validateMatchers(chosen.matchers);
+  const selector: LogSelectorExpr = { ...expr, matchers: chosen.matchers };
+  const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
+  const backward = opts.direction === "backward";
+  // Merged by time, as Loki's merge iterator does, ties kept in tenant order (tenants are sorted).
+  const order = (a: LogEntry, b: LogEntry) => (a.ts === b.ts ? 0 : a.ts < b.ts !== backward ? -1 : 1);
+  let entries: LogEntry[] = [];
+  /** Text of the entries kept from the tenants read so far, which the query's memory share still holds. */
+  let keptChars = 0;
+  // One tenant after another: each already reads its windows concurrently, up to MAX_CONCURRENCY.
+  for (const { name, client } of chosen.tenants) {
+    const memory = opts.memory;
+    const held = keptChars;
+    const one = await executeLogQuery(client, selector, {
+      ...opts,
+      ...(memory ? { memory: { cover: (chars: number) => memory.cover(held + chars) } } : {}),
+    });
+    stats.rowsScanned += one.stats.rowsScanned;
+    stats.bytesScanned += one.stats.bytesScanned;
+    stats.subqueries += one.stats.subqueries;
+    const streams = new Map<Labels, Labels>();
+    for (const e of one.entries) {
+      let stream = streams.get(e.stream);
+      if (!stream) streams.set(e.stream, (stream = withTenant(e.stream, name)));
+      entries.push({ ...e, stream });
+    }
+    // Each tenant's best `limit` entries hold the best `limit` of all: no more are kept between tenants.
+    entries.sort(order);
+    if (entries.length > opts.limit) entries = entries.slice(0, opts.limit);
+    keptChars = entries.reduce((n, e) => n + entryTextLength(e), 0);
+  }
+  return { entries, stats };
+}
+
+export async function executeMultiTenantMetricQuery(
+  tenants: readonly TenantClient[],
+  expr: SampleExpr,
+  q: MetricQuery,
+  opts: MetricQueryOptions,
+): Promise<{ result: MetricResult; stats: ScanStats }> {
+  const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
+  // Rows get the derived fields only when the answer can depend on them (as in executeMetricQuery).
+  const derive = metricNeedsDerived(expr, derivedNames(tenants[0]?.client.derivedFields));
+  const source: SampleSource = {
+    samples(agg: RangeAggregationExpr, from: bigint, to: bigint) {
+      return tenantSamples(tenants, agg, from, to, opts, stats, derive);
+    },
+  };
+  const result = await evaluateMetric(expr, q, source, { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints });
+  return { result, stats };
+}
+
+/** One range aggregation's samples from every tenant its selector chooses, each labelled with its tenant. */
+async function* tenantSamples(
+  tenants: readonly TenantClient[],
+  agg: RangeAggregationExpr,
+  from: bigint,
+  to: bigint,
+  opts: MetricQueryOptions,
+  stats: ScanStats,
+  derive: boolean,
+): AsyncGenerator<readonly ExtractedSample[]> {
+  const chosen = selectTenants(tenants, agg.range.selector.matchers);
+  validateMatchers(chosen.matchers);
+  const tenantAgg: RangeAggregationExpr = {
+    ...agg,
+    range: { ...agg.range, selector: { ...agg.range.selector, matchers: chosen.matchers } },
+  };
+  // `count_over_time(…) by (app)` drops every other label where samples are extracted: the tenant's
+  // label is added only where the aggregation keeps it.
+  const g = agg.grouping;
+  const labelled = !g || g.without || g.labels.includes(TENANT_LABEL);
+  for (const { name, client } of chosen.tenants) {
+    const relabelled = new Map<Labels, Labels>();
+    for await (const batch of rangeSamples(client, tenantAgg, from, to, opts, stats, derive, false)) {
+      if (!labelled) {
+        yield batch;
+        continue;
+      }
+      yield batch.map((s) => {
+        let labels = relabelled.get(s.labels);
+        if (!labels) relabelled.set(s.labels, (labels = withTenant(s.labels, name)));
+        return { ts: s.ts, value: s.value, labels };
+      });
+    }
+  }
+}
+
+export async function multiTenantLabelNames(
+  tenants: readonly TenantClient[],
+  window: TimeWindow,
+  matchers?: Matcher[],
+): Promise<string[]> {
+  const chosen = selectTenants(tenants, matchers ?? []);
+  const rest = matchers && chosen.matchers.length > 0 ? chosen.matchers : undefined;
+  const names = new Set<string>();
+  for (const { client } of chosen.tenants) for (const n of await labelNames(client, window, rest)) names.add(n);
+  // Every stream of a multi-tenant answer carries its tenant's label (Loki lists it unconditionally).
+  names.add(TENANT_LABEL);
+  return [...names].sort();
+}
+
+export async function multiTenantLabelValues(
+  tenants: readonly TenantClient[],
+  name: string,
+  window: TimeWindow,
+  matchers?: Matcher[],
+): Promise<string[]> {
+  const chosen = selectTenants(tenants, matchers ?? []);
+  if (name === TENANT_LABEL) return chosen.tenants.map((t) => t.name).sort();
+  const rest = matchers && chosen.matchers.length > 0 ? chosen.matchers : undefined;
+  const values = new Set<string>();
+  for (const { client } of chosen.tenants) {
+    for (const v of await labelValues(client, name, window, rest)) values.add(v);
+  }
+  return [...values].sort();
+}
+
+/** Each selector chooses its tenants on its own; a selector left without matchers means every stream. */
+export async function multiTenantSeries(
+  tenants: readonly TenantClient[],
+  selectors: Matcher[][],
+  window: TimeWindow,
+): Promise<Labels[]> {
+  const out: Labels[] = [];
+  for (const t of tenants) {
+    const own: Matcher[][] = [];
+    let everyStream = selectors.length === 0;
+    for (const selector of selectors) {
+      const chosen = selectTenants([t], selector);
+      if (chosen.tenants.length === 0) continue;
+      if (chosen.matchers.length === 0) everyStream = true;
+      else own.push(chosen.matchers);
+    }
+    if (!everyStream && own.length === 0) continue;
+    for (const labels of await series(t.client, everyStream ? [] : own, window)) out.push(withTenant(labels, t.name));
+  }
+  return out;
+}

@@ -1,0 +1,306 @@
+/**
+ * Multi-tenant queries (`X-Scope-OrgID: a|b`) through the real Worker and the real VictoriaLogs:
+ * the compat dataset's tenant 0:0 and a tenant of this file's own, 29:29, read together. Every
+ * answer is checked against the same query asked of each tenant alone.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import type { Env } from "../../src/config";
+import { pushStreams } from "../support/push-streams";
+
+const START = 1769904000;
+const END = 1769925600;
+const OWN = "29:29";
+const at = (s: number) => String(BigInt(START + s) * 1_000_000_000n);
+/** Three entries of tenant 29:29, in a stream that also exists (with other entries) in tenant 0:0. */
+const PUSHED = [
+  [at(600), "mt one"],
+  [at(1800), "mt two"],
+  [at(7200), "mt three"],
+];
+
+async function call(path: string, orgId: string, overrides: Partial<Env> = {}, headers: Record<string, string> = {}) {
+  const res = await createApp().fetch(
+    new Request(`http://loki.test${path}`, { headers: { "X-Scope-OrgID": orgId, ...headers } }),
+    { ...(env as Env), ...overrides },
+  );
+  return { status: res.status, body: await res.text() };
+}
+
+const enc = encodeURIComponent;
+const range = (query: string, extra = "") =>
+  `/loki/api/v1/query_range?query=${enc(query)}&start=${START}&end=${END}${extra}`;
+
+interface Stream {
+  stream: Record<string, string>;
+  values: [string, string][];
+}
+
+async function logStreams(query: string, orgId: string, overrides: Partial<Env> = {}): Promise<Stream[]> {
+  const r = await call(range(query, "&limit=5000"), orgId, overrides);
+  expect(r.status, r.body).toBe(200);
+  return JSON.parse(r.body).data.result;
+}
+
+/** Lines per `__tenant_id__` ("" for streams without it). */
+function linesByTenant(streams: Stream[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of streams) {
+    const t = s.stream.__tenant_id__ ?? "";
+    out.set(t, (out.get(t) ?? 0) + s.values.length);
+  }
+  return out;
+}
+
+/** A metric query's series as label-set key → values. */
+async function matrix(query: string, orgId: string): Promise<Map<string, [number, string][]>> {
+  const r = await call(range(query, "&step=3600"), orgId);
+  expect(r.status, r.body).toBe(200);
+  const out = new Map<string, [number, string][]>();
+  for (const s of JSON.parse(r.body).data.result) out.set(JSON.stringify(s.metric), s.values);
+  return out;
+}
+
+/** 2487 lines in tenant 0:0 (its staging nginx streams), the 3 pushed ones in 29:29: all under one limit. */
+const QUERY = '{app="nginx", namespace=~"staging|mt"}';
+let nginxLinesOfZero = 0;
+
+beforeAll(async () => {
+  await pushStreams(OWN, [{ stream: { app: "nginx", namespace: "mt" }, values: PUSHED }], async () => {
+    // Without the cache: an empty answer from before the data arrived must not be kept.
+    const n = linesByTenant(await logStreams(QUERY, OWN, { CACHE: "off" })).get("") ?? 0;
+    return n === PUSHED.length || `saw ${n} of ${PUSHED.length}`;
+  });
+  nginxLinesOfZero = linesByTenant(await logStreams(QUERY, "0")).get("") ?? 0;
+  expect(nginxLinesOfZero).toBe(2487);
+});
+
+describe("log queries across tenants", () => {
+  it("returns both tenants' entries, each stream labelled with its tenant", async () => {
+    const streams = await logStreams(QUERY, `0|${OWN}`);
+    expect(linesByTenant(streams)).toEqual(
+      new Map([
+        ["0", nginxLinesOfZero],
+        [OWN, PUSHED.length],
+      ]),
+    );
+    const own = streams.filter((s) => s.stream.__tenant_id__ === OWN);
+    expect(own.map((s) => s.stream)).toEqual([{ __tenant_id__: OWN, app: "nginx", namespace: "mt" }]);
+    expect(own[0]!.values).toEqual([...PUSHED].reverse());
+  });
+
+  it("merges by time and keeps `limit` entries of all tenants", async () => {
+    const all = (await logStreams(QUERY, `0|${OWN}`)).flatMap((s) => s.values.map((v) => v[0]));
+    const newest = all.sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1)).slice(0, 7);
+    const r = await call(range(QUERY, "&limit=7"), `${OWN}|0`);
+    expect(r.status, r.body).toBe(200);
+    const got = (JSON.parse(r.body).data.result as Stream[]).flatMap((s) => s.values.map((v) => v[0]));
+    expect(got.sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1))).toEqual(newest);
+  });
+
+  it("reads only the tenants a __tenant_id__ matcher selects", async () => {
+    expect(
+      linesByTenant(await logStreams(`{__tenant_id__="${OWN}", app="nginx", namespace=~"staging|mt"}`, `0|${OWN}`)),
+    ).toEqual(new Map([[OWN, PUSHED.length]]));
+    expect(
+      linesByTenant(await logStreams(`{__tenant_id__!="${OWN}", app="nginx", namespace=~"staging|mt"}`, `0|${OWN}`)),
+    ).toEqual(new Map([["0", nginxLinesOfZero]]));
+    expect(await logStreams(`{__tenant_id__=~"nobody", app="nginx"}`, `0|${OWN}`)).toEqual([]);
+  });
+
+  it("refuses a selector left without a usable matcher once __tenant_id__ is removed, as Loki does", async () => {
+    for (const q of ['{__tenant_id__="0"}', 'sum(count_over_time({__tenant_id__="0", app=~".*"}[1h]))']) {
+      const r = await call(range(q, "&step=3600"), `0|${OWN}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body).toContain("queries require at least one regexp or equality matcher");
+    }
+  });
+
+  it("leaves a single-tenant answer without the label", async () => {
+    const streams = await logStreams(QUERY, "0");
+    expect(streams.length).toBeGreaterThan(0);
+    expect(streams.every((s) => s.stream.__tenant_id__ === undefined)).toBe(true);
+  });
+});
+
+describe("metric queries across tenants", () => {
+  it("sum by (__tenant_id__) gives each tenant's own count", async () => {
+    const q = (sel: string) => `sum by (__tenant_id__) (count_over_time(${sel}[1h]))`;
+    const per = await matrix(q(QUERY), `0|${OWN}`);
+    const zero = [...(await matrix(`sum(count_over_time(${QUERY}[1h]))`, "0")).values()][0]!;
+    const own = [...(await matrix(`sum(count_over_time(${QUERY}[1h]))`, OWN)).values()][0]!;
+    expect(per).toEqual(
+      new Map([
+        [JSON.stringify({ __tenant_id__: "0" }), zero],
+        [JSON.stringify({ __tenant_id__: OWN }), own],
+      ]),
+    );
+    // (t − 1h, t]: the entries at +600 s and +1800 s count at +3600 s, the one at +7200 s there.
+    expect(own).toEqual([
+      [START + 3600, "2"],
+      [START + 7200, "1"],
+    ]);
+  });
+
+  it("sums across tenants without a grouping, and a __tenant_id__ matcher narrows the sum", async () => {
+    const total = [...(await matrix(`sum(count_over_time(${QUERY}[1h]))`, `0|${OWN}`)).values()][0]!;
+    const zero = [...(await matrix(`sum(count_over_time(${QUERY}[1h]))`, "0")).values()][0]!;
+    const byTime = new Map(zero.map(([t, v]) => [t, Number(v)]));
+    for (const [s] of PUSHED) {
+      const step = Math.ceil(Number(BigInt(s!) / 1_000_000_000n) / 3600) * 3600;
+      byTime.set(step, (byTime.get(step) ?? 0) + 1);
+    }
+    expect(total).toEqual([...byTime].sort((a, b) => a[0] - b[0]).map(([t, v]) => [t, String(v)]));
+    const narrowed = await matrix(
+      `sum(count_over_time({__tenant_id__="0", app="nginx", namespace=~"staging|mt"}[1h]))`,
+      `0|${OWN}`,
+    );
+    expect([...narrowed.values()]).toEqual([zero]);
+  });
+
+  it("answers instant queries the same way", async () => {
+    const path = (q: string) => `/loki/api/v1/query?query=${enc(q)}&time=${END}`;
+    const vector = async (q: string, orgId: string) => {
+      const r = await call(path(q), orgId);
+      expect(r.status, r.body).toBe(200);
+      return (JSON.parse(r.body).data.result as { metric: Record<string, string>; value: [number, string] }[]).map(
+        (s) => [s.metric, s.value[1]],
+      );
+    };
+    const total = `sum(count_over_time(${QUERY}[6h]))`;
+    expect(await vector(`sum by (__tenant_id__) (count_over_time(${QUERY}[6h]))`, `0|${OWN}`)).toEqual([
+      [{ __tenant_id__: "0" }, String(nginxLinesOfZero)],
+      [{ __tenant_id__: OWN }, String(PUSHED.length)],
+    ]);
+    expect(await vector(total, `0|${OWN}`)).toEqual([[{}, String(nginxLinesOfZero + PUSHED.length)]]);
+  });
+
+  it("keeps __tenant_id__ on ungrouped series", async () => {
+    const series = await matrix(`count_over_time({app="nginx", namespace="mt"}[1h])`, `0|${OWN}`);
+    expect([...series.keys()].map((k) => JSON.parse(k))).toContainEqual({
+      __tenant_id__: OWN,
+      app: "nginx",
+      namespace: "mt",
+    });
+  });
+});
+
+describe("labels and series across tenants", () => {
+  const window = `start=${START}&end=${END}`;
+
+  it("label names include __tenant_id__, its values are the tenants", async () => {
+    const names = await call(`/loki/api/v1/labels?${window}`, `0|${OWN}`);
+    expect(names.status, names.body).toBe(200);
+    const single = JSON.parse((await call(`/loki/api/v1/labels?${window}`, "0")).body).data as string[];
+    expect(JSON.parse(names.body).data).toEqual([...new Set([...single, "__tenant_id__", "app", "namespace"])].sort());
+    const values = await call(`/loki/api/v1/label/__tenant_id__/values?${window}`, `0|${OWN}`);
+    expect(JSON.parse(values.body).data).toEqual(["0", OWN]);
+    const ns = await call(`/loki/api/v1/label/namespace/values?${window}&query=${enc(QUERY)}`, `0|${OWN}`);
+    const nsZero = JSON.parse(
+      (await call(`/loki/api/v1/label/namespace/values?${window}&query=${enc(QUERY)}`, "0")).body,
+    ).data as string[];
+    expect(JSON.parse(ns.body).data).toEqual([...new Set([...nsZero, "mt"])].sort());
+  });
+
+  it("series carry __tenant_id__ and a matcher on it selects tenants", async () => {
+    const r = await call(`/loki/api/v1/series?${window}&match[]=${enc(QUERY)}`, `0|${OWN}`);
+    expect(r.status, r.body).toBe(200);
+    const list = JSON.parse(r.body).data as Record<string, string>[];
+    const zero = JSON.parse((await call(`/loki/api/v1/series?${window}&match[]=${enc(QUERY)}`, "0")).body)
+      .data as Record<string, string>[];
+    expect(list.filter((s) => s.__tenant_id__ === "0")).toHaveLength(zero.length);
+    expect(list.filter((s) => s.__tenant_id__ === OWN)).toEqual([
+      { app: "nginx", namespace: "mt", __tenant_id__: OWN },
+    ]);
+    const only = await call(`/loki/api/v1/series?${window}&match[]=${enc(`{__tenant_id__="${OWN}"}`)}`, `0|${OWN}`);
+    expect(JSON.parse(only.body).data).toEqual([{ app: "nginx", namespace: "mt", __tenant_id__: OWN }]);
+  });
+});
+
+describe("index stats and volume across tenants", () => {
+  const window = `start=${START}&end=${END}`;
+  const json = async (path: string, orgId: string) => {
+    const r = await call(path, orgId);
+    expect(r.status, r.body).toBe(200);
+    return JSON.parse(r.body);
+  };
+
+  it("index stats are the sums of the tenants' stats", async () => {
+    const path = `/loki/api/v1/index/stats?${window}&query=${enc(QUERY)}`;
+    const [both, zero, own] = await Promise.all([json(path, `0|${OWN}`), json(path, "0"), json(path, OWN)]);
+    expect(own).toMatchObject({ streams: 1, entries: PUSHED.length });
+    expect(both).toEqual({
+      streams: zero.streams + own.streams,
+      chunks: zero.chunks + own.chunks,
+      bytes: zero.bytes + own.bytes,
+      entries: zero.entries + own.entries,
+    });
+    const narrowed = await json(
+      `/loki/api/v1/index/stats?${window}&query=${enc(`{__tenant_id__="${OWN}", app="nginx"}`)}`,
+      `0|${OWN}`,
+    );
+    expect(narrowed).toEqual(own);
+  });
+
+  it("volume adds the tenants' bytes per group", async () => {
+    const path = `/loki/api/v1/index/volume?${window}&query=${enc(QUERY)}&targetLabels=namespace`;
+    const bytes = (body: { data: { result: { metric: Record<string, string>; value: [number, string] }[] } }) =>
+      Object.fromEntries(body.data.result.map((s) => [s.metric.namespace, Number(s.value[1])]));
+    const [both, zero, own] = await Promise.all([json(path, `0|${OWN}`), json(path, "0"), json(path, OWN)]);
+    expect(Object.keys(bytes(own))).toEqual(["mt"]);
+    expect(bytes(both)).toEqual({ ...bytes(zero), ...bytes(own) });
+  });
+});
+
+describe("who may read which tenants", () => {
+  it("header mode: every tenant must be on the TENANT_MAP allowlist", async () => {
+    const map = { TENANT_MAP: JSON.stringify({ ops: "0:0", mt: OWN }) };
+    expect(
+      linesByTenant(JSON.parse((await call(range(QUERY, "&limit=5000"), "ops|mt", map)).body).data.result),
+    ).toEqual(
+      new Map([
+        ["ops", nginxLinesOfZero],
+        ["mt", PUSHED.length],
+      ]),
+    );
+    const refused = await call(range(QUERY), "ops|42", map);
+    expect(refused).toEqual({ status: 401, body: 'unknown tenant "42"' });
+  });
+
+  it("credentials mode: only the tenants the credential's entry lists", async () => {
+    const sha = async (t: string) =>
+      [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(t)))]
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("");
+    const creds = {
+      TENANCY: undefined,
+      TENANTS: JSON.stringify({
+        ops: { tenant: "0:0", token_sha256: await sha("mt-token-ops-1f0c"), tenants: ["mt"] },
+        mt: { tenant: OWN, token_sha256: await sha("mt-token-mt-77a2") },
+      }),
+    };
+    const basic = (user: string, token: string) => ({ Authorization: `Basic ${btoa(`${user}:${token}`)}` });
+    const ok = await call(range(QUERY, "&limit=5000"), "ops|mt", creds, basic("ops", "mt-token-ops-1f0c"));
+    expect(ok.status, ok.body).toBe(200);
+    expect(linesByTenant(JSON.parse(ok.body).data.result)).toEqual(
+      new Map([
+        ["ops", nginxLinesOfZero],
+        ["mt", PUSHED.length],
+      ]),
+    );
+    const refused = await call(range(QUERY), "ops|mt", creds, basic("mt", "mt-token-mt-77a2"));
+    expect(refused).toEqual({ status: 403, body: 'X-Scope-OrgID "ops" is not a tenant these credentials may read' });
+  });
+
+  it("endpoints Loki does not answer across tenants refuse a multi-tenant id", async () => {
+    for (const path of [
+      `/loki/api/v1/tail?query=${enc(QUERY)}`,
+      `/loki/api/v1/patterns?query=${enc(QUERY)}&start=${START}&end=${END}`,
+      `/loki/api/v1/detected_fields?query=${enc(QUERY)}&start=${START}&end=${END}`,
+    ]) {
+      const r = await call(path, `0|${OWN}`);
+      expect(r).toEqual({ status: 400, body: "multi-tenant queries are not supported by this endpoint" });
+    }
+  });
+});
