@@ -129,6 +129,7 @@ async function metricQuery(r: LokiRequest, expr: SampleExpr, q: MetricQuery): Pr
     splitInterval: config.splitInterval,
     maxConcurrency: config.maxConcurrency,
     maxSeries: config.maxQuerySeries,
+    partialSeries: r.logsDrilldown,
     maxPoints: config.maxMetricPoints,
     pushdown: config.pushdown,
   });
