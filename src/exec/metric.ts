@@ -28,6 +28,7 @@ import { planMetricPushdown } from "../plan/metric-pushdown";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
 import { runBucketPlan } from "./metric-pushdown";
+import { restrictToGroups } from "./breakdown-groups";
 import { planUnwrapPushdown } from "../plan/unwrap-pushdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection } from "../plan/unwrap-projection";
@@ -54,6 +55,20 @@ export async function executeMetricQuery(
   q: MetricQuery,
   opts: MetricQueryOptions,
 ): Promise<{ result: MetricResult; stats: ScanStats }> {
+  const cut = { groups: false };
+  const answer = await evaluateQuery(client, expr, q, opts, cut);
+  // The origin computed only some of the answer's groups: the answer is partial, as Loki says it.
+  if (cut.groups && !answer.result.warnings) answer.result.warnings = [partialSeriesWarning(opts.maxSeries)];
+  return answer;
+}
+
+async function evaluateQuery(
+  client: OriginClient,
+  expr: SampleExpr,
+  q: MetricQuery,
+  opts: MetricQueryOptions,
+  cut: { groups: boolean },
+): Promise<{ result: MetricResult; stats: ScanStats }> {
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
   // Rows get the derived fields only when the answer can depend on them.
   const derive = metricNeedsDerived(expr, derivedNames(client.derivedFields));
@@ -70,6 +85,14 @@ export async function executeMetricQuery(
     async pushdown(sub: SampleExpr, grid: MetricQuery) {
       if (!opts.pushdown) return undefined;
       const plan = planMetricPushdown(sub, grid, client.derivedFields);
+      if (plan && opts.partialSeries && sub === expr) {
+        // The answer's groups are the plan's: past the limit, the origin computes only `maxSeries` of them.
+        const only = await restrictToGroups(client, plan, opts.maxSeries, stats);
+        if (only) {
+          cut.groups = true;
+          return runBucketPlan(client, only, grid, stats, opts.maxPoints);
+        }
+      }
       if (plan) return runBucketPlan(client, plan, grid, stats, opts.maxPoints);
       // Declined once for this query: asking again per chunk would only be declined again.
       if (wholeUnwrapDeclined && sub === expr) return undefined;

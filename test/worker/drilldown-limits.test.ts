@@ -11,6 +11,8 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { Env } from "../../src/config";
 import { GATEWAY } from "./support/gateway";
+import { watchOrigin } from "../support/watch-origin";
+import { readConfig } from "../../src/config";
 
 const RANGE = { start: "1769904000", end: "1769925600" };
 const DRILLDOWN = { "X-Query-Tags": "Source=grafana-lokiexplore-app" };
@@ -73,7 +75,11 @@ function expectPartialOf(part: Answer, whole: Answer, limit: number): void {
 }
 
 const INNER = '{app="api-gateway"} | json';
+/** `trace_id` is structured metadata, one value per line: the origin counts it (push-down). */
+const TRACES = '{app="api-gateway"}';
 const SHAPES: [string, string][] = [
+  ["a breakdown by structured metadata", `sum by (trace_id) (count_over_time(${TRACES} [5m]))`],
+  ["a rate breakdown", `sum by (trace_id, level) (rate(${TRACES} [10m]))`],
   ["a breakdown by a parsed field", `sum by (client_ip) (count_over_time(${INNER} [5m]))`],
   ["a range aggregation's own series", `count_over_time(${INNER} | keep client_ip [30m])`],
   ["series the answer builds step by step", `sum by (client_ip) (count_over_time(${INNER} [5m])) * 2`],
@@ -164,5 +170,25 @@ describe("the results cache and partial answers", () => {
     expectPartialOf(part, whole, LIMIT);
     const refused = await ask("query_range", params, { MAX_QUERY_SERIES: String(LIMIT) });
     expect(refused.status, refused.body).toBe(400);
+  });
+});
+
+describe("a pushed-down breakdown past the limit", () => {
+  it("has the origin pick the groups first, then count only those", async () => {
+    const params = { query: `sum by (trace_id) (count_over_time(${TRACES} [5m]))`, step: "300" };
+    const whole = await ask("query_range", params, { CACHE: "off", MAX_QUERY_SERIES: "100000" });
+    const calls = watchOrigin(readConfig(env as Env).originUrl);
+    const part = await ask("query_range", params, { CACHE: "off", MAX_QUERY_SERIES: String(LIMIT) }, DRILLDOWN);
+    expectPartialOf(part, whole, LIMIT);
+    const picks = calls.filter((c) => c.query.includes("stats by (trace_id) count() as __c"));
+    expect(picks).toHaveLength(1);
+    expect(picks[0]!.query).toContain(`| limit ${LIMIT + 1}`);
+    const counts = calls.filter((c) => c.query.includes("| stats by (_time:"));
+    expect(counts.length).toBeGreaterThan(0);
+    // Each bucket query names exactly the groups answered, so it returns rows of no other group.
+    for (const c of counts) {
+      expect(c.query.match(/trace_id:=/g)).toHaveLength(LIMIT);
+      for (const labels of part.series.keys()) expect(c.query).toContain(JSON.parse(labels)[0][1]);
+    }
   });
 });
