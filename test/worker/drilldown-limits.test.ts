@@ -54,7 +54,8 @@ async function ask(
     const json = JSON.parse(body);
     keys = Object.keys(json);
     warnings = json.warnings;
-    for (const s of json.data.result) series.set(JSON.stringify(Object.entries(s.metric).sort()), s.values ?? s.value);
+    for (const s of json.data.result)
+      series.set(JSON.stringify(Object.entries(s.metric ?? s.stream).sort()), s.values ?? s.value);
   }
   return { status: res.status, body, warnings, keys, series };
 }
@@ -190,5 +191,27 @@ describe("a pushed-down breakdown past the limit", () => {
       expect(c.query.match(/trace_id:=/g)).toHaveLength(LIMIT);
       for (const labels of part.series.keys()) expect(c.query).toContain(JSON.parse(labels)[0][1]);
     }
+  });
+});
+
+describe("Loki's internal streams (__aggregated_metric__, __pattern__)", () => {
+  // A label no stream has matches `!="x"` on every stream: Loki still answers other clients nothing.
+  const tagged = { CACHE: "off" } as Partial<Env>;
+  it.each([
+    ["query_range", { query: '{app="api-gateway", __pattern__!="x"}', limit: "5" }],
+    ["query_range", { query: 'count_over_time({app="api-gateway", __aggregated_metric__!="x"} [1h])', step: "3600" }],
+    [
+      "query_range",
+      { query: 'sum(count_over_time({app="api-gateway", __aggregated_metric__!="x"} [1h]))', step: "3600" },
+    ],
+    ["query", { query: 'sum(count_over_time({app="api-gateway", __pattern__=~".*"} [6h]))', time: RANGE.end }],
+  ])("%s %j: Logs Drilldown reads them, other clients get nothing", async (path, params) => {
+    const drilldown = await ask(path, params, tagged, DRILLDOWN);
+    expect(drilldown.status, drilldown.body).toBe(200);
+    const rows = JSON.parse(drilldown.body).data.result;
+    expect(rows.length).toBeGreaterThan(0);
+    const other = await ask(path, params, tagged);
+    expect(other.status, other.body).toBe(200);
+    expect(JSON.parse(other.body).data.result).toEqual([]);
   });
 });
