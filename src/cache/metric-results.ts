@@ -8,11 +8,15 @@
  *
  * Chunks hold whole chunks of times, also at the query's edges (the extra times are evaluated and
  * then left out of the answer), so the edge chunks of a sliding range are reusable too.
+ *
+ * A chunk holds every series of its times (`evaluate` must refuse past the series limit, not cut):
+ * a partial answer (Logs Drilldown past `max_query_series`) is cut only when the chunks are joined,
+ * so no stored chunk is ever partial and every request, tagged or not, reads the same chunks.
  */
 import type { Labels, Point, Series } from "../engine/types";
 import { compareLabels, labelsKey } from "../engine/metric/labels";
-import { QueryLimitError } from "../engine/metric/errors";
 import type { MetricQuery } from "../engine/metric";
+import type { SeriesLimit } from "../engine/metric/series-limit";
 import type { OriginClient, TimeWindow } from "../origin/client";
 import { chunkLength } from "./extents";
 import { floorDiv } from "../core/go/intdiv";
@@ -30,7 +34,8 @@ export async function cachedMatrix(
   /** The query's exact key text (logql/ast-key.ts): with the step and the chunk, it names the chunk's answer. */
   queryKey: string,
   q: MetricQuery,
-  maxSeries: number,
+  /** The answer's series limit: strict (Loki's 400), or partial (`limit.reached` tells whether it cut). */
+  limit: SeriesLimit,
   evaluate: (sub: MetricQuery) => Promise<Series[]>,
 ): Promise<Series[] | undefined> {
   const cache = client.results;
@@ -108,9 +113,9 @@ export async function cachedMatrix(
       const key = labelsKey(s.labels);
       const into = merged.get(key);
       if (into) into.points.push(...s.points);
-      else merged.set(key, { labels: s.labels, points: [...s.points] });
+      // A series past the limit is Loki's error, or left out whole: the series kept have every point.
+      else if (merged.size < limit.max || limit.refuse()) merged.set(key, { labels: s.labels, points: [...s.points] });
     }
-    if (merged.size > maxSeries) throw new QueryLimitError(maxSeries);
   }
   return [...merged.values()].sort((a, b) => compareLabels(a.labels, b.labels));
 }

@@ -66,5 +66,7 @@ export function encodeMetricResult(r: MetricResult): { resultType: string; resul
 
 export function metricResponseBody(r: MetricResult, stats: string): string {
   const { resultType, result } = encodeMetricResult(r);
-  return `{"status":"success","data":{"resultType":"${resultType}","result":${result},"stats":${stats}}}`;
+  // Loki writes its warnings between the status and the data, only when there are some.
+  const warnings = r.warnings?.length ? `,"warnings":${JSON.stringify(r.warnings)}` : "";
+  return `{"status":"success"${warnings},"data":{"resultType":"${resultType}","result":${result},"stats":${stats}}}`;
 }

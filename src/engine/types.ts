@@ -65,7 +65,11 @@ export interface VectorSample {
   t?: bigint;
 }
 
-export type MetricResult =
+export type MetricResult = (
   | { type: "matrix"; series: Series[] }
   | { type: "vector"; t: bigint; samples: VectorSample[] }
-  | { type: "scalar"; t: bigint; v: number };
+  | { type: "scalar"; t: bigint; v: number }
+) & {
+  /** Loki's `warnings` of the answer (a partial answer past the series limit). */
+  warnings?: string[];
+};

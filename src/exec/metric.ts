@@ -6,7 +6,16 @@
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, MetricResult } from "../engine/types";
 import { compileSampleExtractor } from "../engine/pipeline";
-import { alignToStep, evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
+import {
+  QueryLimitError,
+  SeriesLimit,
+  alignToStep,
+  evaluateMetric,
+  partialSeriesWarning,
+  type MetricOptions,
+  type MetricQuery,
+  type SampleSource,
+} from "../engine/metric";
 import { cachedMatrix } from "../cache/metric-results";
 import { astKey } from "../logql/ast-key";
 import { planLogQuery } from "../plan/logquery";
@@ -19,6 +28,7 @@ import { planMetricPushdown } from "../plan/metric-pushdown";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
 import { runBucketPlan } from "./metric-pushdown";
+import { restrictToGroups } from "./breakdown-groups";
 import { planUnwrapPushdown } from "../plan/unwrap-pushdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection } from "../plan/unwrap-projection";
@@ -28,6 +38,11 @@ export interface MetricQueryOptions {
   splitInterval: bigint;
   maxConcurrency: number;
   maxSeries: number;
+  /**
+   * Past `maxSeries`, a partial answer with Loki's warning instead of the 400: Loki grants it to
+   * Logs Drilldown (`X-Query-Tags: Source=grafana-lokiexplore-app`).
+   */
+  partialSeries?: boolean;
   /** How many points one evaluation may hold (`MAX_METRIC_POINTS`). */
   maxPoints?: number;
   /** Let VictoriaLogs compute the subtrees it computes exactly (default on). */
@@ -39,6 +54,20 @@ export async function executeMetricQuery(
   expr: SampleExpr,
   q: MetricQuery,
   opts: MetricQueryOptions,
+): Promise<{ result: MetricResult; stats: ScanStats }> {
+  const cut = { groups: false };
+  const answer = await evaluateQuery(client, expr, q, opts, cut);
+  // The origin computed only some of the answer's groups: the answer is partial, as Loki says it.
+  if (cut.groups && !answer.result.warnings) answer.result.warnings = [partialSeriesWarning(opts.maxSeries)];
+  return answer;
+}
+
+async function evaluateQuery(
+  client: OriginClient,
+  expr: SampleExpr,
+  q: MetricQuery,
+  opts: MetricQueryOptions,
+  cut: { groups: boolean },
 ): Promise<{ result: MetricResult; stats: ScanStats }> {
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
   // Rows get the derived fields only when the answer can depend on them.
@@ -56,6 +85,14 @@ export async function executeMetricQuery(
     async pushdown(sub: SampleExpr, grid: MetricQuery) {
       if (!opts.pushdown) return undefined;
       const plan = planMetricPushdown(sub, grid, client.derivedFields);
+      if (plan && opts.partialSeries && sub === expr) {
+        // The answer's groups are the plan's: past the limit, the origin computes only `maxSeries` of them.
+        const only = await restrictToGroups(client, plan, opts.maxSeries, stats);
+        if (only) {
+          cut.groups = true;
+          return runBucketPlan(client, only, grid, stats, opts.maxPoints);
+        }
+      }
       if (plan) return runBucketPlan(client, plan, grid, stats, opts.maxPoints);
       // Declined once for this query: asking again per chunk would only be declined again.
       if (wholeUnwrapDeclined && sub === expr) return undefined;
@@ -69,8 +106,9 @@ export async function executeMetricQuery(
       return undefined;
     },
   };
-  const limits = { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints };
-  const evaluate = async (sub: MetricQuery) => {
+  const strict: MetricOptions = { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints };
+  const asked: MetricOptions = { ...strict, partialSeries: opts.partialSeries === true };
+  const evaluate = async (sub: MetricQuery, limits = asked) => {
     try {
       return await evaluateMetric(expr, sub, source, limits);
     } catch (err) {
@@ -99,11 +137,22 @@ export async function executeMetricQuery(
     }
   }
   if (!q.instant && readsLogs(expr) && !wholePushed) {
-    const series = await cachedMatrix(client, astKey(expr), aligned, opts.maxSeries, async (sub) => {
-      const r = await evaluate(sub);
-      return r.type === "matrix" ? r.series : [];
-    });
-    if (series) return { result: { type: "matrix", series }, stats };
+    const limit = new SeriesLimit(opts.maxSeries, opts.partialSeries === true);
+    try {
+      // Chunks are evaluated whole (strict limit) so that none is stored cut; the join may cut.
+      const series = await cachedMatrix(client, astKey(expr), aligned, limit, async (sub) => {
+        const r = await evaluate(sub, strict);
+        return r.type === "matrix" ? r.series : [];
+      });
+      if (series) {
+        const warnings = limit.reached ? { warnings: [partialSeriesWarning(limit.max)] } : {};
+        return { result: { type: "matrix", series, ...warnings }, stats };
+      }
+    } catch (err) {
+      // A chunk past the limit: a partial answer is evaluated once more, cut as it is read, and
+      // not stored (a chunk cut to some series would be wrong for every other request).
+      if (!(err instanceof QueryLimitError) || !opts.partialSeries) throw err;
+    }
   }
   return { result: await evaluate(q), stats };
 }

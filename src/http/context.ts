@@ -2,6 +2,7 @@
  * Everything a route needs about one request, built once by middleware: configuration, merged
  * GET/POST parameters, the tenant-scoped origin client, the clock and the response flavour.
  */
+import { isLogsDrilldownRequest } from "./query-tags";
 import { BadRequestError } from "./errors";
 import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
@@ -27,6 +28,8 @@ export interface LokiRequest {
   nowNs: bigint;
   /** X-Loki-Response-Encoding-Flags: categorize-labels */
   categorize: boolean;
+  /** The request comes from Logs Drilldown (`X-Query-Tags`), which Loki answers partially past limits. */
+  logsDrilldown: boolean;
   signal: AbortSignal;
   startedAt: number;
   /** What the caches did for this request (Loki's `stats.cache`). */
@@ -102,6 +105,7 @@ export async function buildLokiRequest(
     tenants,
     nowNs: BigInt(Date.now()) * 1_000_000n,
     categorize: flags.split(",").some((f) => f.trim() === "categorize-labels"),
+    logsDrilldown: isLogsDrilldownRequest(req.headers.get("X-Query-Tags")),
     signal: req.signal,
     startedAt: Date.now(),
     cacheStats,

@@ -42,6 +42,8 @@ export interface BucketGrid {
 }
 
 export interface BucketPlan extends BucketGrid {
+  /** The LogsQL before the stats pipe: the rows whose buckets are counted. */
+  rows: string;
   value: "count" | "bytes";
   /** Divide the window's total by this many seconds (rate, bytes_rate), or 0 for none. */
   perSeconds: number;
@@ -83,6 +85,7 @@ export function planMetricPushdown(
   const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
   return {
     logsql: `${plan.logsql}${lenPipe} | stats by (${by}) ${stats}`,
+    rows: plan.logsql,
     window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
     width,
     shift: bucketShift,

@@ -4,7 +4,8 @@
  */
 import { Hono } from "hono";
 import { parseExpr } from "../logql/parser";
-import { isLogExpr, type SampleExpr } from "../logql/ast";
+import { isLogExpr, type Expr, type SampleExpr } from "../logql/ast";
+import { withoutInternalStreams } from "../logql/internal-streams";
 import type { MetricQuery } from "../engine/metric";
 import { BadRequestError } from "../http/errors";
 import {
@@ -43,7 +44,7 @@ async function queryRange(r: LokiRequest): Promise<Response> {
   checkRangeOrder(range);
   const step = parseStep(params, range);
   checkResolution(range, step);
-  const expr = parseExpr(requireQuery(params));
+  const expr = internalStreamsFor(r, parseExpr(requireQuery(params)));
   checkQueryLength(range, config.maxQueryLength);
 
   if (isLogExpr(expr)) {
@@ -92,13 +93,18 @@ async function instantQuery(r: LokiRequest): Promise<Response> {
   const t = timeRaw ? parseLokiTime(timeRaw, "time") : r.nowNs;
   parseLimit(params);
   parseDirection(params);
-  const expr = parseExpr(requireQuery(params));
+  const expr = internalStreamsFor(r, parseExpr(requireQuery(params)));
   if (isLogExpr(expr)) {
     throw new BadRequestError(
       "log queries are not supported as an instant query type, please change your query to a range query type",
     );
   }
   return metricQuery(r, expr, { start: t, end: t, step: 0n, instant: true });
+}
+
+/** Loki's internal streams are Logs Drilldown's alone: for other clients their selectors match nothing. */
+function internalStreamsFor<E extends Expr>(r: LokiRequest, expr: E): E {
+  return r.logsDrilldown ? expr : withoutInternalStreams(expr);
 }
 
 /** The body, calling `release` once it has been read to its end or abandoned. */
@@ -132,6 +138,7 @@ async function metricQuery(r: LokiRequest, expr: SampleExpr, q: MetricQuery): Pr
     splitInterval: config.splitInterval,
     maxConcurrency: config.maxConcurrency,
     maxSeries: config.maxQuerySeries,
+    partialSeries: r.logsDrilldown,
     maxPoints: config.maxMetricPoints,
     pushdown: config.pushdown,
   });

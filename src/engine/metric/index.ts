@@ -7,7 +7,8 @@ import type { Grouping, RangeAggregationExpr, SampleExpr, VectorAggregationExpr 
 import type { ExtractedSample, MetricResult, Series, VectorSample } from "../types";
 import { betweenVectors, foldLiterals, withScalar } from "./binary";
 import { PointBudget } from "./budget";
-import { DEFAULT_MAX_POINTS, DEFAULT_MAX_SERIES, MetricEvalError, QueryLimitError } from "./errors";
+import { DEFAULT_MAX_POINTS, DEFAULT_MAX_SERIES, MetricEvalError } from "./errors";
+import { SeriesLimit, partialSeriesWarning } from "./series-limit";
 import { type StepGrid, alignToStep, makeGrid, timeAt } from "./grid";
 import { labelReplacer } from "./label-replace";
 import { compareLabels, labelsKey } from "./labels";
@@ -23,6 +24,7 @@ export {
   DEFAULT_MAX_SERIES,
 } from "./errors";
 export { alignToStep } from "./grid";
+export { SeriesLimit, partialSeriesWarning } from "./series-limit";
 export { absentLabels } from "./range/evaluate";
 
 /** Times in nanoseconds; an instant query has start = end (step is ignored). */
@@ -46,6 +48,11 @@ export interface SampleSource {
 export interface MetricOptions {
   /** Loki's `max_query_series`. */
   maxSeries?: number;
+  /**
+   * Past `maxSeries`, answer the series already held (exact) and leave out the rest, as Loki does
+   * for Logs Drilldown, instead of the 400; the result then carries Loki's warning.
+   */
+  partialSeries?: boolean;
   /** How many points the evaluation may hold (see PointBudget; `MAX_METRIC_POINTS`). */
   maxPoints?: number;
 }
@@ -62,7 +69,7 @@ export async function evaluateMetric(
 ): Promise<MetricResult> {
   const query = alignToStep(q);
   const grid = makeGrid(query);
-  const maxSeries = options.maxSeries ?? DEFAULT_MAX_SERIES;
+  const limit = new SeriesLimit(options.maxSeries ?? DEFAULT_MAX_SERIES, options.partialSeries === true);
 
   const literal = literalValue(expr);
   if (literal !== undefined) {
@@ -72,15 +79,17 @@ export async function evaluateMetric(
   }
 
   const budget = new PointBudget(options.maxPoints ?? DEFAULT_MAX_POINTS);
-  const steps = await evaluateNode(expr, { grid, query, source, root: expr, maxSeries, budget });
+  const steps = await evaluateNode(expr, { grid, query, source, root: expr, limit, budget });
+  let result: MetricResult;
   if (query.instant) {
-    const samples = steps[0] ?? [];
-    if (samples.length > maxSeries) throw new QueryLimitError(maxSeries);
+    let samples = steps[0] ?? [];
+    if (samples.length > limit.max && !limit.refuse()) samples = samples.slice(0, limit.max);
     // Loki orders an instant vector by labels unless the query sorts by value.
     const ordered = containsSort(expr) ? samples : [...samples].sort((a, b) => compareLabels(a.labels, b.labels));
-    return { type: "vector", t: query.start, samples: ordered };
-  }
-  return { type: "matrix", series: toMatrix(steps, grid, maxSeries) };
+    result = { type: "vector", t: query.start, samples: ordered };
+  } else result = { type: "matrix", series: toMatrix(steps, grid, limit) };
+  if (limit.reached) result.warnings = [partialSeriesWarning(limit.max)];
+  return result;
 }
 
 interface Context {
@@ -89,7 +98,7 @@ interface Context {
   source: SampleSource;
   /** The whole query: a range aggregation whose series are its answer is held to `maxSeries`. */
   root: SampleExpr;
-  maxSeries: number;
+  limit: SeriesLimit;
   budget: PointBudget;
 }
 
@@ -126,7 +135,7 @@ function evaluateRange(
   answer: SampleExpr = expr,
 ): Promise<StepVectors> {
   const { from, to } = sampleSpan(expr, ctx.grid);
-  const limits = { maxSeries: answer === ctx.root ? ctx.maxSeries : undefined, budget: ctx.budget };
+  const limits = { series: answer === ctx.root ? ctx.limit : undefined, budget: ctx.budget };
   return evaluateRangeAggregation(expr, ctx.grid, ctx.source.samples(expr, from, to), limits, outer);
 }
 
@@ -216,7 +225,7 @@ function seriesToSteps(series: Series[], grid: StepGrid): StepVectors {
   return out;
 }
 
-function toMatrix(steps: StepVectors, grid: StepGrid, maxSeries: number): Series[] {
+function toMatrix(steps: StepVectors, grid: StepGrid, limit: SeriesLimit): Series[] {
   const series = new Map<string, Series>();
   steps.forEach((vec: VectorSample[], k) => {
     const t = timeAt(grid, k);
@@ -224,6 +233,8 @@ function toMatrix(steps: StepVectors, grid: StepGrid, maxSeries: number): Series
       const key = labelsKey(s.labels);
       let out = series.get(key);
       if (!out) {
+        // A series past the limit: Loki's error, or (partial) left out of the answer whole.
+        if (series.size >= limit.max && !limit.refuse()) continue;
         out = { labels: s.labels, points: [] };
         series.set(key, out);
       }
@@ -231,7 +242,6 @@ function toMatrix(steps: StepVectors, grid: StepGrid, maxSeries: number): Series
     }
     // The step's samples are now points: let them go while the next steps are read.
     steps[k] = [];
-    if (series.size > maxSeries) throw new QueryLimitError(maxSeries);
   });
   return [...series.values()].sort((a, b) => compareLabels(a.labels, b.labels));
 }

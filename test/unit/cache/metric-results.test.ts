@@ -4,7 +4,7 @@ import type { ResultCache } from "../../../src/cache/extents";
 import { decodeEntries, encodeEntries } from "../../../src/cache/log-windows";
 import { cachedMatrix, decodeSeries, encodeSeries } from "../../../src/cache/metric-results";
 import { CacheStats } from "../../../src/cache/stats";
-import type { MetricQuery } from "../../../src/engine/metric";
+import { SeriesLimit, type MetricQuery } from "../../../src/engine/metric";
 import type { LogEntry, Series } from "../../../src/engine/types";
 import type { OriginClient } from "../../../src/origin/client";
 import { SubrequestBudget } from "../../../src/origin/subrequest-budget";
@@ -56,32 +56,55 @@ describe("cachedMatrix", () => {
     const whole = await evaluator().evaluate(q);
     const { client, store, settle } = clientAt(T0 + 3n * 60n * MIN);
     const ev = evaluator();
-    expect(await cachedMatrix(client, "q", q, 500, ev.evaluate)).toEqual(whole);
+    expect(await cachedMatrix(client, "q", q, new SeriesLimit(500), ev.evaluate)).toEqual(whole);
     expect(ev.asked).toHaveLength(1); // one run: all chunks were missing
     await settle();
 
     const slid = { start: T0 + 7n * MIN, end: T0 + 67n * MIN, step: MIN, instant: false };
     const again = clientAt(T0 + 3n * 60n * MIN, store);
     const ev2 = evaluator();
-    expect(await cachedMatrix(again.client, "q", slid, 500, ev2.evaluate)).toEqual(await evaluator().evaluate(slid));
+    expect(await cachedMatrix(again.client, "q", slid, new SeriesLimit(500), ev2.evaluate)).toEqual(
+      await evaluator().evaluate(slid),
+    );
     // Chunks of 5 minutes: [T0+65m, T0+70m) is the only one not evaluated before.
     expect(ev2.asked).toEqual([{ start: T0 + 65n * MIN, end: T0 + 69n * MIN, step: MIN, instant: false }]);
+  });
+
+  it("a partial limit cuts the joined answer to whole series, and the chunks stay whole", async () => {
+    const q = { start: T0, end: T0 + 30n * MIN, step: MIN, instant: false };
+    const whole = await evaluator().evaluate(q);
+    const { client, store, settle } = clientAt(T0 + 3n * 60n * MIN);
+    const limit = new SeriesLimit(1, true);
+    const part = await cachedMatrix(client, "q", q, limit, evaluator().evaluate);
+    await settle();
+    expect(limit.reached).toBe(true);
+    expect(part).toHaveLength(1);
+    expect(part![0]).toEqual(whole.find((s) => s.labels.p === part![0]!.labels.p));
+    // What was stored answers a request without the partial limit whole.
+    const strict = new SeriesLimit(500);
+    const ev = evaluator();
+    expect(await cachedMatrix(client, "q", q, strict, ev.evaluate)).toEqual(whole);
+    expect(ev.asked).toEqual([]);
+    expect(strict.reached).toBe(false);
+    expect(store.size).toBeGreaterThan(0);
   });
 
   it("never stores chunks after the horizon, and applies the series limit to the joined answer", async () => {
     const q = { start: T0, end: T0 + 30n * MIN, step: MIN, instant: false };
     const { client, store, settle } = clientAt(T0 + 20n * MIN);
-    await cachedMatrix(client, "q", q, 500, evaluator().evaluate);
+    await cachedMatrix(client, "q", q, new SeriesLimit(500), evaluator().evaluate);
     await settle();
     const stored = [...store.keys()].map((k) => BigInt(k.split("@")[1]!.split("-")[1]!));
     expect(stored.every((end) => end <= T0 + 10n * MIN)).toBe(true);
-    await expect(cachedMatrix(client, "q", q, 1, evaluator().evaluate)).rejects.toThrow("maximum number of series (1)");
+    await expect(cachedMatrix(client, "q", q, new SeriesLimit(1), evaluator().evaluate)).rejects.toThrow(
+      "maximum number of series (1)",
+    );
   });
 
   it("evaluates once from the first missing chunk to the last when the runs would not fit the request's budget", async () => {
     const q = { start: T0, end: T0 + 60n * MIN, step: MIN, instant: false };
     const { client, store, settle } = clientAt(T0 + 3n * 60n * MIN);
-    await cachedMatrix(client, "q", q, 500, evaluator().evaluate);
+    await cachedMatrix(client, "q", q, new SeriesLimit(500), evaluator().evaluate);
     await settle();
     // Three separate missing chunks: [10m,15m), [30m,35m), [50m,55m).
     for (const k of [...store.keys()]) {
@@ -91,7 +114,9 @@ describe("cachedMatrix", () => {
     const budget = new SubrequestBudget({ subrequests: 4, cacheCalls: 100, kvOperations: 100 });
     const again = clientAt(T0 + 3n * 60n * MIN, store, budget);
     const ev = evaluator();
-    expect(await cachedMatrix(again.client, "q", q, 500, ev.evaluate)).toEqual(await evaluator().evaluate(q));
+    expect(await cachedMatrix(again.client, "q", q, new SeriesLimit(500), ev.evaluate)).toEqual(
+      await evaluator().evaluate(q),
+    );
     // A share of 2 evaluations: the three runs become one, [10m, 55m).
     expect(ev.asked).toEqual([{ start: T0 + 10n * MIN, end: T0 + 54n * MIN, step: MIN, instant: false }]);
   });
@@ -99,11 +124,13 @@ describe("cachedMatrix", () => {
   it("reads a corrupt entry as a miss", async () => {
     const q = { start: T0, end: T0 + 10n * MIN, step: MIN, instant: false };
     const { client, store, settle } = clientAt(T0 + 60n * MIN);
-    await cachedMatrix(client, "q", q, 500, evaluator().evaluate);
+    await cachedMatrix(client, "q", q, new SeriesLimit(500), evaluator().evaluate);
     await settle();
     for (const k of store.keys()) store.set(k, '{"series":[["x"]]}');
     const ev = evaluator();
-    expect(await cachedMatrix(client, "q", q, 500, ev.evaluate)).toEqual(await evaluator().evaluate(q));
+    expect(await cachedMatrix(client, "q", q, new SeriesLimit(500), ev.evaluate)).toEqual(
+      await evaluator().evaluate(q),
+    );
     expect(ev.asked).toHaveLength(1);
   });
 });

@@ -4,14 +4,16 @@
  * per-series, per-window state is kept; quantile and rate_counter keep (ts, value) pairs.
  *
  * What is held is bounded while it grows, not after: the series table refuses its series past
- * `maxSeries` when its series are the query's answer (Loki's `max_query_series`), and every series,
+ * Loki's `max_query_series` when its series are the query's answer (or, for a partial answer,
+ * leaves their samples out: the series it keeps stay exact), and every series,
  * window accumulator and kept sample is counted against the evaluation's PointBudget, so a query
  * stops reading rows the moment it would hold too much.
  */
 import type { Grouping, RangeAggregationExpr } from "../../../logql/ast";
 import type { ExtractedSample, Labels, VectorSample } from "../../types";
 import type { PointBudget } from "../budget";
-import { PipelineError, QueryLimitError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from "../errors";
+import { PipelineError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from "../errors";
+import type { SeriesLimit } from "../series-limit";
 import { type StepGrid, stepsCovering, timeAt } from "../grid";
 import { compareLabels, groupLabels, isErrorSeries, labelsKey } from "../labels";
 import { type FoldKind, WindowAcc, finishFold, foldKindOf } from "./accumulators";
@@ -43,9 +45,9 @@ export function sampleSpan(expr: RangeAggregationExpr, grid: StepGrid): { from: 
 export interface RangeLimits {
   /**
    * Set when this aggregation's series are the query's answer series (it is the query, or an
-   * aggregation folded into it): more than this many is Loki's `max_query_series` error.
+   * aggregation folded into it): Loki's `max_query_series`, strict or partial.
    */
-  maxSeries?: number;
+  series?: SeriesLimit;
   budget: PointBudget;
 }
 
@@ -97,15 +99,20 @@ class SeriesTable<S> {
     private readonly create: (labels: Labels) => S,
   ) {}
 
-  of(sample: ExtractedSample): S {
-    if (sample.labels === this.lastLabels) return this.last!;
+  /** The sample's series; undefined when a partial answer leaves that series out. */
+  of(sample: ExtractedSample): S | undefined {
+    if (sample.labels === this.lastLabels) return this.last;
     const labels = seriesLabelsOf(sample, this.expr, this.outer);
     const key = labelsKey(labels);
     let s = this.all.get(key);
     if (!s) {
       // Every series of the table has a sample in some window, so each one is an answer series.
-      const max = this.limits.maxSeries;
-      if (max !== undefined && this.all.size >= max) throw new QueryLimitError(max);
+      const limit = this.limits.series;
+      if (limit !== undefined && this.all.size >= limit.max && !limit.refuse()) {
+        this.lastLabels = sample.labels;
+        this.last = undefined;
+        return undefined;
+      }
       this.labelText += key.length;
       if (this.labelText > SERIES_LABEL_TEXT_BUDGET) throw new SeriesLabelsLimitError();
       this.limits.budget.take();
@@ -145,6 +152,7 @@ async function foldOverTime(
       const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
       if (!covered) continue;
       const s = series.of(sample);
+      if (!s) continue;
       for (let k = covered[0]; k <= covered[1]; k++) {
         let acc = s.windows.get(k);
         if (!acc) {
@@ -184,6 +192,7 @@ async function tallyOverTime(
       const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
       if (!covered) continue;
       const s = series.of(sample);
+      if (!s) continue;
       const add = counting ? 1 : sample.value;
       for (let k = covered[0]; k <= covered[1]; k++) {
         const tally = s.windows.get(k);
@@ -233,6 +242,7 @@ async function pointsOverTime(
         : stepsCovering(grid, sample.ts, w.range, w.offset) !== undefined;
       if (!covered) continue;
       const s = series.of(sample);
+      if (!s) continue;
       budget.take();
       s.ts.push(sample.ts);
       s.vs.push(sample.value);
