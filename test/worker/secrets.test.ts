@@ -116,7 +116,8 @@ describe("no secret in any answer", () => {
       [CREDENTIALS, { Authorization: `Bearer ${CANARIES.TENANT_A_TOKEN}x` }, 401],
       [CREDENTIALS, { Authorization: `Bearer ${CANARIES.AUTH_TOKEN}` }, 401],
       [CREDENTIALS, { ...B, "X-Scope-OrgID": "team-a" }, 403],
-      [CREDENTIALS, { ...A, "X-Scope-OrgID": "1|2" }, 400],
+      // A multi-tenant id naming tenants this credential may not read: refused like a single one.
+      [CREDENTIALS, { ...A, "X-Scope-OrgID": "1|2" }, 403],
       [{ TENANCY: undefined, AUTH_TOKEN: CANARIES.AUTH_TOKEN }, { Authorization: "Bearer wrong" }, 401],
       [
         { TENANCY: undefined, AUTH_TOKEN: CANARIES.AUTH_TOKEN },
