@@ -104,13 +104,29 @@ export async function detectedLabels(
   matchers: Matcher[] | undefined,
   maxConcurrency: number,
 ): Promise<DetectedLabel[]> {
+  return rankDetectedLabels(await detectedLabelValues(client, window, matchers, maxConcurrency));
+}
+
+/** The labels detected_labels reports, each with its distinct values (what its cardinality counts). */
+export async function detectedLabelValues(
+  client: OriginClient,
+  window: TimeWindow,
+  matchers: Matcher[] | undefined,
+  maxConcurrency: number,
+): Promise<Map<string, readonly string[]>> {
   // Internal names are dropped before their values are fetched: they can never be reported.
   const names = (await labelNames(client, window, matchers)).filter((n) => !n.startsWith("__"));
   const values = await mapBounded(names, maxConcurrency, (name) => labelValues(client, name, window, matchers));
-  const out: DetectedLabel[] = [];
+  const out = new Map<string, readonly string[]>();
   names.forEach((label, i) => {
-    if (keepDetectedLabel(label, values[i]!)) out.push({ label, cardinality: values[i]!.length });
+    if (keepDetectedLabel(label, values[i]!)) out.set(label, values[i]!);
   });
+  return out;
+}
+
+/** Most distinct values first, then by name. */
+export function rankDetectedLabels(values: ReadonlyMap<string, { readonly length: number }>): DetectedLabel[] {
+  const out = [...values].map(([label, v]) => ({ label, cardinality: v.length }));
   return out.sort((a, b) => b.cardinality - a.cardinality || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }
 

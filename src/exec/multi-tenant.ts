@@ -26,6 +26,8 @@ import { rangeSamples, type MetricQueryOptions } from "./metric";
 import { labelNames, labelValues, series } from "./meta";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
+import { detectedLabelValues, rankDetectedLabels, type DetectedLabel } from "./detected";
+import { minePatterns, type PatternAnswer, type PatternOptions } from "./patterns";
 
 /** `labels` with the tenant's label, an existing label of that name moved aside. */
 function withTenant(labels: Labels, name: string): Labels {
@@ -181,4 +183,58 @@ export async function multiTenantSeries(
     for (const labels of await series(t.client, everyStream ? [] : own, window)) out.push(withTenant(labels, t.name));
   }
   return out;
+}
+
+/**
+ * detected_labels across tenants, as Loki merges them: each tenant reports its own labels (its own
+ * filter of ID-like labels), and a label several tenants report counts the distinct values of all
+ * of them together (Loki unites the tenants' cardinality sketches; here the value sets are exact).
+ */
+export async function multiTenantDetectedLabels(
+  tenants: readonly TenantClient[],
+  window: TimeWindow,
+  matchers: Matcher[] | undefined,
+  maxConcurrency: number,
+): Promise<DetectedLabel[]> {
+  const chosen = selectTenants(tenants, matchers ?? []);
+  const rest = matchers && chosen.matchers.length > 0 ? chosen.matchers : undefined;
+  const union = new Map<string, Set<string>>();
+  for (const { client } of chosen.tenants) {
+    for (const [label, values] of await detectedLabelValues(client, window, rest, maxConcurrency)) {
+      let all = union.get(label);
+      if (!all) union.set(label, (all = new Set()));
+      for (const v of values) all.add(v);
+    }
+  }
+  return rankDetectedLabels(new Map([...union].map(([label, all]) => [label, { length: all.size }])));
+}
+
+/**
+ * Patterns across tenants, as Loki's querier merges them: one series per pattern text (the first
+ * tenant's level kept), its samples those of every tenant that found it. Where two tenants have a
+ * sample at the same bucket they are added, so the series stays one sample per bucket with the
+ * same total Loki's concatenation carries.
+ */
+export async function multiTenantPatterns(
+  tenants: readonly TenantClient[],
+  matchers: Matcher[],
+  o: PatternOptions,
+): Promise<PatternAnswer[]> {
+  const chosen = selectTenants(tenants, matchers);
+  // Each tenant runs what is left of the selector, which must still be one Loki accepts.
+  validateMatchers(chosen.matchers);
+  const merged = new Map<string, { level: string; counts: Map<number, number> }>();
+  for (const { client } of chosen.tenants) {
+    const { patterns } = await minePatterns(client, chosen.matchers, o);
+    for (const p of patterns) {
+      let into = merged.get(p.pattern);
+      if (!into) merged.set(p.pattern, (into = { level: p.level, counts: new Map() }));
+      for (const [ts, n] of p.samples) into.counts.set(ts, (into.counts.get(ts) ?? 0) + n);
+    }
+  }
+  return [...merged].map(([pattern, { level, counts }]) => ({
+    pattern,
+    level,
+    samples: [...counts].sort((a, b) => a[0] - b[0]),
+  }));
 }

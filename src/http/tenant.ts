@@ -81,16 +81,20 @@ export const MULTI_TENANT_PATHS: ReadonlySet<string> = new Set([
   "/loki/api/v1/index/stats",
   "/loki/api/v1/index/volume",
   "/loki/api/v1/index/volume_range",
+  "/loki/api/v1/patterns",
+  "/loki/api/v1/detected_labels",
+  "/loki/api/v1/detected_fields",
   // Answers that read no tenant's data: Grafana asks for them whatever its X-Scope-OrgID.
   "/loki/api/v1/format_query",
   "/prometheus/api/v1/rules",
   "/prometheus/api/v1/alerts",
 ]);
 
-/** Label values routes carry the name in the path, and so do the (empty) rule listings. */
+/** Label values routes carry the name in the path, and so do field values and the (empty) rule listings. */
 export function acceptsMultiTenant(path: string): boolean {
   return (
     MULTI_TENANT_PATHS.has(path) ||
+    /^\/loki\/api\/v1\/detected_field\/[^/]+\/values$/.test(path) ||
     /^\/(?:loki\/api\/v1|api\/prom)\/label\/[^/]+\/values$/.test(path) ||
     /^\/(?:loki\/api\/v1|api\/prom)\/rules(?:\/[^/]+){0,2}$/.test(path)
   );

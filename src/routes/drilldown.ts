@@ -27,6 +27,7 @@ import {
   patternsBody,
 } from "../encode/drilldown";
 import { minePatterns } from "../exec/patterns";
+import { multiTenantDetectedLabels, multiTenantPatterns } from "../exec/multi-tenant";
 import { BUILD_INFO } from "./status";
 
 type Vars = { Variables: { loki: LokiRequest } };
@@ -41,17 +42,24 @@ export const drilldownRoutes = new Hono<Vars>()
     const query = r.params.get("query");
     // Without a query Loki looks at every stream; with one, it must be a bare stream selector.
     const matchers = query ? parseMatchers(query) : undefined;
-    const labels = await detectedLabels(r.client, window, matchers, r.config.maxConcurrency);
+    const labels =
+      r.tenants.length > 1
+        ? await multiTenantDetectedLabels(r.tenants, window, matchers, r.config.maxConcurrency)
+        : await detectedLabels(r.client, window, matchers, r.config.maxConcurrency);
     return jsonResponse(detectedLabelsBody(labels));
   })
   .on(["GET", "POST"], "/loki/api/v1/detected_fields", async (c) => {
     const r = c.get("loki");
     const { expr, limit, options } = detectionRequest(r);
+    // Loki's multi-tenant querier does not detect fields across tenants: it answers an empty list.
+    if (r.tenants.length > 1) return jsonResponse(detectedFieldsBody([], limit));
     return jsonResponse(detectedFieldsBody(await detectedFields(r.client, expr, limit, options), limit));
   })
   .on(["GET", "POST"], "/loki/api/v1/detected_field/:name/values", async (c) => {
     const r = c.get("loki");
     const { expr, limit, options } = detectionRequest(r);
+    // Loki answers field values through the same detected-fields call, empty across tenants.
+    if (r.tenants.length > 1) return jsonResponse(detectedFieldValuesBody([], limit));
     const values = await detectedFieldValues(r.client, expr, c.req.param("name"), limit, options);
     return jsonResponse(detectedFieldValuesBody(values, limit));
   })
@@ -63,11 +71,11 @@ export const drilldownRoutes = new Hono<Vars>()
     const step = parseStep(r.params, window);
     checkResolution(window, step);
     const matchers = parseMatchers(requireQuery(r.params));
-    const { patterns } = await minePatterns(r.client, matchers, {
-      window,
-      step,
-      maxConcurrency: r.config.maxConcurrency,
-    });
+    const options = { window, step, maxConcurrency: r.config.maxConcurrency };
+    const patterns =
+      r.tenants.length > 1
+        ? await multiTenantPatterns(r.tenants, matchers, options)
+        : (await minePatterns(r.client, matchers, options)).patterns;
     return jsonResponse(patternsBody(patterns));
   })
   // Loki answers 401 `no org id` without X-Scope-OrgID; this Worker maps a missing header to the

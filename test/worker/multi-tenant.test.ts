@@ -294,13 +294,125 @@ describe("who may read which tenants", () => {
   });
 
   it("endpoints Loki does not answer across tenants refuse a multi-tenant id", async () => {
-    for (const path of [
-      `/loki/api/v1/tail?query=${enc(QUERY)}`,
-      `/loki/api/v1/patterns?query=${enc(QUERY)}&start=${START}&end=${END}`,
-      `/loki/api/v1/detected_fields?query=${enc(QUERY)}&start=${START}&end=${END}`,
-    ]) {
-      const r = await call(path, `0|${OWN}`);
-      expect(r).toEqual({ status: 400, body: "multi-tenant queries are not supported by this endpoint" });
+    const r = await call(`/loki/api/v1/tail?query=${enc(QUERY)}`, `0|${OWN}`);
+    expect(r).toEqual({ status: 400, body: "multi-tenant queries are not supported by this endpoint" });
+  });
+});
+
+/** Two more tenants of this file's own, holding the same lines at the same times in app "api". */
+const TWIN = "29:30";
+const THIRD = "29:31";
+/** Enough lines of one shape for the pattern miner to find a pattern. */
+const API_LINES = Array.from({ length: 40 }, (_, i) => [at(60 * i), `GET /api/item/${i} 200 took ${10 + i}ms`]);
+
+interface Pattern {
+  pattern: string;
+  level: string;
+  samples: [number, number][];
+}
+
+describe("Logs Drilldown across tenants", () => {
+  const window = `start=${START}&end=${END}`;
+  const json = async (path: string, orgId: string) => {
+    const r = await call(path, orgId);
+    expect(r.status, r.body).toBe(200);
+    return JSON.parse(r.body);
+  };
+  const patterns = async (query: string, orgId: string): Promise<Pattern[]> =>
+    (await json(`/loki/api/v1/patterns?query=${enc(query)}&${window}&step=60s`, orgId)).data;
+  /** The tenants' patterns merged by text, their samples added per timestamp, as the answer must be. */
+  const merged = (...answers: Pattern[][]): Map<string, { level: string; samples: Map<number, number> }> => {
+    const out = new Map<string, { level: string; samples: Map<number, number> }>();
+    for (const answer of answers) {
+      for (const p of answer) {
+        let into = out.get(p.pattern);
+        if (!into) out.set(p.pattern, (into = { level: p.level, samples: new Map() }));
+        for (const [ts, n] of p.samples) into.samples.set(ts, (into.samples.get(ts) ?? 0) + n);
+      }
     }
+    return out;
+  };
+  const asMap = (answer: Pattern[]) => merged(answer);
+  const labels = async (query: string | undefined, orgId: string): Promise<Record<string, number>> => {
+    const body = await json(`/loki/api/v1/detected_labels?${window}${query ? `&query=${enc(query)}` : ""}`, orgId);
+    return Object.fromEntries(
+      (body.detectedLabels ?? []).map((l: { label: string; cardinality: number }) => [l.label, l.cardinality]),
+    );
+  };
+
+  beforeAll(async () => {
+    for (const tenant of [TWIN, THIRD]) {
+      await pushStreams(tenant, [{ stream: { app: "api", namespace: "mt" }, values: API_LINES }], async () => {
+        const r = await call(range('{app="api"}', "&limit=100"), tenant, { CACHE: "off" });
+        const n = r.status === 200 ? linesByTenant(JSON.parse(r.body).data.result).get("") : 0;
+        return n === API_LINES.length || `saw ${n} of ${API_LINES.length}`;
+      });
+    }
+  });
+
+  it("patterns: one series per pattern, the tenants' samples added per timestamp", async () => {
+    const query = '{app="api"}';
+    const [both, own, twin] = await Promise.all([
+      patterns(query, `${TWIN}|${THIRD}`),
+      patterns(query, TWIN),
+      patterns(query, THIRD),
+    ]);
+    expect(own.length).toBeGreaterThan(0);
+    expect(asMap(twin)).toEqual(asMap(own));
+    expect(both).toHaveLength(own.length);
+    // The same lines at the same times in both tenants: every count doubles.
+    expect(asMap(both)).toEqual(
+      new Map(
+        [...asMap(own)].map(([text, p]) => [
+          text,
+          { level: p.level, samples: new Map([...p.samples].map(([ts, n]) => [ts, 2 * n])) },
+        ]),
+      ),
+    );
+    for (const p of both) expect(p.samples.map(([ts]) => ts)).toEqual([...p.samples.map(([ts]) => ts)].sort());
+  });
+
+  it("patterns of tenants with different lines are the union, and __tenant_id__ selects tenants", async () => {
+    const [both, zero, own] = await Promise.all([
+      patterns(QUERY, `0|${OWN}`),
+      patterns(QUERY, "0"),
+      patterns(QUERY, OWN),
+    ]);
+    expect(zero.length).toBeGreaterThan(0);
+    expect(asMap(both)).toEqual(merged(zero, own));
+    const narrowed = await patterns(`{__tenant_id__="${OWN}", app="nginx"}`, `0|${OWN}`);
+    expect(asMap(narrowed)).toEqual(asMap(await patterns('{app="nginx"}', OWN)));
+    const r = await call(
+      `/loki/api/v1/patterns?query=${enc(`{__tenant_id__="${OWN}"}`)}&${window}&step=60s`,
+      `0|${OWN}`,
+    );
+    expect(r.status, r.body).toBe(400);
+  });
+
+  it("detected_labels: the union of labels, a label's cardinality counting distinct values of all tenants", async () => {
+    const [both, own, twin] = await Promise.all([
+      labels(undefined, `${OWN}|${TWIN}`),
+      labels(undefined, OWN),
+      labels(undefined, TWIN),
+    ]);
+    expect(own).toEqual({ app: 1, namespace: 1 });
+    expect(twin).toEqual({ app: 1, namespace: 1 });
+    // app: nginx and api; namespace: mt in both, counted once.
+    expect(both).toEqual({ app: 2, namespace: 1 });
+
+    const [withZero, zero] = await Promise.all([labels(QUERY, `0|${OWN}`), labels(QUERY, "0")]);
+    expect(zero.namespace).toBeGreaterThan(0);
+    // Tenant 0's staging streams are nginx too: only namespace gains a value (mt).
+    expect(withZero).toEqual({ ...zero, namespace: zero.namespace! + 1 });
+  });
+
+  it("detected_fields and field values answer empty across tenants, as Loki's querier does", async () => {
+    const fields = `/loki/api/v1/detected_fields?query=${enc('{app="payments"}')}&${window}`;
+    const single = await json(fields, "0");
+    expect(single.fields.length).toBeGreaterThan(0);
+    expect(await call(fields, `0|${OWN}`)).toEqual({ status: 200, body: "{}\n" });
+    const values = `/loki/api/v1/detected_field/${enc(single.fields[0].label)}/values?query=${enc('{app="payments"}')}&${window}`;
+    expect((await json(values, "0")).values.length).toBeGreaterThan(0);
+    expect(await call(values, `0|${OWN}`)).toEqual({ status: 200, body: "{}\n" });
   });
 });

@@ -159,6 +159,10 @@ describe("resolveTenants: multi-tenant ids", () => {
       "/loki/api/v1/index/stats",
       "/loki/api/v1/index/volume",
       "/loki/api/v1/index/volume_range",
+      "/loki/api/v1/patterns",
+      "/loki/api/v1/detected_labels",
+      "/loki/api/v1/detected_fields",
+      "/loki/api/v1/detected_field/status/values",
       "/loki/api/v1/format_query",
       "/loki/api/v1/rules",
       "/api/prom/rules/ns/group",
@@ -166,7 +170,12 @@ describe("resolveTenants: multi-tenant ids", () => {
     ]) {
       expect(acceptsMultiTenant(path), path).toBe(true);
     }
-    for (const path of ["/loki/api/v1/tail", "/loki/api/v1/patterns", "/loki/api/v1/detected_fields", "/ready"]) {
+    for (const path of [
+      "/loki/api/v1/tail",
+      "/loki/api/v1/drilldown-limits",
+      "/loki/api/v1/detected_field/a/b/values",
+      "/ready",
+    ]) {
       expect(acceptsMultiTenant(path), path).toBe(false);
     }
   });
