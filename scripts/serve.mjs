@@ -2,37 +2,16 @@
 // Usage: node scripts/serve.mjs --port 3100 --var ORIGIN_URL:http://127.0.0.1:9428 [--var K:V ...]
 // The Worker's variables and secrets are also taken from the environment (names below); a --var
 // argument wins over the environment. Secrets belong in the environment: arguments show in `ps`.
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { workerVariables } from "./lib/deploy-plan.mjs";
 import { serveWorker } from "./lib/serve-worker.mjs";
 
-/** Every variable and secret the Worker reads (src/config.ts), except bindings. */
-const WORKER_VARS = [
-  "ORIGIN_URL",
-  "ORIGIN_TIMEOUT_MS",
-  "ORIGIN_AUTH_HEADER",
-  "AUTH_TOKEN",
-  "TENANTS",
-  "TENANT",
-  "TENANCY",
-  "TENANT_MAP",
-  "SPLIT_INTERVAL",
-  "MAX_CONCURRENCY",
-  "MAX_ENTRIES_LIMIT",
-  "MAX_QUERY_SERIES",
-  "MAX_QUERY_LENGTH",
-  "PUSHDOWN",
-  "CACHE",
-  "CACHE_FRESHNESS",
-  "TAIL_MAX_DURATION",
-  "TAIL_LOOK_BACK",
-  "MAX_CONCURRENT_TAILS",
-  "DISCOVER_LOG_LEVELS",
-  "DISCOVER_SERVICE_NAME",
-  "TELEMETRY_KEY",
-];
-
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** Every variable and secret the Worker reads, from the `Env` interface of src/config.ts. */
+const { vars: workerVars, secrets: workerSecrets } = workerVariables(readFileSync(join(root, "src/config.ts"), "utf8"));
+const WORKER_VARS = [...workerVars, ...workerSecrets];
 const args = process.argv.slice(2);
 let port = 3100;
 /** @type {Record<string, string>} */

@@ -12,6 +12,8 @@ import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import cases from "../fixtures/compat/cases.json";
 import { prng } from "../../scripts/lib/prng.mjs";
+import { workerVariables } from "../../scripts/lib/deploy-plan.mjs";
+import configSource from "../../src/config.ts?raw";
 import { GATEWAY } from "./support/gateway";
 
 type Corpus = { query: string }[];
@@ -266,30 +268,8 @@ describe("fuzzing the HTTP surface", () => {
   }, 300_000);
 });
 
-/** The bindings the Worker reads, and values an operator might mistype into them. */
-const CONFIG_VARS = [
-  "ORIGIN_URL",
-  "ORIGIN_TIMEOUT_MS",
-  "ORIGIN_AUTH_HEADER",
-  "AUTH_TOKEN",
-  "TENANTS",
-  "TENANT",
-  "TENANCY",
-  "TENANT_MAP",
-  "SPLIT_INTERVAL",
-  "MAX_CONCURRENCY",
-  "MAX_ENTRIES_LIMIT",
-  "MAX_QUERY_SERIES",
-  "MAX_QUERY_LENGTH",
-  "PUSHDOWN",
-  "CACHE",
-  "CACHE_FRESHNESS",
-  "TAIL_MAX_DURATION",
-  "TAIL_LOOK_BACK",
-  "DISCOVER_LOG_LEVELS",
-  "DISCOVER_SERVICE_NAME",
-  "TELEMETRY_KEY",
-] as const;
+/** The variables and secrets the Worker reads (the `Env` interface of src/config.ts), which an operator might mistype. */
+const CONFIG_VARS = (({ vars, secrets }) => [...vars, ...secrets])(workerVariables(configSource));
 /** Values carrying "fzv" must never be quoted back; the others may coincide with words of a message. */
 const CONFIG_JUNK = [
   "",
