@@ -11,13 +11,13 @@
  */
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { watchHeap } from "../lib/heap-watch";
 
 declare const process: {
   env: Record<string, string | undefined>;
   memoryUsage(): { heapUsed: number; rss: number };
   stdout: { write(s: string): void };
 };
-declare const gc: (() => void) | undefined;
 
 const MB = 1024 * 1024;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -48,20 +48,8 @@ const ROUNDS = [
 
 async function round(name: string, query: string): Promise<void> {
   const app = createApp();
-  gc?.();
-  const baseline = process.memoryUsage().heapUsed;
-  let peak = baseline;
-  let peakLive = baseline;
-  const sampler = setInterval(() => {
-    const used = process.memoryUsage().heapUsed;
-    if (used > peak) peak = used;
-  }, 2);
-  // What is still reachable: a full collection every 50 ms, then the heap's size.
-  const liveSampler = setInterval(() => {
-    gc?.();
-    const live = process.memoryUsage().heapUsed;
-    if (live > peakLive) peakLive = live;
-  }, 50);
+  // Every 2 ms, and what is still reachable: a full collection every 50 ms, then the heap's size.
+  const stopWatching = watchHeap(2, 50);
   const started = performance.now();
   const statuses: Record<string, number> = {};
   let entries = 0;
@@ -78,8 +66,7 @@ async function round(name: string, query: string): Promise<void> {
       entries += counted.entries;
     }),
   );
-  clearInterval(sampler);
-  clearInterval(liveSampler);
+  const heap = stopWatching();
   const seconds = (performance.now() - started) / 1000;
   const result = {
     name,
@@ -89,9 +76,7 @@ async function round(name: string, query: string): Promise<void> {
     entries,
     bodyMB: +(bodyBytes / MB).toFixed(1),
     seconds: +seconds.toFixed(2),
-    baselineMB: +(baseline / MB).toFixed(1),
-    peakHeapGrowthMB: +((peak - baseline) / MB).toFixed(1),
-    peakLiveGrowthMB: +((peakLive - baseline) / MB).toFixed(1),
+    ...heap,
   };
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }

@@ -7,15 +7,14 @@
  */
 import { createApp } from "../../../src/app";
 import type { Env } from "../../../src/config";
+import { watchHeap } from "../../../bench/lib/heap-watch";
 
 declare const process: {
   env: Record<string, string | undefined>;
   memoryUsage(): { heapUsed: number };
   stdout: { write(s: string): void };
 };
-declare const gc: (() => void) | undefined;
 
-const MB = 1024 * 1024;
 const END = 1769925600;
 const env = { ORIGIN_URL: process.env.ORIGIN_URL, TENANCY: "single", CACHE: "off" } as Env;
 const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
@@ -67,21 +66,10 @@ async function ask(
 
 /** Runs `work`, sampling the heap, and prints its RESULT line. */
 async function measured(name: string, work: () => Promise<Answer[]>): Promise<void> {
-  gc?.();
-  const baseline = process.memoryUsage().heapUsed;
-  let peak = baseline;
-  let peakLive = baseline;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 2);
-  const liveSampler = setInterval(() => {
-    gc?.();
-    peakLive = Math.max(peakLive, process.memoryUsage().heapUsed);
-  }, 50);
+  const stopWatching = watchHeap(2, 50);
   const started = performance.now();
   const answers = await work();
-  clearInterval(sampler);
-  clearInterval(liveSampler);
+  const { peakHeapGrowthMB, peakLiveGrowthMB } = stopWatching();
   const statuses: Record<string, number> = {};
   for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
   const result = {
@@ -90,8 +78,8 @@ async function measured(name: string, work: () => Promise<Answer[]>): Promise<vo
     bodyBytes: answers.reduce((n, a) => n + a.bytes, 0),
     head: answers[0]?.head,
     seconds: +((performance.now() - started) / 1000).toFixed(2),
-    peakHeapGrowthMB: +((peak - baseline) / MB).toFixed(1),
-    peakLiveGrowthMB: +((peakLive - baseline) / MB).toFixed(1),
+    peakHeapGrowthMB,
+    peakLiveGrowthMB,
   };
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }

@@ -8,6 +8,7 @@
  */
 import { createApp } from "../../../src/app";
 import type { Env } from "../../../src/config";
+import { watchHeap } from "../../../bench/lib/heap-watch";
 
 declare const process: {
   env: Record<string, string | undefined>;
@@ -15,7 +16,6 @@ declare const process: {
   cpuUsage(previous?: { user: number; system: number }): { user: number; system: number };
   stdout: { write(s: string): void };
 };
-declare const gc: (() => void) | undefined;
 
 const MB = 1024 * 1024;
 const end = Number(process.env.DATA_END_S);
@@ -84,19 +84,13 @@ const SHAPES: Shape[] = [
 
 async function run(shape: Shape): Promise<void> {
   const app = createApp();
-  gc?.();
-  const baseline = process.memoryUsage().heapUsed;
-  let peak = baseline;
-  const sampler = setInterval(() => {
-    const used = process.memoryUsage().heapUsed;
-    if (used > peak) peak = used;
-  }, 2);
+  const stopWatching = watchHeap(2);
   const cpu = process.cpuUsage();
   const started = performance.now();
   const qs = new URLSearchParams(shape.params);
   const res = await app.fetch(new Request(`http://loki.local/loki/api/v1/${shape.path}?${qs}`), env, ctx);
   const body = await res.text();
-  clearInterval(sampler);
+  const { peakHeapGrowthMB } = stopWatching();
   const used = process.cpuUsage(cpu);
   // Loki's errors are plain text; answers are JSON.
   const error = res.status === 200 ? undefined : body;
@@ -110,7 +104,7 @@ async function run(shape: Shape): Promise<void> {
     bodyMB: +(body.length / MB).toFixed(1),
     seconds: +((performance.now() - started) / 1000).toFixed(2),
     cpuSeconds: +((used.user + used.system) / 1e6).toFixed(2),
-    peakHeapGrowthMB: +((peak - baseline) / MB).toFixed(1),
+    peakHeapGrowthMB,
   };
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }

@@ -10,13 +10,13 @@ import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
 import { runTail } from "../../../src/exec/tail";
 import { tailFrameV1 } from "../../../src/encode/tail-frames";
+import { watchHeap } from "../../../bench/lib/heap-watch";
 
 declare const process: {
   env: Record<string, string | undefined>;
   memoryUsage(): { heapUsed: number };
   stdout: { write(s: string): void };
 };
-declare const gc: (() => void) | undefined;
 
 const MB = 1024 * 1024;
 const TAILS = Number(process.env.TAILS ?? 5);
@@ -26,19 +26,7 @@ const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n;
 
 async function main(): Promise<void> {
   const expr = parseExpr('{app="load"}') as LogSelectorExpr;
-  gc?.();
-  const baseline = process.memoryUsage().heapUsed;
-  let peak = baseline;
-  let peakLive = baseline;
-  const sampler = setInterval(() => {
-    const used = process.memoryUsage().heapUsed;
-    if (used > peak) peak = used;
-  }, 5);
-  const liveSampler = setInterval(() => {
-    gc?.();
-    const live = process.memoryUsage().heapUsed;
-    if (live > peakLive) peakLive = live;
-  }, 100);
+  const stopWatching = watchHeap(5, 100);
 
   const stop = new AbortController();
   let entries = 0;
@@ -77,16 +65,15 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   stop.abort();
   await Promise.all(tails);
-  clearInterval(sampler);
-  clearInterval(liveSampler);
+  const { peakHeapGrowthMB, peakLiveGrowthMB } = stopWatching();
   const result = {
     tails: TAILS,
     seconds: SECONDS,
     entries,
     frameMB: Math.round((frameBytes / MB) * 10) / 10,
     errors,
-    peakLiveGrowthMB: Math.round(((peakLive - baseline) / MB) * 10) / 10,
-    peakHeapGrowthMB: Math.round(((peak - baseline) / MB) * 10) / 10,
+    peakLiveGrowthMB,
+    peakHeapGrowthMB,
   };
   process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 }
