@@ -1,0 +1,148 @@
+// `npm run bench:scale`: Grafana's and Drilldown's default queries (bench/scale/shapes.mjs) at 1 h,
+// 24 h and 7 d over a generated dataset of 10 M rows (bench/scale/generate.mjs) in a real
+// VictoriaLogs. Each shape and range is timed against VictoriaLogs direct (the LogsQL that computes
+// the comparable aggregation) and through the Worker's app in a Node process with a 128 MB heap
+// (bench/scale/harness.ts), cold: no cache layer, `Cache-Control: no-cache`. Reports the ratio,
+// rows the Worker evaluated, origin bytes, the Worker's CPU per request, and a projection to a
+// service logging 100 M rows a day; writes bench/results/scale.md and scale.svg.
+//
+// BENCH_QUICK=1: 1 M rows (scale-quick.md, .svg). BENCH_ROWS overrides the row count;
+// BENCH_TIMEOUT_S the per-request limit (default 120 s), past which a request is reported as not
+// finished; BENCH_SHAPES=explore-volume,patterns picks shapes. The loaded data stays in the cache
+// directory and is reused by later runs of the same size. Everything on 127.0.0.1.
+
+import { availableParallelism } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
+import { countRows, VICTORIA_LOGS_RELEASE } from "../../scripts/lib/victorialogs.mjs";
+import { runCappedNode } from "../lib/capped-node.mjs";
+import { scaleOrigin } from "./origin.mjs";
+import { markdown, svg } from "./report.mjs";
+import { RANGES, SHAPES } from "./shapes.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const quick = process.env.BENCH_QUICK === "1";
+const ROWS = Number(process.env.BENCH_ROWS || (quick ? 1_000_000 : 10_000_000));
+const DAYS = 7;
+// Fixed, so that the cached data stays valid between runs.
+const END_MS = Date.UTC(2026, 2, 11);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S || 120) * 1000;
+const only = process.env.BENCH_SHAPES?.split(",").map((s) => s.trim());
+const shapes = only ? SHAPES.filter((s) => only.includes(s.id)) : SHAPES;
+const outName = quick ? "scale-quick" : "scale";
+const say = (m) => process.stdout.write(`[scale] ${m}\n`);
+
+/** A request as a URL on `base`. */
+const urlOf = (base, req) => `${base}${req.path}?${new URLSearchParams(req.params)}`;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * VictoriaLogs direct: once, and twice more when it answered within 2 s (median), each read to
+ * its last byte; a request past the timeout is reported as not finished.
+ */
+async function timeVictoriaLogs(base, req) {
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    try {
+      const res = await fetch(urlOf(base, req), { signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const body = await res.text();
+      if (res.status !== 200) return { status: res.status, error: body.slice(0, 300) };
+    } catch (err) {
+      if (err instanceof Error && err.name === "TimeoutError") return { dnf: true };
+      throw err;
+    }
+    times.push(performance.now() - t0);
+    if (times[0] >= 2000) break;
+  }
+  return { status: 200, ms: median(times), runs: times.length };
+}
+
+/** The Worker in its own capped process, killed at the timeout (warm-up and repeats included). */
+async function timeWorker(originUrl, shape, w) {
+  const warmup = shape.loki({ start: DATA.startS, end: DATA.startS + 300, step: w.step }).params;
+  const spec = { ...shape.loki(w), warmup };
+  const started = Date.now();
+  const { exit, results } = await runCappedNode(
+    join(root, "bench", "scale", "harness.ts"),
+    { ORIGIN_URL: originUrl, SCALE_CASE: JSON.stringify(spec) },
+    // The warm-up and the repeats of a fast request fit in the margin.
+    { timeoutMs: TIMEOUT_MS + 15_000 },
+  );
+  const r = results[0];
+  if (r && r.wallMs <= TIMEOUT_MS) return r;
+  if (r || exit === "SIGKILL") return { dnf: true, seconds: Math.round((Date.now() - started) / 1000) };
+  // A capped heap that ran out ends the process with an error of its own.
+  return { crashed: `exit ${exit} (heap limit of 128 MB?)` };
+}
+
+/** @type {{ startS: number, endS: number }} */
+let DATA;
+
+async function main() {
+  const origin = await scaleOrigin({ rows: ROWS, days: DAYS, endMs: END_MS, say });
+  const vl = origin.vl.url;
+  DATA = { startS: origin.startMs / 1000, endS: origin.endMs / 1000 };
+  const meta = {
+    mode: quick ? "quick" : "full",
+    rows: origin.rows,
+    days: DAYS,
+    streams: origin.streams.length,
+    loadSeconds: origin.loadSeconds,
+    pushedMB: origin.pushedMB,
+    loadedNow: origin.loadedNow,
+    timeoutS: TIMEOUT_MS / 1000,
+    node: process.version,
+    cores: availableParallelism(),
+    victoriaLogs: VICTORIA_LOGS_RELEASE,
+    started: new Date().toISOString(),
+  };
+  // VictoriaLogs' own start-up work (stream index, caches of part headers) is not charged to the first case.
+  await fetch(`${vl}/select/logsql/query?${new URLSearchParams({ query: "* | stats count()" })}`).then((r) => r.text());
+  /** @type {import("./report.mjs").Case[]} */
+  const cases = [];
+  const write = async (final) => {
+    const m = { ...meta, finished: final ? new Date().toISOString() : undefined };
+    await mkdir(join(root, "bench", "results"), { recursive: true });
+    await writeFile(join(root, "bench", "results", `${outName}.md`), markdown(cases, m));
+    await writeFile(join(root, "bench", "results", `${outName}.svg`), svg(cases, m));
+  };
+  // Range by range: if a long run is stopped, the shorter ranges are complete.
+  for (const range of RANGES) {
+    const w = { start: DATA.endS - range.seconds, end: DATA.endS, step: range.step };
+    for (const shape of shapes) {
+      const matching = await countRows(vl, shape.selector, { start: String(w.start), end: String(w.end) });
+      const vlResult = await timeVictoriaLogs(vl, shape.vl(w));
+      const worker = await timeWorker(vl, shape, w);
+      const c = {
+        shape: shape.id,
+        name: shape.name,
+        pushed: shape.pushed,
+        rowsReported: shape.rowsReported,
+        range: range.name,
+        matching,
+        vl: vlResult,
+        worker,
+      };
+      cases.push(c);
+      say(
+        `${range.name} ${shape.id}: VL ${vlResult.ms?.toFixed(0) ?? "-"} ms, Worker ${worker.wallMs?.toFixed(0) ?? (worker.dnf ? "DNF" : worker.crashed)} ms` +
+          (worker.status && worker.status !== 200 ? ` HTTP ${worker.status} ${worker.error}` : "") +
+          `, CPU ${worker.cpuMs?.toFixed(0) ?? "-"} ms, rows ${worker.rowsEvaluated ?? "-"}, origin ${worker.originBytes ?? "-"} B`,
+      );
+    }
+    await write(false);
+  }
+  await write(true);
+  say(`written to bench/results/${outName}.md and .svg`);
+}
+
+main()
+  .then(() => runAllCleanups())
+  .catch(async (err) => {
+    process.stderr.write(`[scale] ${err instanceof Error ? err.stack : String(err)}\n`);
+    await runAllCleanups();
+    process.exit(1);
+  });

@@ -1,0 +1,175 @@
+// The requests Grafana Explore and Logs Drilldown send by default, and the ones already computed by
+// VictoriaLogs, each with the VictoriaLogs-direct LogsQL that reads the same rows and computes the
+// comparable aggregation. Ranges end at the data's end; each range has the step Grafana picks for
+// it (range ÷ ~1,000 data points, rounded to Grafana's interval ladder).
+
+export const RANGES = [
+  { name: "1 h", seconds: 3600, step: 5 },
+  { name: "24 h", seconds: 86_400, step: 60 },
+  { name: "7 d", seconds: 7 * 86_400, step: 600 },
+];
+
+/** `[$__auto]` as Grafana resolves it: the step. */
+const auto = (step) => `${step}s`;
+
+/**
+ * @typedef {{ path: string, params: Record<string, string> }} Req
+ * @typedef {{ start: number, end: number, step: number }} Window seconds
+ * @typedef {object} Shape
+ * @property {string} id
+ * @property {string} name as the report shows it
+ * @property {boolean} pushed already computed by VictoriaLogs on main
+ * @property {boolean} [rowsReported] false where the route's telemetry counts no scanned rows
+ * @property {string} selector the stream selector (LogsQL): the rows the shape reads, for the projection
+ * @property {(w: Window) => Req} loki
+ * @property {(w: Window) => Req} vl
+ */
+
+/** A Loki range query (metric or log). */
+const lokiRange = (query, w, extra = {}) => ({
+  path: "/loki/api/v1/query_range",
+  params: { query, start: String(w.start), end: String(w.end), step: String(w.step), ...extra },
+});
+/** VictoriaLogs' stats over time buckets of the same step. */
+const vlStats = (query, w) => ({
+  path: "/select/logsql/stats_query_range",
+  params: { query, start: String(w.start), end: String(w.end), step: `${w.step}s` },
+});
+const vlQuery = (query, w) => ({
+  path: "/select/logsql/query",
+  params: { query, start: String(w.start), end: String(w.end) },
+});
+
+/** @type {Shape[]} */
+export const SHAPES = [
+  {
+    id: "explore-volume",
+    name: 'Explore volume `sum by (level, detected_level) (count_over_time({app="checkout"} | drop __error__ [$__auto]))`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (level, detected_level) (count_over_time({app="checkout"} | drop __error__ [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) => vlStats('{app="checkout"} | unpack_json fields (level) | stats by (level) count() c', w),
+  },
+  {
+    id: "drilldown-levels",
+    name: 'Drilldown levels `sum by (detected_level) (count_over_time({service_name="worker"} | drop __error__ [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="worker"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (detected_level) (count_over_time({service_name="worker"} | drop __error__ [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) => vlStats('{service_name="worker"} | unpack_logfmt fields (level) | stats by (level) count() c', w),
+  },
+  {
+    id: "drilldown-json-field",
+    name: 'Drilldown JSON field `sum by (method) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (method) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) => vlStats('{service_name="checkout"} | unpack_json fields (method) | stats by (method) count() c', w),
+  },
+  {
+    id: "drilldown-logfmt-field",
+    name: 'Drilldown logfmt field `sum by (job) (count_over_time({service_name="worker"} | logfmt | drop __error__, __error_details__ [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="worker"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (job) (count_over_time({service_name="worker"} | logfmt | drop __error__, __error_details__ [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) => vlStats('{service_name="worker"} | unpack_logfmt fields (job) | stats by (job) count() c', w),
+  },
+  {
+    id: "logfmt-numeric",
+    name: '`sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 3 [5m]))`',
+    pushed: false,
+    selector: '{app="worker"}',
+    loki: (w) => lokiRange('sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 3 [5m]))', w),
+    vl: (w) =>
+      vlStats('{app="worker"} | unpack_logfmt fields (job, attempt) | filter attempt:>3 | stats by (job) count() c', w),
+  },
+  {
+    id: "json-status-logs",
+    name: '`{app="checkout"} | json | status >= 500` (limit 1000)',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('{app="checkout"} | json | status >= 500', w, { limit: "1000", direction: "backward" }),
+    vl: (w) =>
+      vlQuery(
+        '{app="checkout"} | unpack_json fields (status) | filter status:>=500 | sort by (_time desc) | limit 1000',
+        w,
+      ),
+  },
+  {
+    id: "patterns",
+    name: 'patterns `{app="worker"}`',
+    pushed: false,
+    rowsReported: false,
+    selector: '{app="worker"}',
+    loki: (w) => ({
+      path: "/loki/api/v1/patterns",
+      params: { query: '{app="worker"}', start: String(w.start), end: String(w.end), step: String(w.step) },
+    }),
+    // Lines grouped by their template (numbers collapsed), the most frequent first.
+    vl: (w) => vlQuery('{app="worker"} | collapse_nums | stats by (_msg) count() c | sort by (c desc) | limit 1000', w),
+  },
+  {
+    id: "rate-line-filter",
+    name: 'pushed: `sum by (cluster) (rate({app="nginx"} |= "\\" 50" [5m]))`',
+    pushed: true,
+    selector: '{app="nginx"}',
+    loki: (w) => lokiRange('sum by (cluster) (rate({app="nginx"} |= "\\" 50" [5m]))', w),
+    vl: (w) => vlStats('{app="nginx"} _msg:~"\\" 50" | stats by (cluster) count() c', w),
+  },
+  {
+    id: "topk",
+    name: 'pushed: `topk(5, sum by (pod) (bytes_over_time({namespace="staging"}[5m])))`',
+    pushed: true,
+    selector: '{namespace="staging"}',
+    loki: (w) => lokiRange('topk(5, sum by (pod) (bytes_over_time({namespace="staging"}[5m])))', w),
+    vl: (w) => vlStats('{namespace="staging"} | stats by (pod) sum_len(_msg) b', w),
+  },
+  {
+    id: "unwrap-quantile",
+    name: 'pushed: `quantile_over_time(0.99, {app="checkout"} | json | unwrap latency_ms [5m]) by (cluster)`',
+    pushed: true,
+    selector: '{app="checkout"}',
+    loki: (w) =>
+      lokiRange('quantile_over_time(0.99, {app="checkout"} | json | unwrap latency_ms [5m]) by (cluster)', w),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (latency_ms) | stats by (cluster) quantile(0.99, latency_ms) q',
+        w,
+      ),
+  },
+  {
+    id: "unwrap-sum",
+    name: 'pushed: `sum by (cluster) (sum_over_time({app="checkout"} | json | unwrap latency_ms [5m]))`',
+    pushed: true,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('sum by (cluster) (sum_over_time({app="checkout"} | json | unwrap latency_ms [5m]))', w),
+    vl: (w) => vlStats('{app="checkout"} | unpack_json fields (latency_ms) | stats by (cluster) sum(latency_ms) s', w),
+  },
+  {
+    id: "index-volume",
+    name: 'pushed: index volume `{namespace="prod"}`',
+    pushed: true,
+    selector: '{namespace="prod"}',
+    loki: (w) => ({
+      path: "/loki/api/v1/index/volume",
+      params: { query: '{namespace="prod"}', start: String(w.start), end: String(w.end) },
+    }),
+    vl: (w) => vlQuery('{namespace="prod"} | stats by (namespace) count() n, sum_len(_msg) b', w),
+  },
+];
