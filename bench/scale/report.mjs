@@ -37,7 +37,7 @@ function workerCell(c) {
 /**
  * CPU and origin bytes of the 24 h query for a selector matching `PROJECTED_ROWS_PER_DAY` rows.
  * From the two largest ranges that finished: when the origin bytes grew with the matching rows
- * (at least half as fast), the shape reads rows in proportion to the data, and its cost per
+ * (at least three quarters as fast), the shape reads rows in proportion to the data, and its cost per
  * matching row is the difference between the two (what a request costs whatever its size cancels
  * out), added to the larger one's figures. Otherwise its reading is bounded by something else (a
  * log query's limit, VictoriaLogs computing series and points), and the larger range's figures
@@ -53,7 +53,7 @@ export function projection(shapeCases) {
   const proportional =
     !small ||
     (big.matching > small.matching &&
-      bytes(big) / Math.max(1, bytes(small)) >= 0.5 * (big.matching / Math.max(1, small.matching)));
+      bytes(big) / Math.max(1, bytes(small)) >= 0.75 * (big.matching / Math.max(1, small.matching)));
   const per = (key) => {
     const v = (c) => c.worker[key] ?? 0;
     if (!proportional) return 0;
@@ -140,7 +140,7 @@ export function markdown(cases, meta) {
     "",
     `## Projection: a service logging ${int(PROJECTED_ROWS_PER_DAY)} rows a day, the 24 h query`,
     "",
-    "The shape's selector matching 100 M rows in 24 h. Where the origin bytes grew with the matching rows between the two",
+    "The shape's selector matching 100 M rows in 24 h. Where the origin bytes grew with the matching rows (at least three quarters as fast) between the two",
     "largest ranges that finished, CPU and origin bytes per matching row come from their difference (what a request costs",
     "whatever its size cancels out) and are added to the larger range's figures; where only one range finished, its figures",
     "are divided by its rows. **bounded**: the origin bytes did not grow with the matching rows (a log query's limit, or",
@@ -183,7 +183,7 @@ export function svg(cases, meta) {
   const plotW = 560;
   const barH = 9;
   const groupH = ranges.length * (barH + 2) + 10;
-  const top = 48;
+  const top = 64;
   const height = top + shapes.length * groupH + 40;
   const width = labelW + plotW + 110;
   const maxRatio = Math.max(100, ...cases.map((c) => ratioOf(c) ?? 0));
@@ -241,6 +241,46 @@ export function svg(cases, meta) {
       out.push(`<text x="${(labelW + w + 4).toFixed(1)}" y="${y + barH - 1}">${ratio.toFixed(1)}×</text>`);
     });
   });
+  // Below: the projected CPU of the 24 h query at 100 M rows a day, against the Workers limits.
+  const py = top + shapes.length * groupH + 40;
+  out.push(
+    `<text x="10" y="${py}" font-size="14" font-weight="bold">Projected CPU per 24 h query at ${int(PROJECTED_ROWS_PER_DAY)} rows a day</text>`,
+  );
+  const cpuLo = Math.log10(0.01);
+  const cpuHi = Math.log10(10_000);
+  const cx = (sec) => labelW + ((Math.log10(Math.max(sec, 0.01)) - cpuLo) / (cpuHi - cpuLo)) * plotW;
+  const pTop = py + 24;
+  const pBottom = pTop + shapes.length * (barH + 4);
+  for (const tick of [0.01, 0.1, 1, 10, 100, 1000, 10_000]) {
+    const tx = cx(tick).toFixed(1);
+    out.push(`<line x1="${tx}" y1="${pTop - 4}" x2="${tx}" y2="${pBottom}" stroke="#eee"/>`);
+    out.push(`<text x="${tx}" y="${pBottom + 14}" text-anchor="middle" fill="#555">${tick} s</text>`);
+  }
+  for (const [limit, label] of [
+    [CPU_LIMIT_DEFAULT_S, "30 s default"],
+    [CPU_LIMIT_MAX_S, "5 min max"],
+  ]) {
+    const tx = cx(limit).toFixed(1);
+    out.push(`<line x1="${tx}" y1="${pTop - 4}" x2="${tx}" y2="${pBottom}" stroke="#d62728" stroke-dasharray="4 3"/>`);
+    out.push(`<text x="${tx}" y="${pTop - 8}" text-anchor="middle" fill="#d62728">${label}</text>`);
+  }
+  shapes.forEach((shape, si) => {
+    const y = pTop + si * (barH + 4);
+    out.push(`<text x="${labelW - 6}" y="${y + barH - 1}" text-anchor="end">${esc(shape)}</text>`);
+    const p = projection(cases.filter((c) => c.shape === shape));
+    if (!p) {
+      out.push(`<text x="${labelW + 4}" y="${y + barH - 1}" fill="#d62728">no range finished</text>`);
+      return;
+    }
+    const w = Math.max(1, cx(p.cpuS) - labelW);
+    const fill = p.cpuS > CPU_LIMIT_MAX_S ? "#d62728" : p.cpuS > CPU_LIMIT_DEFAULT_S ? "#ff7f0e" : "#2ca02c";
+    out.push(`<rect x="${labelW}" y="${y}" width="${w.toFixed(1)}" height="${barH}" fill="${fill}"/>`);
+    const text = p.cpuS < 10 ? p.cpuS.toFixed(2) : int(p.cpuS);
+    out.push(
+      `<text x="${(labelW + w + 4).toFixed(1)}" y="${y + barH - 1}">${text} s${p.proportional ? "" : " (bounded)"}</text>`,
+    );
+  });
+  out[0] = out[0].replace(/height="\d+"/, `height="${pBottom + 30}"`);
   out.push("</svg>");
   return out.join("\n") + "\n";
 }

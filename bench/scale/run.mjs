@@ -8,11 +8,12 @@
 //
 // BENCH_QUICK=1: 1 M rows (scale-quick.md, .svg). BENCH_ROWS overrides the row count;
 // BENCH_TIMEOUT_S the per-request limit (default 120 s), past which a request is reported as not
-// finished; BENCH_SHAPES=explore-volume,patterns picks shapes. The loaded data stays in the cache
+// finished; BENCH_SHAPES=explore-volume,patterns picks shapes; BENCH_REPORT_ONLY=1 writes the
+// report again from the measurements the last run kept (scale.json). The loaded data stays in the cache
 // directory and is reused by later runs of the same size. Everything on 127.0.0.1.
 
 import { availableParallelism } from "node:os";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
@@ -108,6 +109,11 @@ async function main() {
     await mkdir(join(root, "bench", "results"), { recursive: true });
     await writeFile(join(root, "bench", "results", `${outName}.md`), markdown(cases, m));
     await writeFile(join(root, "bench", "results", `${outName}.svg`), svg(cases, m));
+    // The measurements themselves, so that the report can be written again from them (BENCH_REPORT_ONLY=1).
+    await writeFile(
+      join(root, "bench", "results", `${outName}.json`),
+      JSON.stringify({ meta: m, cases }, null, 1) + "\n",
+    );
   };
   // Range by range: if a long run is stopped, the shorter ranges are complete.
   for (const range of RANGES) {
@@ -139,7 +145,16 @@ async function main() {
   say(`written to bench/results/${outName}.md and .svg`);
 }
 
-main()
+/** Writes the report again from the last run's measurements, without measuring. */
+async function reportOnly() {
+  const dir = join(root, "bench", "results");
+  const { meta, cases } = JSON.parse(await readFile(join(dir, `${outName}.json`), "utf8"));
+  await writeFile(join(dir, `${outName}.md`), markdown(cases, meta));
+  await writeFile(join(dir, `${outName}.svg`), svg(cases, meta));
+  say(`written again from bench/results/${outName}.json`);
+}
+
+(process.env.BENCH_REPORT_ONLY === "1" ? reportOnly() : main())
   .then(() => runAllCleanups())
   .catch(async (err) => {
     process.stderr.write(`[scale] ${err instanceof Error ? err.stack : String(err)}\n`);
