@@ -177,7 +177,7 @@ export function scaleDataset({ rows, days, endMs, seed = 26, batchRows = 20_000 
     streams: streams.map((s) => s.labels),
     /**
      * jsonline bodies of about `batchRows` rows each, in time order (ten-minute slices, every
-     * stream's rows of a slice in time order); `onRow` sees each stream's labels per row, for counting.
+     * stream's rows of a slice in time order); `onRow` is told each row's stream and size, for counting.
      * @param {(streamIndex: number, bytes: number) => void} [onRow]
      */
     *bodies(onRow) {
