@@ -12,6 +12,7 @@
 // report again from the measurements the last run kept (scale.json). The loaded data stays in the cache
 // directory and is reused by later runs of the same size. Everything on 127.0.0.1.
 
+import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -34,6 +35,10 @@ const only = process.env.BENCH_SHAPES?.split(",").map((s) => s.trim());
 const shapes = only ? SHAPES.filter((s) => only.includes(s.id)) : SHAPES;
 const outName = quick ? "scale-quick" : "scale";
 const say = (m) => process.stdout.write(`[scale] ${m}\n`);
+
+/** The last commit that changed the Worker's code: what the figures are figures of. */
+const srcCommit = () =>
+  execFileSync("git", ["log", "-1", "--format=%h", "--", "src"], { cwd: root, encoding: "utf8" }).trim();
 
 /** A request as a URL on `base`. */
 const urlOf = (base, req) => `${base}${req.path}?${new URLSearchParams(req.params)}`;
@@ -98,6 +103,7 @@ async function main() {
     node: process.version,
     cores: availableParallelism(),
     victoriaLogs: VICTORIA_LOGS_RELEASE,
+    srcCommit: srcCommit(),
     started: new Date().toISOString(),
   };
   // VictoriaLogs' own start-up work (stream index, caches of part headers) is not charged to the first case.
@@ -149,6 +155,7 @@ async function main() {
 async function reportOnly() {
   const dir = join(root, "bench", "results");
   const { meta, cases } = JSON.parse(await readFile(join(dir, `${outName}.json`), "utf8"));
+  meta.srcCommit ??= srcCommit();
   await writeFile(join(dir, `${outName}.md`), markdown(cases, meta));
   await writeFile(join(dir, `${outName}.svg`), svg(cases, meta));
   say(`written again from bench/results/${outName}.json`);
