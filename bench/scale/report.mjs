@@ -89,7 +89,7 @@ export function markdown(cases, meta) {
     `# Scale: Grafana's and Drilldown's default queries over ${int(meta.rows)} rows`,
     "",
     `Run ${meta.started}${meta.finished ? ` to ${meta.finished}` : " (still running when written)"}, mode **${meta.mode}**, the Worker's code (src/) as of commit ${meta.srcCommit ?? "?"}:`,
-    `\`BENCH_QUICK=${meta.mode === "quick" ? 1 : 0} npm run bench:scale\`. Node ${meta.node}, ${meta.cores} cores (shared), VictoriaLogs ${meta.victoriaLogs}.`,
+    `\`npm run bench:scale${meta.mode === "quick" ? ":quick" : ""}\`. Node ${meta.node}, ${meta.cores} cores (shared), VictoriaLogs ${meta.victoriaLogs}.`,
     "",
     `Dataset (bench/scale/generate.mjs, seeded): ${int(meta.rows)} rows over ${meta.days} days in ${meta.streams} streams, the compat`,
     "dataset's shape (JSON apps api-gateway, checkout, payments; logfmt apps worker, auth; nginx access lines; two clusters,",
