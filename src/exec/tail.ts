@@ -22,11 +22,11 @@
 import type { LogSelectorExpr } from "../logql/ast";
 import type { LogEntry } from "../engine/types";
 import type { OriginClient, TimeWindow } from "../origin/client";
-import { HttpError, OriginError } from "../http/errors";
+import { OriginError, RequestError, TooManyOutstandingRequests } from "../core/errors";
 import { parseVLTime } from "../origin/timefmt";
 import { planLogQuery } from "../plan/logquery";
 import { executeLogQuery, type LogQueryResult } from "./logs";
-import { logQueryAdmission, logQueryReservation, TooManyOutstandingRequests } from "./admission";
+import { logQueryAdmission, logQueryReservation } from "./admission";
 import { entryKey, SeenBuckets } from "./tail-seen";
 
 /** Loki's tailer sends at most this many entries per frame. */
@@ -252,7 +252,7 @@ function push<K>(map: Map<K, number[]>, key: K, value: number): void {
  * the same way every time.
  */
 function transient(err: unknown): boolean {
-  return err instanceof OriginError || err instanceof TooManyOutstandingRequests || !(err instanceof HttpError);
+  return err instanceof OriginError || err instanceof TooManyOutstandingRequests || !(err instanceof RequestError);
 }
 
 /**

@@ -3,7 +3,7 @@
  * GET/POST parameters, the tenant-scoped origin client, the clock and the response flavour.
  */
 import { isLogsDrilldownRequest } from "./query-tags";
-import { BadRequestError } from "./errors";
+import { BadRequestError } from "../core/errors";
 import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
 import { OriginClient, type Tenant } from "../origin/client";
@@ -12,7 +12,6 @@ import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
 import { acceptsMultiTenant, resolveTenants } from "./tenant";
-import { HttpError } from "./errors";
 import { SubrequestBudget } from "../origin/subrequest-budget";
 
 export interface LokiRequest {
@@ -68,7 +67,7 @@ export async function buildLokiRequest(
   }
   const named = resolveTenants(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
   if (named.length > 1 && !acceptsMultiTenant(url.pathname)) {
-    throw new HttpError(400, "multi-tenant queries are not supported by this endpoint");
+    throw new BadRequestError("multi-tenant queries are not supported by this endpoint");
   }
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
   const cacheStats = new CacheStats();

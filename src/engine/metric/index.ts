@@ -119,7 +119,7 @@ async function evaluateNode(expr: SampleExpr, ctx: Context): Promise<StepVectors
     case "Vector":
       return Array.from({ length: ctx.grid.count }, () => [{ labels: {}, v: expr.value }]);
     case "Literal":
-      throw new MetricEvalError("a literal cannot be evaluated as a vector here", 400);
+      throw new MetricEvalError("a literal cannot be evaluated as a vector here", "bad-request");
   }
 }
 
@@ -163,7 +163,10 @@ function foldsInto(op: VectorAggregationExpr["op"], inner: RangeAggregationExpr)
 
 async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Context): Promise<StepVectors> {
   if (expr.op === "approx_topk" && !ctx.query.instant) {
-    throw new MetricEvalError("approx_topk error: count min sketches are only supported on instant queries", 400);
+    throw new MetricEvalError(
+      "approx_topk error: count min sketches are only supported on instant queries",
+      "bad-request",
+    );
   }
   const inner = expr.expr;
   let steps: StepVectors;
@@ -182,7 +185,7 @@ async function evaluateBinary(expr: Extract<SampleExpr, { kind: "BinaryOp" }>, c
   const l = literalValue(expr.lhs);
   const r = literalValue(expr.rhs);
   if (l !== undefined && r !== undefined) {
-    throw new MetricEvalError("a literal-only binary operation cannot be evaluated as a vector here", 400);
+    throw new MetricEvalError("a literal-only binary operation cannot be evaluated as a vector here", "bad-request");
   }
   if (l !== undefined) {
     return (await evaluateNode(expr.rhs, ctx)).map((vec) => withScalar(expr.op, expr.returnBool, l, vec, true));

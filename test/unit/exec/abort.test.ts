@@ -85,7 +85,7 @@ describe("client disconnect aborts origin requests", () => {
     const run = drain(client(ac.signal), { start: T0, end: T0 + HOUR }, rows);
     await waitFor(() => rows.n >= 2);
     ac.abort();
-    // Aborted before the response: a 499 HttpError; while streaming the body: the fetch's AbortError.
+    // Aborted before the response: a 499 ClientCanceledError; while streaming the body: the fetch's AbortError.
     await expect(run).rejects.toBeDefined();
     await seen[before]!.closed;
   });
