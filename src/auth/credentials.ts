@@ -4,7 +4,7 @@
  * form nor the time taken tells an attacker how much of a guess was right.
  */
 import { UnauthenticatedError } from "../core/errors";
-import type { Tenant } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 import type { TenancyPolicy } from "./policy";
 
 export type PresentedCredential =

@@ -15,7 +15,8 @@
  * Loki's relevance rule keeps (engine/detected/labels.ts) and reports the exact value count.
  */
 import type { LogSelectorExpr, Matcher } from "../logql/ast";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { DetectedFieldsCollector, DetectedFieldValuesCollector, type DetectedField } from "../engine/detected/fields";
 import { keepDetectedLabel } from "../engine/detected/labels";
 import { executeLogQuery } from "./logs";

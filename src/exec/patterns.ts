@@ -13,7 +13,8 @@
  * the step, so no bucket straddles two chunks and cached and fresh chunks add up exactly.
  */
 import type { Matcher } from "../logql/ast";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { streamFilter } from "../plan/selector";
 import {
   PatternMiner,

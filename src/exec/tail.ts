@@ -21,7 +21,8 @@
  */
 import type { LogSelectorExpr } from "../logql/ast";
 import type { LogEntry } from "../engine/types";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { OriginError, RequestError, TooManyOutstandingRequests } from "../core/errors";
 import { parseVLTime } from "../origin/timefmt";
 import { planLogQuery } from "../plan/logquery";

@@ -6,13 +6,15 @@ import { isLogsDrilldownRequest } from "./query-tags";
 import { BadRequestError } from "../core/errors";
 import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
-import { OriginClient, type Tenant } from "../origin/client";
+import { OriginClient } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 import { directTransport, originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
 import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
 import { acceptsMultiTenant, resolveTenants } from "./tenant";
 import { SubrequestBudget } from "../origin/subrequest-budget";
+import type { TenantClient } from "../exec/multi-tenant";
 
 export interface LokiRequest {
   config: Config;
@@ -38,12 +40,6 @@ export interface LokiRequest {
   afterAnswer: AfterAnswer;
   /** What this request may still ask of the platform: origin requests, Cache API calls, KV operations. */
   budget: SubrequestBudget;
-}
-
-export interface TenantClient {
-  /** The tenant's name as the caller spelled it: its `__tenant_id__` in a multi-tenant answer. */
-  name: string;
-  client: OriginClient;
 }
 
 /**

@@ -10,7 +10,7 @@
  * across tenants accept it (MULTI_TENANT_PATHS).
  */
 import { parseTenantId, sameTenant, type TenancyPolicy } from "../auth/policy";
-import type { Tenant } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 import { BadRequestError, ForbiddenError, UnauthenticatedError } from "../core/errors";
 
 /** `bound` is the tenant the credential or policy fixed (auth/credentials.ts), undefined in header mode. */
@@ -33,9 +33,6 @@ export interface NamedTenant {
   name: string;
   tenant: Tenant;
 }
-
-/** The label Loki's multi-tenant querier adds to every stream and series. */
-export const TENANT_LABEL = "__tenant_id__";
 
 /**
  * The tenants an X-Scope-OrgID names: one for a plain id (its name is the id as sent), several for

@@ -13,12 +13,9 @@ import { formatRFC3339Nano } from "./timefmt";
 import { FieldPicker, RowScanner, type VLRow } from "./rows";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
 import type { ResultCache } from "../cache/extents";
+import type { Tenant } from "../core/tenant";
+import type { TimeWindow } from "../core/time-window";
 import { SubrequestBudget } from "./subrequest-budget";
-
-export interface Tenant {
-  accountId: number;
-  projectId: number;
-}
 
 export interface OriginConfig {
   /** Base URL without credentials. */
@@ -37,13 +34,6 @@ export interface OriginMeter {
   (elapsedMs: number): void;
   /** Bytes of answer body received from the origin (or relayed by the coalescer). */
   received?: (bytes: number) => void;
-}
-
-export interface TimeWindow {
-  /** Inclusive start, ns. */
-  start: bigint;
-  /** Exclusive end, ns. */
-  end: bigint;
 }
 
 export interface HitsResponse {

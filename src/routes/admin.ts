@@ -16,7 +16,7 @@ import { kvPurgeLog } from "../cache/purges";
 import { BadRequestError, NotConfiguredError } from "../core/errors";
 import { errorResponse } from "../http/errors";
 import { parseLokiTime } from "../http/params";
-import type { Tenant } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 
 const EVERYTHING = { start: -(2n ** 63n), end: 2n ** 63n - 1n };
 

@@ -4,7 +4,7 @@ import { readTenancyPolicy } from "../../../src/auth/policy";
 import { RequestError } from "../../../src/core/errors";
 import { statusOf } from "../../../src/http/errors";
 import { acceptsMultiTenant, resolveTenant, resolveTenants } from "../../../src/http/tenant";
-import type { Tenant } from "../../../src/origin/client";
+import type { Tenant } from "../../../src/core/tenant";
 
 const t = (accountId: number, projectId = 0): Tenant => ({ accountId, projectId });
 

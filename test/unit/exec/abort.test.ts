@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OriginClient, type TimeWindow } from "../../../src/origin/client";
+import { OriginClient } from "../../../src/origin/client";
+import type { TimeWindow } from "../../../src/core/time-window";
 import { runWindows, splitWindows } from "../../../src/exec/windows";
 import { mergeConcurrent } from "../../../src/exec/merge";
 
