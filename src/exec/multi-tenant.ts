@@ -26,8 +26,10 @@ import { rangeSamples, type MetricQueryOptions } from "./metric";
 import { labelNames, labelValues, series } from "./meta";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
-import { detectedLabelValues, rankDetectedLabels, type DetectedLabel } from "./detected";
-import { minePatterns, type PatternAnswer, type PatternOptions } from "./patterns";
+import { detectedLabelValues, rankDetectedLabels } from "./detected";
+import { minePatterns, type PatternOptions } from "./patterns";
+import type { DetectedLabel } from "../engine/detected/labels";
+import type { PatternAnswer } from "../engine/patterns/miner";
 
 export interface TenantClient {
   /** The tenant's name as the caller spelled it: its `__tenant_id__` in a multi-tenant answer. */

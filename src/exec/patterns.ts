@@ -22,6 +22,7 @@ import {
   patternText,
   type MinedPattern,
   type MinerFigures,
+  type PatternAnswer,
 } from "../engine/patterns/miner";
 import { patternChunkCache } from "../cache/pattern-chunks";
 import { floorDiv } from "../core/go/intdiv";
@@ -38,13 +39,6 @@ export interface PatternOptions {
   window: TimeWindow;
   step: bigint;
   maxConcurrency: number;
-}
-
-export interface PatternAnswer {
-  pattern: string;
-  level: string;
-  /** [bucket start, unix seconds; lines], oldest first. */
-  samples: [number, number][];
 }
 
 export interface PatternRun {

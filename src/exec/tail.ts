@@ -20,7 +20,7 @@
  * look-back can rows be missed, and then the tail fails loudly instead.
  */
 import type { LogSelectorExpr } from "../logql/ast";
-import type { LogEntry } from "../engine/types";
+import type { DroppedEntry, LogEntry, TailBatch } from "../engine/types";
 import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
 import { OriginError, RequestError, TooManyOutstandingRequests } from "../core/errors";
@@ -55,18 +55,6 @@ export interface TailOptions {
   maxReadPerPoll: number;
   splitInterval: bigint;
   now: () => bigint;
-}
-
-/** An entry the tail could not send, reported to the client as Loki's `dropped_entries`. */
-export interface DroppedEntry {
-  ts: bigint;
-  stream: LogEntry["stream"];
-}
-
-/** One tail frame's content; the route encodes it (v1 or legacy shape). */
-export interface TailBatch {
-  entries: LogEntry[];
-  dropped: DroppedEntry[];
 }
 
 /** Runs until `signal` aborts; `send` gets each batch. Errors propagate to the caller (close 1011). */

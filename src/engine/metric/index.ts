@@ -9,7 +9,7 @@ import { betweenVectors, foldLiterals, withScalar } from "./binary";
 import { PointBudget } from "./budget";
 import { DEFAULT_MAX_POINTS, DEFAULT_MAX_SERIES, MetricEvalError } from "./errors";
 import { SeriesLimit, partialSeriesWarning } from "./series-limit";
-import { type StepGrid, alignToStep, makeGrid, timeAt } from "./grid";
+import { type MetricQuery, type StepGrid, alignToStep, makeGrid, timeAt } from "./grid";
 import { labelReplacer } from "./label-replace";
 import { compareLabels, labelsKey } from "./labels";
 import { type StepVectors, evaluateRangeAggregation, sampleSpan } from "./range/evaluate";
@@ -24,17 +24,11 @@ export {
   DEFAULT_MAX_SERIES,
 } from "./errors";
 export { alignToStep } from "./grid";
+export type { MetricQuery } from "./grid";
 export { SeriesLimit, partialSeriesWarning } from "./series-limit";
 export { absentLabels } from "./range/evaluate";
 
 /** Times in nanoseconds; an instant query has start = end (step is ignored). */
-export interface MetricQuery {
-  start: bigint;
-  end: bigint;
-  step: bigint;
-  instant: boolean;
-}
-
 export interface SampleSource {
   /**
    * Samples of one range aggregation's log range with ts in (from, to]; any order, in batches (the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LogfmtDecoder } from "../../../../src/engine/pipeline/logfmt";
-import { compileIpMatcher, containsMatchingIp } from "../../../../src/engine/pipeline/ip";
+import { compileIpMatcher, containsMatchingIp } from "../../../../src/util/ip";
 import { compilePattern, matchPattern, testPattern } from "../../../../src/engine/pipeline/pattern";
 import { sanitizeLabelKey } from "../../../../src/engine/pipeline/sanitize";
 import { MALFORMED_OBJECT, objectEach, unescapeJson } from "../../../../src/engine/pipeline/jsonscan";
