@@ -4,7 +4,8 @@
  */
 import { Hono } from "hono";
 import { type Env, ConfigError, configOf } from "./config";
-import { errorResponse, HttpError } from "./http/errors";
+import { RequestError } from "./core/errors";
+import { errorResponse, statusOf } from "./http/errors";
 import { redactSecrets, secretsOf } from "./http/redact";
 import { authenticate } from "./auth/credentials";
 import { LogQLParseError } from "./logql/errors";
@@ -66,8 +67,8 @@ const lokiContext = async (
 };
 
 export function toErrorResponse(err: unknown, secrets: string[] = []): Response {
-  // The engine's errors extend HttpError, carrying Loki's status and message.
-  if (err instanceof HttpError) return errorResponse(err.status, redactSecrets(err.message, secrets));
+  // Every layer's failures are RequestErrors: Loki's message, and a kind that picks the status.
+  if (err instanceof RequestError) return errorResponse(statusOf(err), redactSecrets(err.message, secrets));
   if (err instanceof LogQLParseError) return errorResponse(400, err.message);
   if (err instanceof ConfigError) return errorResponse(500, `configuration error: ${err.message}`);
   console.error("unhandled error", redactSecrets(errorSummary(err), secrets));

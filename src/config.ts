@@ -4,7 +4,7 @@
  * or echoed; a refusal names the variable and the problem, never a value.
  */
 import { readTenancyPolicy, secretVar, type TenancyPolicy } from "./auth/policy";
-import { ConfigError } from "./config-error";
+import { ConfigError } from "./core/config-error";
 import { parseLokiDuration } from "./core/go/duration";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
 import { DEFAULT_MAX_POINTS } from "./engine/metric/errors";

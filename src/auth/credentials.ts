@@ -3,8 +3,8 @@
  * tenancy policy. Tokens are compared as SHA-256 digests in constant time, so neither the stored
  * form nor the time taken tells an attacker how much of a guess was right.
  */
-import { HttpError } from "../http/errors";
-import type { Tenant } from "../origin/client";
+import { UnauthenticatedError } from "../core/errors";
+import type { Tenant } from "../core/tenant";
 import type { TenancyPolicy } from "./policy";
 
 export type PresentedCredential =
@@ -67,10 +67,10 @@ export async function authenticate(policy: TenancyPolicy, authorization: string 
     const presented = presentedCredential(authorization);
     if (presented && digestsEqual(await sha256(presented.token), await tokenDigest(policy, policy.token)))
       return policy.tenant;
-    throw new HttpError(401, UNAUTHENTICATED);
+    throw new UnauthenticatedError(UNAUTHENTICATED);
   }
   const presented = presentedCredential(authorization);
-  if (!presented) throw new HttpError(401, UNAUTHENTICATED);
+  if (!presented) throw new UnauthenticatedError(UNAUTHENTICATED);
   const digest = await sha256(presented.token);
   let bound: Tenant | undefined;
   for (const entry of policy.tenants) {
@@ -80,6 +80,6 @@ export async function authenticate(policy: TenancyPolicy, authorization: string 
     for (const stored of entry.tokenDigests) matched = digestsEqual(digest, stored) || matched;
     if (matched) bound = entry.tenant;
   }
-  if (!bound) throw new HttpError(401, UNAUTHENTICATED);
+  if (!bound) throw new UnauthenticatedError(UNAUTHENTICATED);
   return bound;
 }

@@ -10,8 +10,8 @@
  * - "header" (TENANCY=header): X-Scope-OrgID picks the tenant. Only for a Worker behind a gateway
  *   that authenticates callers and sets the header itself; TENANT_MAP then restricts the choice.
  */
-import { ConfigError } from "../config-error";
-import type { Tenant } from "../origin/client";
+import { ConfigError } from "../core/config-error";
+import type { Tenant } from "../core/tenant";
 
 /** A tenant name (Basic-auth user) and the SHA-256 digests of the tokens that unlock it. */
 export interface TenantCredential {

@@ -4,7 +4,7 @@
  * bucket grows with the span so the widening stays small relative to what was asked.
  */
 import { floorMod } from "../core/go/intdiv";
-import type { TimeWindow } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 
 const MINUTE_NS = 60_000_000_000n;
 const HOUR_NS = 60n * MINUTE_NS;

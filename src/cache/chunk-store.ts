@@ -12,7 +12,7 @@
  */
 import { type AnswerCache, type AnswerKv, quietly } from "./layer";
 import { BoundedMap } from "../util/bounded-map";
-import type { TimeWindow } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { fitsInKv, historicalTtlSeconds, sharedInKv } from "./policy";
 import { stamped, unstamped, validBody, type Validity } from "./stamp";
 

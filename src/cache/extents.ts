@@ -15,7 +15,8 @@
  * the window and never stored; otherwise (metric plans, whose evaluation ignores buckets outside its
  * windows) whole chunks are asked for, so the edge chunks are reusable too.
  */
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
 import type { ChunkStore } from "./chunk-store";

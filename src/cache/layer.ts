@@ -6,7 +6,8 @@
  * their expiry and the time the origin was asked (stamp.ts); an expired entry, or one the tenant's
  * purges void, is a miss like a missing one.
  */
-import type { JsonRequest, JsonTransport, Tenant } from "../origin/client";
+import type { JsonRequest, JsonTransport } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 import { isValidAnswer } from "../origin/answers";
 import { cacheKey, type OriginIdentity } from "./keys";
 import { type CachePolicy, cachePolicy, fitsInKv, KV_MIN_TTL_S } from "./policy";

@@ -9,7 +9,8 @@
  * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window.
  */
 import type { LogEntry } from "../engine/types";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import type { ResultCache } from "./extents";
 
 /** The pieces an edge window is kept in: aligned windows of this fraction of the interval. */

@@ -17,7 +17,8 @@ import type { Labels, Point, Series } from "../engine/types";
 import { compareLabels, labelsKey } from "../engine/metric/labels";
 import type { MetricQuery } from "../engine/metric";
 import type { SeriesLimit } from "../engine/metric/series-limit";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { chunkLength } from "./extents";
 import { floorDiv } from "../core/go/intdiv";
 

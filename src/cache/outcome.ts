@@ -2,7 +2,7 @@
  * The result of one attempt to ask the origin, as a plain value: it crosses the Durable Object RPC
  * boundary (where error classes do not survive) and is shared by every coalesced caller.
  */
-import { OriginError } from "../http/errors";
+import { OriginError } from "../core/errors";
 import { isValidAnswer } from "../origin/answers";
 import type { JsonAnswer, JsonRequest, JsonTransport } from "../origin/client";
 
@@ -12,7 +12,7 @@ export type OriginOutcome =
   | { kind: "timeout"; timeoutMs: number }
   | { kind: "unreachable"; message: string }
   /** The transport already named the failure in Loki's terms (a body cut off after the headers). */
-  | { kind: "failed"; status: 502 | 504; message: string };
+  | { kind: "failed"; failure: OriginError["kind"]; message: string };
 
 /** The only endpoints whose answers are small JSON documents worth caching and coalescing. */
 const COALESCIBLE_PATHS = new Set(
@@ -47,7 +47,7 @@ export async function attemptOrigin(
     return { kind: "answer", ...(await transport(req, timeout)) };
   } catch (err) {
     if (timeout.aborted) return { kind: "timeout", timeoutMs };
-    if (err instanceof OriginError) return { kind: "failed", status: err.status as 502 | 504, message: err.message };
+    if (err instanceof OriginError) return { kind: "failed", failure: err.kind, message: err.message };
     return { kind: "unreachable", message: err instanceof Error ? err.message : String(err) };
   }
 }
@@ -58,11 +58,11 @@ export function answerOf(outcome: OriginOutcome): JsonAnswer {
     case "answer":
       return { status: outcome.status, body: outcome.body };
     case "timeout":
-      throw new OriginError(504, `origin did not answer within ${outcome.timeoutMs} ms`);
+      throw new OriginError("origin-timeout", `origin did not answer within ${outcome.timeoutMs} ms`);
     case "unreachable":
-      throw new OriginError(502, `origin unreachable: ${outcome.message}`);
+      throw new OriginError("origin-unavailable", `origin unreachable: ${outcome.message}`);
     case "failed":
-      throw new OriginError(outcome.status, outcome.message);
+      throw new OriginError(outcome.failure, outcome.message);
   }
 }
 

@@ -7,7 +7,8 @@
  * cacheKey), the selector's LogsQL, the step grid, the sampling cap and the chunk window.
  */
 import type { MinedPattern } from "../engine/patterns/miner";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 
 /** Larger chunks (serialized) are not kept: the chunk store is for answers, not archives. */
 const MAX_CHUNK_BYTES = 2 * 1024 * 1024;

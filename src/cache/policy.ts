@@ -27,7 +27,7 @@
  * holds wherever the entry is found, whatever the tier itself does. An operator who knows a backlog
  * arrived can also purge a tenant's entries for a time range at once (purges.ts, routes/admin.ts).
  */
-import type { TimeWindow } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 
 /** Windows ending before now − this are historical (Loki's `max_cache_freshness_per_query`). */
 export const RECENT_HORIZON_MS = 10 * 60 * 1000;

@@ -18,7 +18,8 @@
  * consistent (about 60 s across locations), so a purge takes effect everywhere within about a
  * minute and a half, and at once in the isolate that recorded it.
  */
-import type { Tenant, TimeWindow } from "../origin/client";
+import type { Tenant } from "../core/tenant";
+import type { TimeWindow } from "../core/time-window";
 import { BoundedMap } from "../util/bounded-map";
 import { HISTORICAL_TTL_S } from "./policy";
 

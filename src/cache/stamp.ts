@@ -5,7 +5,7 @@
  * it as long as it likes within max-age), and a purge can tell entries asked before it from those
  * asked after.
  */
-import type { TimeWindow } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { type PurgeRecord, voidedBy } from "./purges";
 
 const TAG = "e1";

@@ -1,12 +1,7 @@
 /** Chooses the origin transport and the results cache for a request from configuration and bindings. */
 import type { Config } from "../config";
-import {
-  fetchJsonTransport,
-  type JsonTransport,
-  type OriginConfig,
-  type OriginMeter,
-  type Tenant,
-} from "../origin/client";
+import { fetchJsonTransport, type JsonTransport, type OriginConfig, type OriginMeter } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 import { cacheApiAnswers, coalescerStubs, kvAnswers } from "./bindings";
 import { tieredChunkStore } from "./chunk-store";
 import type { ResultCache } from "./extents";

@@ -6,8 +6,8 @@
  */
 import type { Config } from "../config";
 import type { DetectedField } from "../engine/detected/fields";
-import type { DetectedLabel } from "../exec/detected";
-import type { PatternAnswer } from "../exec/patterns";
+import type { DetectedLabel } from "../engine/detected/labels";
+import type { PatternAnswer } from "../engine/patterns/miner";
 import { formatPromDuration } from "../core/go/duration";
 import { LEVEL_FIELDS } from "../engine/derived-fields";
 

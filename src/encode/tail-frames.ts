@@ -4,8 +4,7 @@
  * `{"labels":"{a=\"b\"}","entries":[{"ts":"<RFC3339Nano>","line":"..."}]}` and dropped entries as
  * `{"Timestamp":"<RFC3339Nano>","Labels":"{...}"}`, `dropped_entries` always present (null if none).
  */
-import type { Labels, LogEntry } from "../engine/types";
-import type { TailBatch } from "../exec/tail";
+import type { Labels, LogEntry, TailBatch } from "../engine/types";
 import { formatRFC3339Nano } from "../origin/timefmt";
 import { sortedLabelsJson } from "./labels";
 import { tailFrameJson } from "./stream-writer";

@@ -73,3 +73,15 @@ export type MetricResult = (
   /** Loki's `warnings` of the answer (a partial answer past the series limit). */
   warnings?: string[];
 };
+
+/** An entry a tail could not send, reported to the client as Loki's `dropped_entries`. */
+export interface DroppedEntry {
+  ts: bigint;
+  stream: LogEntry["stream"];
+}
+
+/** One tail frame's content; the route encodes it (v1 or legacy shape). */
+export interface TailBatch {
+  entries: LogEntry[];
+  dropped: DroppedEntry[];
+}

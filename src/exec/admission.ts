@@ -6,7 +6,7 @@
  * written; queries that do not fit wait their turn in arrival order, as queries queue for
  * Loki's queriers, and a query that waits too long gets Loki's 429.
  */
-import { HttpError } from "../http/errors";
+import { TooManyOutstandingRequests } from "../core/errors";
 import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
 import { compileTemplate } from "../engine/template";
 import { TEMPLATE_OUTPUT_LIMIT } from "../engine/template/funcs";
@@ -31,12 +31,6 @@ const SHAPING_STAGES = new Set([
 export const ISOLATE_LOG_QUERY_BYTES = 32 * 1024 * 1024;
 /** How long a query may wait for room before it is refused. */
 export const ADMISSION_WAIT_MS = 30_000;
-
-export class TooManyOutstandingRequests extends HttpError {
-  constructor() {
-    super(429, "too many outstanding requests");
-  }
-}
 
 interface Waiter {
   bytes: number;

@@ -15,9 +15,10 @@
  * Loki's relevance rule keeps (engine/detected/labels.ts) and reports the exact value count.
  */
 import type { LogSelectorExpr, Matcher } from "../logql/ast";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { DetectedFieldsCollector, DetectedFieldValuesCollector, type DetectedField } from "../engine/detected/fields";
-import { keepDetectedLabel } from "../engine/detected/labels";
+import { type DetectedLabel, keepDetectedLabel } from "../engine/detected/labels";
 import { executeLogQuery } from "./logs";
 import { logQueryAdmission, logQueryReservation, type QueryMemory } from "./admission";
 import { labelNames, labelValues } from "./meta";
@@ -87,11 +88,6 @@ async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: Det
     memory,
   });
   return entries;
-}
-
-export interface DetectedLabel {
-  label: string;
-  cardinality: number;
 }
 
 /**

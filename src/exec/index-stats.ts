@@ -3,7 +3,8 @@
  * Loki itself only estimates from chunk metadata.
  */
 import type { Matcher } from "../logql/ast";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { chunkLength, extentRows } from "../cache/extents";
 import { streamFilter } from "../plan/selector";
 

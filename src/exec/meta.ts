@@ -6,7 +6,8 @@
  */
 import type { Matcher } from "../logql/ast";
 import type { Labels } from "../engine/types";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { parseStreamLabels } from "../origin/rows";
 import { anyOfStreams, streamFilter } from "../plan/selector";
 import { bucketWindow } from "../cache/buckets";

@@ -14,9 +14,9 @@
  */
 import type { LogSelectorExpr, Matcher, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, Labels, LogEntry, MetricResult } from "../engine/types";
-import type { TenantClient } from "../http/context";
-import type { TimeWindow } from "../origin/client";
-import { TENANT_LABEL } from "../http/tenant";
+import type { TimeWindow } from "../core/time-window";
+import type { OriginClient } from "../origin/client";
+import { TENANT_LABEL } from "../core/tenant";
 import { validateMatchers } from "../logql/validate";
 import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
@@ -26,8 +26,16 @@ import { rangeSamples, type MetricQueryOptions } from "./metric";
 import { labelNames, labelValues, series } from "./meta";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
-import { detectedLabelValues, rankDetectedLabels, type DetectedLabel } from "./detected";
-import { minePatterns, type PatternAnswer, type PatternOptions } from "./patterns";
+import { detectedLabelValues, rankDetectedLabels } from "./detected";
+import { minePatterns, type PatternOptions } from "./patterns";
+import type { DetectedLabel } from "../engine/detected/labels";
+import type { PatternAnswer } from "../engine/patterns/miner";
+
+export interface TenantClient {
+  /** The tenant's name as the caller spelled it: its `__tenant_id__` in a multi-tenant answer. */
+  name: string;
+  client: OriginClient;
+}
 
 /** `labels` with the tenant's label, an existing label of that name moved aside. */
 function withTenant(labels: Labels, name: string): Labels {

@@ -13,7 +13,8 @@
  * the step, so no bucket straddles two chunks and cached and fresh chunks add up exactly.
  */
 import type { Matcher } from "../logql/ast";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { streamFilter } from "../plan/selector";
 import {
   PatternMiner,
@@ -21,6 +22,7 @@ import {
   patternText,
   type MinedPattern,
   type MinerFigures,
+  type PatternAnswer,
 } from "../engine/patterns/miner";
 import { patternChunkCache } from "../cache/pattern-chunks";
 import { floorDiv } from "../core/go/intdiv";
@@ -37,13 +39,6 @@ export interface PatternOptions {
   window: TimeWindow;
   step: bigint;
   maxConcurrency: number;
-}
-
-export interface PatternAnswer {
-  pattern: string;
-  level: string;
-  /** [bucket start, unix seconds; lines], oldest first. */
-  samples: [number, number][];
 }
 
 export interface PatternRun {

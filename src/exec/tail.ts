@@ -20,13 +20,14 @@
  * look-back can rows be missed, and then the tail fails loudly instead.
  */
 import type { LogSelectorExpr } from "../logql/ast";
-import type { LogEntry } from "../engine/types";
-import type { OriginClient, TimeWindow } from "../origin/client";
-import { HttpError, OriginError } from "../http/errors";
+import type { DroppedEntry, LogEntry, TailBatch } from "../engine/types";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
+import { OriginError, RequestError, TooManyOutstandingRequests } from "../core/errors";
 import { parseVLTime } from "../origin/timefmt";
 import { planLogQuery } from "../plan/logquery";
 import { executeLogQuery, type LogQueryResult } from "./logs";
-import { logQueryAdmission, logQueryReservation, TooManyOutstandingRequests } from "./admission";
+import { logQueryAdmission, logQueryReservation } from "./admission";
 import { entryKey, SeenBuckets } from "./tail-seen";
 
 /** Loki's tailer sends at most this many entries per frame. */
@@ -54,18 +55,6 @@ export interface TailOptions {
   maxReadPerPoll: number;
   splitInterval: bigint;
   now: () => bigint;
-}
-
-/** An entry the tail could not send, reported to the client as Loki's `dropped_entries`. */
-export interface DroppedEntry {
-  ts: bigint;
-  stream: LogEntry["stream"];
-}
-
-/** One tail frame's content; the route encodes it (v1 or legacy shape). */
-export interface TailBatch {
-  entries: LogEntry[];
-  dropped: DroppedEntry[];
 }
 
 /** Runs until `signal` aborts; `send` gets each batch. Errors propagate to the caller (close 1011). */
@@ -252,7 +241,7 @@ function push<K>(map: Map<K, number[]>, key: K, value: number): void {
  * the same way every time.
  */
 function transient(err: unknown): boolean {
-  return err instanceof OriginError || err instanceof TooManyOutstandingRequests || !(err instanceof HttpError);
+  return err instanceof OriginError || err instanceof TooManyOutstandingRequests || !(err instanceof RequestError);
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { Direction, Labels, LogEntry } from "../engine/types";
 import { lineLength } from "../engine/literal-row";
-import { BadRequestError } from "../http/errors";
+import { BadRequestError } from "../core/errors";
 import { jsonTextLength } from "../encode/labels";
 
 /**

@@ -5,7 +5,8 @@
  * ProjectionRefused, and the caller evaluates the query again from whole lines.
  */
 import type { ExtractedSample, Labels } from "../engine/types";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { VLTimeReader } from "../origin/timefmt";
 import type { UnwrapProjection } from "../plan/unwrap-projection";
 import type { ScanStats } from "./logs";

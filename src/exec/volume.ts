@@ -15,7 +15,8 @@
  */
 import type { Matcher } from "../logql/ast";
 import type { Labels, MetricResult, Series } from "../engine/types";
-import type { OriginClient, TimeWindow } from "../origin/client";
+import type { OriginClient } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { parseStreamLabels, type VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
 import { POINTS_PER_STATS_ROW, chunkLength, extentRows } from "../cache/extents";

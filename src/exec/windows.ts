@@ -2,7 +2,7 @@
  * Splits a time range into aligned sub-windows and runs them against the origin with bounded
  * concurrency, consuming results strictly in order so callers can stop as soon as they have enough.
  */
-import type { TimeWindow } from "../origin/client";
+import type { TimeWindow } from "../core/time-window";
 import { ceilDiv, floorDiv } from "../core/go/intdiv";
 
 /** At most this many windows per range: a longer range gets wider windows (multiples of the interval). */

@@ -3,17 +3,18 @@
  * GET/POST parameters, the tenant-scoped origin client, the clock and the response flavour.
  */
 import { isLogsDrilldownRequest } from "./query-tags";
-import { BadRequestError } from "./errors";
+import { BadRequestError } from "../core/errors";
 import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
-import { OriginClient, type Tenant } from "../origin/client";
+import { OriginClient } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 import { directTransport, originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
 import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
 import { acceptsMultiTenant, resolveTenants } from "./tenant";
-import { HttpError } from "./errors";
 import { SubrequestBudget } from "../origin/subrequest-budget";
+import type { TenantClient } from "../exec/multi-tenant";
 
 export interface LokiRequest {
   config: Config;
@@ -41,12 +42,6 @@ export interface LokiRequest {
   budget: SubrequestBudget;
 }
 
-export interface TenantClient {
-  /** The tenant's name as the caller spelled it: its `__tenant_id__` in a multi-tenant answer. */
-  name: string;
-  client: OriginClient;
-}
-
 /**
  * `boundTenant`: the tenant the caller's credential is bound to (auth/credentials.ts), if any.
  * `waitUntil` keeps cache writes alive after the response; without an execution context (plain
@@ -68,7 +63,7 @@ export async function buildLokiRequest(
   }
   const named = resolveTenants(config.tenancy, boundTenant, req.headers.get("X-Scope-OrgID"));
   if (named.length > 1 && !acceptsMultiTenant(url.pathname)) {
-    throw new HttpError(400, "multi-tenant queries are not supported by this endpoint");
+    throw new BadRequestError("multi-tenant queries are not supported by this endpoint");
   }
   const flags = req.headers.get("X-Loki-Response-Encoding-Flags") ?? "";
   const cacheStats = new CacheStats();

@@ -3,7 +3,7 @@
  * (pkg/loghttp/params.go). Both are read with Go's strconv.Atoi, so `1.5` or `ten` fail with Go's
  * error text, and zero or less is refused.
  */
-import { BadRequestError } from "./errors";
+import { BadRequestError } from "../core/errors";
 import { atoi } from "../core/go/strconv";
 import type { RawParams } from "./params";
 

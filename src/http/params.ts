@@ -2,7 +2,7 @@
  * Loki's request parameters, parsed with Loki's rules and Loki's error messages.
  * Everything here is pure: the route reads raw strings, these functions turn them into typed values.
  */
-import { BadRequestError } from "./errors";
+import { BadRequestError } from "../core/errors";
 import { formatDuration, formatPromDuration, parsePromDuration } from "../core/go/duration";
 import { quote as goQuote, parseFloat } from "../core/go/strconv";
 import type { Direction } from "../engine/types";

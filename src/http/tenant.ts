@@ -10,8 +10,8 @@
  * across tenants accept it (MULTI_TENANT_PATHS).
  */
 import { parseTenantId, sameTenant, type TenancyPolicy } from "../auth/policy";
-import type { Tenant } from "../origin/client";
-import { HttpError } from "./errors";
+import type { Tenant } from "../core/tenant";
+import { BadRequestError, ForbiddenError, UnauthenticatedError } from "../core/errors";
 
 /** `bound` is the tenant the credential or policy fixed (auth/credentials.ts), undefined in header mode. */
 export function resolveTenant(policy: TenancyPolicy, bound: Tenant | undefined, orgId: string | null): Tenant {
@@ -19,11 +19,11 @@ export function resolveTenant(policy: TenancyPolicy, bound: Tenant | undefined, 
     if (bound) return bound;
     // Header mode trusts the header alone to name the tenant, as Loki with auth_enabled does: without
     // one there is no tenant to serve (Loki's auth middleware answers exactly this), never a default.
-    throw new HttpError(401, "no org id\n");
+    throw new UnauthenticatedError("no org id\n");
   }
   if (orgId.includes("|")) {
     // Callers that answer one tenant only (the origin check) refuse a multi-tenant id outright.
-    throw new HttpError(400, "multi-tenant queries are not supported by this endpoint");
+    throw new BadRequestError("multi-tenant queries are not supported by this endpoint");
   }
   return oneTenant(policy, bound, orgId);
 }
@@ -34,9 +34,6 @@ export interface NamedTenant {
   tenant: Tenant;
 }
 
-/** The label Loki's multi-tenant querier adds to every stream and series. */
-export const TENANT_LABEL = "__tenant_id__";
-
 /**
  * The tenants an X-Scope-OrgID names: one for a plain id (its name is the id as sent), several for
  * `a|b|…`, sorted and without repeats as Loki normalises them. Each must be readable on its own.
@@ -46,16 +43,16 @@ export function resolveTenants(policy: TenancyPolicy, bound: Tenant | undefined,
     return [{ name: orgId ?? "", tenant: resolveTenant(policy, bound, orgId) }];
   }
   const names = [...new Set(orgId.split("|"))].sort();
-  if (names.some((n) => n === "")) throw new HttpError(400, "tenant ID is empty in a multi-tenant X-Scope-OrgID");
+  if (names.some((n) => n === "")) throw new BadRequestError("tenant ID is empty in a multi-tenant X-Scope-OrgID");
   if (names.length > MAX_TENANTS_PER_QUERY) {
-    throw new HttpError(400, `a multi-tenant query may name at most ${MAX_TENANTS_PER_QUERY} tenants`);
+    throw new BadRequestError(`a multi-tenant query may name at most ${MAX_TENANTS_PER_QUERY} tenants`);
   }
   const tenants = names.map((name) => ({ name, tenant: oneTenant(policy, bound, name) }));
   for (let i = 0; i < tenants.length; i++) {
     for (let j = i + 1; j < tenants.length; j++) {
       // Two names of one tenant would count its data twice under two labels.
       if (sameTenant(tenants[i]!.tenant, tenants[j]!.tenant)) {
-        throw new HttpError(400, `X-Scope-OrgID names one tenant twice (${tenants[i]!.name}, ${tenants[j]!.name})`);
+        throw new BadRequestError(`X-Scope-OrgID names one tenant twice (${tenants[i]!.name}, ${tenants[j]!.name})`);
       }
     }
   }
@@ -104,9 +101,9 @@ function oneTenant(policy: TenancyPolicy, bound: Tenant | undefined, orgId: stri
   const named = namedTenant(policy, orgId);
   if (bound) {
     if (named && (sameTenant(named, bound) || alsoReadable(policy, bound, orgId))) return named;
-    throw new HttpError(403, `X-Scope-OrgID ${JSON.stringify(orgId)} is not a tenant these credentials may read`);
+    throw new ForbiddenError(`X-Scope-OrgID ${JSON.stringify(orgId)} is not a tenant these credentials may read`);
   }
-  if (!named) throw new HttpError(401, `unknown tenant ${JSON.stringify(orgId)}`);
+  if (!named) throw new UnauthenticatedError(`unknown tenant ${JSON.stringify(orgId)}`);
   return named;
 }
 

@@ -11,7 +11,7 @@ import { semanticError } from "./errors";
 import { logfmtExpressionError, parseJsonExpression } from "./extraction-expr";
 import { printStage } from "./printer";
 import { goRegexError } from "./regex";
-import { ipPatternError } from "../engine/pipeline/ip";
+import { ipPatternError } from "../util/ip";
 
 /**
  * Throws Loki's stage error for the first stage of `stages` it could not build, in Loki's order:

@@ -4,7 +4,7 @@
  * answer, an error status, a body that is not what the endpoint promises) into a Loki-shaped
  * 502/504 error that reveals neither credentials nor the origin's own error text.
  */
-import { HttpError, OriginError } from "../http/errors";
+import { OriginError, RequestError } from "../core/errors";
 import type { LogRow } from "../engine/types";
 import { checkAnswer } from "./answers";
 import { invalidAnswer, OriginDeadline } from "./deadline";
@@ -13,12 +13,9 @@ import { formatRFC3339Nano } from "./timefmt";
 import { FieldPicker, RowScanner, type VLRow } from "./rows";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
 import type { ResultCache } from "../cache/extents";
+import type { Tenant } from "../core/tenant";
+import type { TimeWindow } from "../core/time-window";
 import { SubrequestBudget } from "./subrequest-budget";
-
-export interface Tenant {
-  accountId: number;
-  projectId: number;
-}
 
 export interface OriginConfig {
   /** Base URL without credentials. */
@@ -37,13 +34,6 @@ export interface OriginMeter {
   (elapsedMs: number): void;
   /** Bytes of answer body received from the origin (or relayed by the coalescer). */
   received?: (bytes: number) => void;
-}
-
-export interface TimeWindow {
-  /** Inclusive start, ns. */
-  start: bigint;
-  /** Exclusive end, ns. */
-  end: bigint;
 }
 
 export interface HitsResponse {
@@ -317,8 +307,8 @@ export class OriginClient {
         deadline.signal,
       );
     } catch (err) {
-      // A layer that already knows the failure's Loki status (a coalesced timeout) says so itself.
-      if (err instanceof HttpError) throw err;
+      // A layer that already knows what failed (a coalesced timeout) says so itself.
+      if (err instanceof RequestError) throw err;
       throw deadline.connectError(err);
     } finally {
       deadline.end();
@@ -389,26 +379,26 @@ function counted(reader: ChunkReader, received: ((bytes: number) => void) | unde
 const utf8 = new TextDecoder();
 
 /** A streamed body that could not be read or parsed to the end, as the Loki-facing error. */
-function streamError(err: unknown): HttpError {
-  if (err instanceof HttpError) return err;
+function streamError(err: unknown): RequestError {
+  if (err instanceof RequestError) return err;
   // Everything else thrown while reading is a parse failure: a line that is not JSON (a cut line,
   // a proxy's page) or a row of the wrong shape.
   return invalidAnswer("a row of the streamed answer is not valid JSON");
 }
 
-function originStatusError(status: number): HttpError {
+function originStatusError(status: number): OriginError {
   if (status === 401 || status === 403) {
-    return new OriginError(502, `origin rejected the request's credentials (HTTP ${status})`);
+    return new OriginError("origin-unavailable", `origin rejected the request's credentials (HTTP ${status})`);
   }
   if (status === 400 || status === 422) {
     // The origin could not run the LogsQL we planned: a translation defect, never the user's fault,
     // and never a reason to show the origin's message (it may quote other parts of the plan).
-    return new OriginError(502, `origin rejected the planned query (HTTP ${status})`);
+    return new OriginError("origin-unavailable", `origin rejected the planned query (HTTP ${status})`);
   }
   if (status === 504 || status === 408) {
-    return new OriginError(504, `origin timed out (HTTP ${status})`);
+    return new OriginError("origin-timeout", `origin timed out (HTTP ${status})`);
   }
-  return new OriginError(502, `origin failed (HTTP ${status})`);
+  return new OriginError("origin-unavailable", `origin failed (HTTP ${status})`);
 }
 
 export interface PromMatrixResponse {

@@ -5,7 +5,7 @@
  * stops in the middle of its answer is not. The clock runs only while we wait on the origin, so a
  * consumer that is slow to read (back-pressure) is never mistaken for a stalled origin.
  */
-import { HttpError, OriginError } from "../http/errors";
+import { ClientCanceledError, OriginError, RequestError } from "../core/errors";
 import type { ChunkReader } from "./ndjson";
 import { bodyReader } from "./body-reader";
 
@@ -71,18 +71,21 @@ export class OriginDeadline {
    * The Loki-facing error for a request that failed before its headers arrived. `err` is the fetch
    * failure: its message names the transport problem (refused, reset), never credentials or a body.
    */
-  connectError(err: unknown): HttpError {
-    if (this.expired) return new OriginError(504, `origin did not answer within ${this.timeoutMs} ms`);
+  connectError(err: unknown): RequestError {
+    if (this.expired) return new OriginError("origin-timeout", `origin did not answer within ${this.timeoutMs} ms`);
     if (this.clientSignal?.aborted) return clientCanceled();
     const reason = err instanceof Error ? err.message : String(err);
-    return new OriginError(502, `origin unreachable: ${reason}`);
+    return new OriginError("origin-unavailable", `origin unreachable: ${reason}`);
   }
 
   /** The Loki-facing error for a streamed body that failed after its headers arrived. */
-  bodyError(err: unknown): HttpError {
-    if (err instanceof HttpError) return err;
+  bodyError(err: unknown): RequestError {
+    if (err instanceof RequestError) return err;
     if (this.expired) {
-      return new OriginError(504, `origin stalled: no data for ${this.timeoutMs} ms in the middle of its answer`);
+      return new OriginError(
+        "origin-timeout",
+        `origin stalled: no data for ${this.timeoutMs} ms in the middle of its answer`,
+      );
     }
     if (this.clientSignal?.aborted) return clientCanceled();
     return invalidAnswer("the connection broke in the middle of the answer");
@@ -145,9 +148,9 @@ export class OriginDeadline {
 
 /** A 2xx whose body is not what the endpoint promises: the origin (or a proxy before it) is at fault. */
 export function invalidAnswer(problem: string): OriginError {
-  return new OriginError(502, `origin sent an invalid answer: ${problem}`);
+  return new OriginError("origin-unavailable", `origin sent an invalid answer: ${problem}`);
 }
 
-export function clientCanceled(): HttpError {
-  return new HttpError(499, "client canceled the request");
+export function clientCanceled(): ClientCanceledError {
+  return new ClientCanceledError();
 }

@@ -4,7 +4,7 @@
  * the origin answers at all, it accepts the configured credentials, and it speaks LogsQL. Only
  * fixed descriptions and the HTTP status are reported: the origin's own text may quote anything.
  */
-import type { Tenant } from "./client";
+import type { Tenant } from "../core/tenant";
 
 export interface OriginCheck {
   /** An HTTP answer arrived within the timeout. */

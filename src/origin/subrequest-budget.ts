@@ -17,7 +17,7 @@
  *
  * Cache writes made after the answer (waitUntil) belong to the same invocation and are counted too.
  */
-import { BadRequestError } from "../http/errors";
+import { LimitExceededError } from "../core/errors";
 
 export interface SubrequestLimits {
   /** fetch() calls: requests to the origin and calls to the coalescer Durable Object. */
@@ -36,7 +36,7 @@ export const DEFAULT_SUBREQUEST_LIMITS: SubrequestLimits = {
 };
 
 /** The request needs more origin requests than it may make: it must be asked differently. */
-export class SubrequestBudgetError extends BadRequestError {
+export class SubrequestBudgetError extends LimitExceededError {
   constructor(limit: number) {
     super(
       `the query needs more than ${limit} origin requests, the most one request may make (MAX_SUBREQUESTS): ` +

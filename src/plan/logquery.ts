@@ -10,7 +10,7 @@
 import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
 import { printStage } from "../logql/printer";
 import { checkPipelineBuilds } from "../logql/stage-build";
-import { BadRequestError } from "../http/errors";
+import { BadRequestError } from "../core/errors";
 import { lineFilterToLogsQL } from "./linefilter";
 import { compileTemplate, TemplateParseError } from "../engine/template";
 import { labelFilterPrefilters } from "./prefilter";

@@ -5,7 +5,7 @@
  * `original___tenant_id__` (exec/multi-tenant.ts), so a matcher on that name selects it.
  */
 import type { Matcher } from "../logql/ast";
-import { TENANT_LABEL } from "../http/tenant";
+import { TENANT_LABEL } from "../core/tenant";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
 
 /** The prefix a stream's own `__tenant_id__` label gets in a multi-tenant answer (as in Loki). */

@@ -13,9 +13,10 @@ import { digestsEqual, presentedCredential, sha256 } from "../auth/credentials";
 import { parseTenantId, type TenancyPolicy } from "../auth/policy";
 import { configOf, type Env } from "../config";
 import { kvPurgeLog } from "../cache/purges";
-import { BadRequestError, errorResponse, HttpError } from "../http/errors";
+import { BadRequestError, NotConfiguredError } from "../core/errors";
+import { errorResponse } from "../http/errors";
 import { parseLokiTime } from "../http/params";
-import type { Tenant } from "../origin/client";
+import type { Tenant } from "../core/tenant";
 
 const EVERYTHING = { start: -(2n ** 63n), end: 2n ** 63n - 1n };
 
@@ -48,7 +49,7 @@ export const adminRoutes = new Hono<{ Bindings: Env }>().all("/admin/cache/purge
     end: end > EVERYTHING.end ? EVERYTHING.end : end,
   };
   if (window.end <= window.start) throw new BadRequestError("end must be after start");
-  if (!config.cacheKv) throw new HttpError(503, "cache purge needs the CACHE_KV binding");
+  if (!config.cacheKv) throw new NotConfiguredError("cache purge needs the CACHE_KV binding");
 
   const atMs = Date.now();
   await kvPurgeLog(config.cacheKv).purge(tenant, window, atMs);

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { isLogExpr, type LogSelectorExpr } from "../logql/ast";
 import { parseExpr, parseMatchers } from "../logql/parser";
-import { BadRequestError } from "../http/errors";
+import { BadRequestError } from "../core/errors";
 import {
   checkQueryLength,
   checkRangeOrder,

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { Matcher } from "../logql/ast";
 import { parseMatchers } from "../logql/parser";
-import { BadRequestError } from "../http/errors";
+import { BadRequestError } from "../core/errors";
 import { checkQueryLength, checkRangeOrder, checkResolution, parseRange, parseStep } from "../http/params";
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { indexStats, sumStats } from "../exec/index-stats";

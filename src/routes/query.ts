@@ -7,7 +7,7 @@ import { parseExpr } from "../logql/parser";
 import { isLogExpr, type Expr, type SampleExpr } from "../logql/ast";
 import { withoutInternalStreams } from "../logql/internal-streams";
 import type { MetricQuery } from "../engine/metric";
-import { BadRequestError } from "../http/errors";
+import { BadRequestError } from "../core/errors";
 import {
   checkEntriesLimit,
   checkRangeOrder,

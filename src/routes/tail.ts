@@ -2,10 +2,11 @@
 import { Hono } from "hono";
 import { parseExpr } from "../logql/parser";
 import { isLogExpr } from "../logql/ast";
-import { BadRequestError, HttpError } from "../http/errors";
+import { BadRequestError, RequestError } from "../core/errors";
 import { checkEntriesLimit, checkQueryLength, parseLimit, parseLokiTime } from "../http/params";
 import type { LokiRequest } from "../http/context";
-import { runTail, type TailBatch } from "../exec/tail";
+import { runTail } from "../exec/tail";
+import type { TailBatch } from "../engine/types";
 import { tailFrameLegacy, tailFrameV1 } from "../encode/tail-frames";
 import { tailSlotCounters } from "../exec/tail-slot-stubs";
 import { acquireTailSlot } from "../exec/tail-slots";
@@ -99,7 +100,7 @@ async function tail(r: LokiRequest, upgrade: string | undefined, version: "v1" |
   ).catch((err: unknown) => {
     // Loki closes with 1011 and the reason on failures. Only our own errors' messages are sent (they
     // name the origin's status, never its text or credentials); anything else is "internal error".
-    closeWith(1011, err instanceof HttpError ? err.message : "internal error");
+    closeWith(1011, err instanceof RequestError ? err.message : "internal error");
   });
   return new Response(null, { status: 101, webSocket: clientSide });
 }

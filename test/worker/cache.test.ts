@@ -16,14 +16,9 @@ import { SingleFlight } from "../../src/cache/singleflight";
 import { unstamped } from "../../src/cache/stamp";
 import type { OriginOutcome } from "../../src/cache/outcome";
 import { originConfigOf, originTransport } from "../../src/cache/wire";
-import {
-  fetchJsonTransport,
-  OriginClient,
-  type JsonRequest,
-  type JsonTransport,
-  type Tenant,
-  type TimeWindow,
-} from "../../src/origin/client";
+import { fetchJsonTransport, OriginClient, type JsonRequest, type JsonTransport } from "../../src/origin/client";
+import type { Tenant } from "../../src/core/tenant";
+import type { TimeWindow } from "../../src/core/time-window";
 import { GATEWAY } from "./support/gateway";
 
 const ENV = env as unknown as Env;

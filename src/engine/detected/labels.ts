@@ -19,6 +19,12 @@
  */
 import { isGoFloat } from "./field-type";
 
+/** One label of a /detected_labels answer: its name and its number of distinct values in the range. */
+export interface DetectedLabel {
+  label: string;
+  cardinality: number;
+}
+
 export const STATIC_DETECTED_LABELS: ReadonlySet<string> = new Set(["cluster", "namespace", "instance", "pod"]);
 
 export function keepDetectedLabel(name: string, values: readonly string[]): boolean {

@@ -40,7 +40,7 @@ export function foldLiterals(op: BinaryOp, l: number, r: number): number {
   if (isSetOp(op)) {
     throw new MetricEvalError(
       `parse error : unexpected literal for left leg of logical/set binary operation (${op}): ${l.toFixed(6)}`,
-      400,
+      "bad-request",
     );
   }
   return merge(op, l, r, false, l)!;
@@ -57,7 +57,7 @@ export function withScalar(
   if (isSetOp(op)) {
     throw new MetricEvalError(
       `parse error : unexpected literal for ${scalarOnLeft ? "left" : "right"} leg of logical/set binary operation (${op}): ${scalar.toFixed(6)}`,
-      400,
+      "bad-request",
     );
   }
   const out: VectorSample[] = [];

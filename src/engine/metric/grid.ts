@@ -3,7 +3,14 @@
  * t <= end, and the value at t covers the left-open window (t − offset − range, t − offset].
  */
 import { ceilDiv, floorMod } from "../../core/go/intdiv";
-import type { MetricQuery } from "./index";
+
+/** The times a metric query asks for: its range and step, or one instant. */
+export interface MetricQuery {
+  start: bigint;
+  end: bigint;
+  step: bigint;
+  instant: boolean;
+}
 
 export interface StepGrid {
   start: bigint;

@@ -9,7 +9,7 @@ import { betweenVectors, foldLiterals, withScalar } from "./binary";
 import { PointBudget } from "./budget";
 import { DEFAULT_MAX_POINTS, DEFAULT_MAX_SERIES, MetricEvalError } from "./errors";
 import { SeriesLimit, partialSeriesWarning } from "./series-limit";
-import { type StepGrid, alignToStep, makeGrid, timeAt } from "./grid";
+import { type MetricQuery, type StepGrid, alignToStep, makeGrid, timeAt } from "./grid";
 import { labelReplacer } from "./label-replace";
 import { compareLabels, labelsKey } from "./labels";
 import { type StepVectors, evaluateRangeAggregation, sampleSpan } from "./range/evaluate";
@@ -24,17 +24,11 @@ export {
   DEFAULT_MAX_SERIES,
 } from "./errors";
 export { alignToStep } from "./grid";
+export type { MetricQuery } from "./grid";
 export { SeriesLimit, partialSeriesWarning } from "./series-limit";
 export { absentLabels } from "./range/evaluate";
 
 /** Times in nanoseconds; an instant query has start = end (step is ignored). */
-export interface MetricQuery {
-  start: bigint;
-  end: bigint;
-  step: bigint;
-  instant: boolean;
-}
-
 export interface SampleSource {
   /**
    * Samples of one range aggregation's log range with ts in (from, to]; any order, in batches (the
@@ -119,7 +113,7 @@ async function evaluateNode(expr: SampleExpr, ctx: Context): Promise<StepVectors
     case "Vector":
       return Array.from({ length: ctx.grid.count }, () => [{ labels: {}, v: expr.value }]);
     case "Literal":
-      throw new MetricEvalError("a literal cannot be evaluated as a vector here", 400);
+      throw new MetricEvalError("a literal cannot be evaluated as a vector here", "bad-request");
   }
 }
 
@@ -163,7 +157,10 @@ function foldsInto(op: VectorAggregationExpr["op"], inner: RangeAggregationExpr)
 
 async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Context): Promise<StepVectors> {
   if (expr.op === "approx_topk" && !ctx.query.instant) {
-    throw new MetricEvalError("approx_topk error: count min sketches are only supported on instant queries", 400);
+    throw new MetricEvalError(
+      "approx_topk error: count min sketches are only supported on instant queries",
+      "bad-request",
+    );
   }
   const inner = expr.expr;
   let steps: StepVectors;
@@ -182,7 +179,7 @@ async function evaluateBinary(expr: Extract<SampleExpr, { kind: "BinaryOp" }>, c
   const l = literalValue(expr.lhs);
   const r = literalValue(expr.rhs);
   if (l !== undefined && r !== undefined) {
-    throw new MetricEvalError("a literal-only binary operation cannot be evaluated as a vector here", 400);
+    throw new MetricEvalError("a literal-only binary operation cannot be evaluated as a vector here", "bad-request");
   }
   if (l !== undefined) {
     return (await evaluateNode(expr.rhs, ctx)).map((vec) => withScalar(expr.op, expr.returnBool, l, vec, true));

@@ -17,7 +17,7 @@ export function labelReplacer(expr: LabelReplaceExpr): VectorTransform {
   try {
     re = compileGoRegexp(expr.regex, { anchored: true });
   } catch (e) {
-    throw new MetricEvalError(`parse error : invalid regex in label_replace: ${(e as Error).message}`, 400);
+    throw new MetricEvalError(`parse error : invalid regex in label_replace: ${(e as Error).message}`, "bad-request");
   }
   // Series keep their label set across steps, so each distinct set is rewritten once.
   const cache = new Map<string, Labels>();

@@ -20,6 +20,14 @@ export interface MinedPattern {
   samples: [number, number][];
 }
 
+/** One pattern of a /patterns answer: its text, its level and its counts per bucket. */
+export interface PatternAnswer {
+  pattern: string;
+  level: string;
+  /** [bucket start, unix seconds; lines], oldest first. */
+  samples: [number, number][];
+}
+
 export interface MinerFigures {
   lines: number;
   refused: number;

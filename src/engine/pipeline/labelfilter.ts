@@ -11,7 +11,7 @@ import { parseBytes } from "../../core/go/bytes";
 import { parseDurationNs } from "../../core/go/duration";
 import type { ParseResult } from "../../core/go/result";
 import { parseFloat } from "../../core/go/strconv";
-import { containsMatchingIp, ipMatcherOf } from "./ip";
+import { containsMatchingIp, ipMatcherOf } from "../../util/ip";
 import { ERROR_LABEL, type LabelsBuilder } from "./labels";
 
 export const LABEL_FILTER_ERR = "LabelFilterErr";

@@ -1,7 +1,7 @@
 /** Line filters: `|=`/`!=` substring, `|~`/`!~` RE2 search, `|>`/`!>` pattern, `ip(...)`. */
 import type { LineFilterStage, LineFilterValue } from "../../logql/ast";
 import { compileGoRegexp } from "../../logql/go-regexp";
-import { compileIpMatcher, containsMatchingIp } from "./ip";
+import { compileIpMatcher, containsMatchingIp } from "../../util/ip";
 import { compilePattern, testPattern } from "./pattern";
 
 type Test = (line: string) => boolean;

@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { authenticate, digestsEqual, presentedCredential } from "../../../src/auth/credentials";
 import { readTenancyPolicy } from "../../../src/auth/policy";
-import { HttpError } from "../../../src/http/errors";
+import { RequestError } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 
 const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 const basic = (user: string, token: string) => `Basic ${Buffer.from(`${user}:${token}`).toString("base64")}`;
@@ -19,8 +20,8 @@ async function refusal(promise: Promise<unknown>): Promise<[number, string]> {
   try {
     await promise;
   } catch (err) {
-    expect(err).toBeInstanceOf(HttpError);
-    return [(err as HttpError).status, (err as HttpError).message];
+    expect(err).toBeInstanceOf(RequestError);
+    return [statusOf(err as RequestError), (err as RequestError).message];
   }
   throw new Error("expected a refusal");
 }

@@ -1,7 +1,7 @@
 /** Parsing the tenancy variables: modes, defaults, and configuration errors that name no secret. */
 import { describe, expect, it } from "vitest";
 import { parseTenantId, readTenancyPolicy } from "../../../src/auth/policy";
-import { ConfigError } from "../../../src/config-error";
+import { ConfigError } from "../../../src/core/config-error";
 
 const HASH_1 = "a".repeat(64);
 const HASH_2 = "B".repeat(64);

@@ -1,9 +1,10 @@
 /** X-Scope-OrgID against the tenant a credential or the policy fixed, and TENANT_MAP as an allowlist. */
 import { describe, expect, it } from "vitest";
 import { readTenancyPolicy } from "../../../src/auth/policy";
-import { HttpError } from "../../../src/http/errors";
+import { RequestError } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 import { acceptsMultiTenant, resolveTenant, resolveTenants } from "../../../src/http/tenant";
-import type { Tenant } from "../../../src/origin/client";
+import type { Tenant } from "../../../src/core/tenant";
 
 const t = (accountId: number, projectId = 0): Tenant => ({ accountId, projectId });
 
@@ -11,8 +12,8 @@ function refusal(run: () => unknown): [number, string] {
   try {
     run();
   } catch (err) {
-    expect(err).toBeInstanceOf(HttpError);
-    return [(err as HttpError).status, (err as HttpError).message];
+    expect(err).toBeInstanceOf(RequestError);
+    return [statusOf(err as RequestError), (err as RequestError).message];
   }
   throw new Error("expected a refusal");
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OriginClient, type JsonRequest, type JsonTransport } from "../../../src/origin/client";
-import { HttpError } from "../../../src/http/errors";
+import { RequestError } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 
 const WINDOW = { start: 1714557600000000000n, end: 1714561200000000000n };
 const CONFIG = { baseUrl: "http://vl:9428", authorization: "Basic c2VjcmV0", timeoutMs: 1000 };
@@ -42,7 +43,7 @@ describe("OriginClient over an injected JsonTransport", () => {
   });
 
   it("maps error statuses as for direct requests", async () => {
-    const statusOf = async (status: number) => {
+    const answeredFor = async (status: number) => {
       const client = new OriginClient(
         CONFIG,
         { accountId: 0, projectId: 0 },
@@ -50,13 +51,13 @@ describe("OriginClient over an injected JsonTransport", () => {
         recording({ status, body: "x" }).transport,
       );
       const err = await client.statsQueryRange("*", WINDOW, "60s").catch((e: unknown) => e);
-      return err instanceof HttpError ? err.status : "not an HttpError";
+      return err instanceof RequestError ? statusOf(err) : "not a RequestError";
     };
-    expect(await statusOf(400)).toBe(502);
-    expect(await statusOf(422)).toBe(502);
-    expect(await statusOf(401)).toBe(502);
-    expect(await statusOf(408)).toBe(504);
-    expect(await statusOf(503)).toBe(502);
+    expect(await answeredFor(400)).toBe(502);
+    expect(await answeredFor(422)).toBe(502);
+    expect(await answeredFor(401)).toBe(502);
+    expect(await answeredFor(408)).toBe(504);
+    expect(await answeredFor(503)).toBe(502);
   });
 
   it("names the origin's status but never echoes its body", async () => {
@@ -68,7 +69,7 @@ describe("OriginClient over an injected JsonTransport", () => {
         undefined,
         recording({ status, body }).transport,
       );
-      return ((await client.values("field_names", "*", WINDOW).catch((e: unknown) => e)) as HttpError).message;
+      return ((await client.values("field_names", "*", WINDOW).catch((e: unknown) => e)) as RequestError).message;
     };
     expect(await messageOf(400)).toBe("origin rejected the planned query (HTTP 400)");
     expect(await messageOf(503)).toBe("origin failed (HTTP 503)");
@@ -83,18 +84,18 @@ describe("OriginClient over an injected JsonTransport", () => {
         undefined,
         recording({ status: 200, body }).transport,
       );
-      return (await client.values("stream_field_names", "*", WINDOW).catch((e: unknown) => e)) as HttpError;
+      return (await client.values("stream_field_names", "*", WINDOW).catch((e: unknown) => e)) as RequestError;
     };
     const html = await errorOf("<html><body>proxy-page</body></html>");
-    expect(html.status).toBe(502);
+    expect(statusOf(html)).toBe(502);
     expect(html.message).toBe("origin sent an invalid answer: not JSON from /select/logsql/stream_field_names");
     const cut = await errorOf('{"values":[{"value":"app","hi');
-    expect([cut.status, cut.message]).toEqual([
+    expect([statusOf(cut), cut.message]).toEqual([
       502,
       "origin sent an invalid answer: not JSON from /select/logsql/stream_field_names",
     ]);
     const wrong = await errorOf('{"values":[{"value":1}]}');
-    expect([wrong.status, wrong.message]).toEqual([
+    expect([statusOf(wrong), wrong.message]).toEqual([
       502,
       "origin sent an invalid answer: not the expected JSON shape from /select/logsql/stream_field_names",
     ]);
@@ -105,7 +106,7 @@ describe("OriginClient over an injected JsonTransport", () => {
       new Promise((_res, rej) => signal.addEventListener("abort", () => rej(signal.reason)));
     const client = new OriginClient({ ...CONFIG, timeoutMs: 20 }, { accountId: 0, projectId: 0 }, undefined, hang);
     const err = await client.values("field_names", "*", WINDOW).catch((e: unknown) => e);
-    expect((err as HttpError).status).toBe(504);
+    expect(statusOf(err as RequestError)).toBe(504);
   });
 
   it("reports the caller's own cancellation as 499", async () => {
@@ -115,6 +116,6 @@ describe("OriginClient over an injected JsonTransport", () => {
     const client = new OriginClient(CONFIG, { accountId: 0, projectId: 0 }, ac.signal, hang);
     const p = client.values("field_names", "*", WINDOW).catch((e: unknown) => e);
     ac.abort();
-    expect(((await p) as HttpError).status).toBe(499);
+    expect(statusOf((await p) as RequestError)).toBe(499);
   });
 });

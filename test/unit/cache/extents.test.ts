@@ -10,7 +10,8 @@ import {
 } from "../../../src/cache/extents";
 import { CacheStats } from "../../../src/cache/stats";
 import { PointLimitError } from "../../../src/engine/metric/errors";
-import type { OriginClient, TimeWindow } from "../../../src/origin/client";
+import type { OriginClient } from "../../../src/origin/client";
+import type { TimeWindow } from "../../../src/core/time-window";
 import type { VLRow } from "../../../src/origin/rows";
 import { formatRFC3339Nano } from "../../../src/origin/timefmt";
 import { SubrequestBudget } from "../../../src/origin/subrequest-budget";

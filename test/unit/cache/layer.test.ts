@@ -3,7 +3,8 @@ import { type AnswerCache, type AnswerKv, type CachingOptions, cachingTransport 
 import type { OriginOutcome } from "../../../src/cache/outcome";
 import { SingleFlight } from "../../../src/cache/singleflight";
 import type { JsonAnswer, JsonRequest, JsonTransport } from "../../../src/origin/client";
-import { HttpError, OriginError } from "../../../src/http/errors";
+import { OriginError, RequestError } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 import { stamped } from "../../../src/cache/stamp";
 import { SubrequestBudget, SubrequestBudgetError } from "../../../src/origin/subrequest-budget";
 
@@ -242,14 +243,17 @@ describe("cachingTransport", () => {
     const cache = new MemoryCache();
     const t = layer(
       async () => {
-        throw new OriginError(502, "origin sent an invalid answer: the connection broke in the middle of the answer");
+        throw new OriginError(
+          "origin-unavailable",
+          "origin sent an invalid answer: the connection broke in the middle of the answer",
+        );
       },
       { cache },
     );
     const err = await t(req(), never()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OriginError);
-    expect((err as HttpError).status).toBe(502);
-    expect((err as HttpError).message).toBe(
+    expect(statusOf(err as RequestError)).toBe(502);
+    expect((err as RequestError).message).toBe(
       "origin sent an invalid answer: the connection broke in the middle of the answer",
     );
     expect(cache.entries.size).toBe(0);
@@ -306,8 +310,8 @@ describe("cachingTransport", () => {
       coalescerFor: () => ({ fetchJson: async () => ({ kind: "timeout", timeoutMs: 1000 }) }),
     });
     const err = await t(req(), never()).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(504);
+    expect(err).toBeInstanceOf(RequestError);
+    expect(statusOf(err as RequestError)).toBe(504);
   });
 
   it("falls back to the origin when the coalescer itself fails", async () => {

@@ -5,7 +5,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OriginClient, type TimeWindow } from "../../../src/origin/client";
+import { OriginClient } from "../../../src/origin/client";
+import type { TimeWindow } from "../../../src/core/time-window";
 import { runWindows, splitWindows } from "../../../src/exec/windows";
 import { mergeConcurrent } from "../../../src/exec/merge";
 
@@ -85,7 +86,7 @@ describe("client disconnect aborts origin requests", () => {
     const run = drain(client(ac.signal), { start: T0, end: T0 + HOUR }, rows);
     await waitFor(() => rows.n >= 2);
     ac.abort();
-    // Aborted before the response: a 499 HttpError; while streaming the body: the fetch's AbortError.
+    // Aborted before the response: a 499 ClientCanceledError; while streaming the body: the fetch's AbortError.
     await expect(run).rejects.toBeDefined();
     await seen[before]!.closed;
   });

@@ -1,11 +1,8 @@
 /** Memory admission for log queries: reservations within capacity, arrival order, Loki's 429. */
 import { describe, expect, it, vi } from "vitest";
-import {
-  ISOLATE_LOG_QUERY_BYTES,
-  MemoryAdmission,
-  TooManyOutstandingRequests,
-  logQueryReservation,
-} from "../../../src/exec/admission";
+import { ISOLATE_LOG_QUERY_BYTES, MemoryAdmission, logQueryReservation } from "../../../src/exec/admission";
+import { TooManyOutstandingRequests } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
 
@@ -51,7 +48,7 @@ describe("MemoryAdmission", () => {
       await vi.advanceTimersByTimeAsync(1001);
       await refused;
       await waiting.catch((err: TooManyOutstandingRequests) => {
-        expect(err.status).toBe(429);
+        expect(statusOf(err)).toBe(429);
         expect(err.message).toBe("too many outstanding requests");
       });
       expect(a.queued).toBe(0);

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nearEdgeFirst } from "../../../src/exec/logs";
-import type { TimeWindow } from "../../../src/origin/client";
+import type { TimeWindow } from "../../../src/core/time-window";
 
 const H = 3_600_000_000_000n;
 

@@ -9,7 +9,8 @@ import { OriginClient } from "../../../src/origin/client";
 import { formatRFC3339Nano, parseVLTime } from "../../../src/origin/timefmt";
 import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
-import { runTail, type TailBatch, type TailOptions } from "../../../src/exec/tail";
+import { runTail, type TailOptions } from "../../../src/exec/tail";
+import type { TailBatch } from "../../../src/engine/types";
 
 const S = 1_000_000_000n;
 const T0 = 1_800_000_000n * S;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { runWindows, splitWindows } from "../../../src/exec/windows";
-import type { TimeWindow } from "../../../src/origin/client";
+import type { TimeWindow } from "../../../src/core/time-window";
 
 const MIN = 60_000_000_000n;
 const HOUR = 60n * MIN;

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { OriginClient } from "../../../src/origin/client";
-import { HttpError } from "../../../src/http/errors";
+import { RequestError } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 
 const WINDOW = { start: 1714557600000000000n, end: 1714561200000000000n };
 const CONFIG = { baseUrl: "http://vl:9428", authorization: "Basic c2VjcmV0", timeoutMs: 100 };
@@ -38,29 +39,29 @@ afterEach(() => restore());
 
 const client = (signal?: AbortSignal) => new OriginClient(CONFIG, { accountId: 0, projectId: 0 }, signal);
 
-async function logRowsOutcome(signal?: AbortSignal): Promise<{ rows: number; error?: HttpError }> {
+async function logRowsOutcome(signal?: AbortSignal): Promise<{ rows: number; error?: RequestError }> {
   let rows = 0;
   try {
     for await (const batch of client(signal).logRows("*", WINDOW)) rows += batch.length;
     return { rows };
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
+    if (!(err instanceof RequestError)) throw err;
     return { rows, error: err };
   }
 }
 
-async function queryOutcome(): Promise<{ rows: number; error?: HttpError }> {
+async function queryOutcome(): Promise<{ rows: number; error?: RequestError }> {
   let rows = 0;
   try {
     for await (const _row of client().query("* | stats count() c", WINDOW)) rows++;
     return { rows };
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
+    if (!(err instanceof RequestError)) throw err;
     return { rows, error: err };
   }
 }
 
-const statusAndMessage = (o: { error?: HttpError }) => [o.error?.status, o.error?.message];
+const statusAndMessage = (o: { error?: RequestError }) => [o.error && statusOf(o.error), o.error?.message];
 
 describe("OriginClient on streamed answers", () => {
   it("reads a complete answer in any chunking", async () => {
@@ -128,7 +129,7 @@ describe("OriginClient on streamed answers", () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 20);
     const outcome = await logRowsOutcome(ac.signal);
-    expect(outcome.error?.status).toBe(499);
+    expect(outcome.error && statusOf(outcome.error)).toBe(499);
   });
 
   it("never echoes the body of an error status", async () => {

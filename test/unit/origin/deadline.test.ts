@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OriginDeadline } from "../../../src/origin/deadline";
-import { HttpError } from "../../../src/http/errors";
+import { RequestError } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -40,9 +41,9 @@ describe("OriginDeadline", () => {
     deadline.clear();
     const reader = deadline.guard(slowBody(10, 5, 3));
     const err = await readAll(reader).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(504);
-    expect((err as HttpError).message).toMatch(/origin stalled: no data for 60 ms/);
+    expect(err).toBeInstanceOf(RequestError);
+    expect(statusOf(err as RequestError)).toBe(504);
+    expect((err as RequestError).message).toMatch(/origin stalled: no data for 60 ms/);
   });
 
   it("does not count the time the consumer takes between reads", async () => {
@@ -64,7 +65,7 @@ describe("OriginDeadline", () => {
     const pending = reader.read();
     setTimeout(() => client.abort(new Error("client left")), 20);
     const err = await pending.catch((e: unknown) => e);
-    expect((err as HttpError).status).toBe(499);
+    expect(statusOf(err as RequestError)).toBe(499);
     deadline.end();
   });
 
@@ -74,7 +75,7 @@ describe("OriginDeadline", () => {
     const deadline = new OriginDeadline(10_000, client.signal);
     expect(deadline.signal.aborted).toBe(true);
     expect(deadline.expired).toBe(false);
-    expect(deadline.connectError(new Error("aborted")).status).toBe(499);
+    expect(statusOf(deadline.connectError(new Error("aborted")))).toBe(499);
     deadline.end();
   });
 
@@ -84,14 +85,14 @@ describe("OriginDeadline", () => {
     await sleep(60);
     expect(timedOut.signal.aborted).toBe(true);
     expect(timedOut.expired).toBe(true);
-    expect(timedOut.connectError(new Error("aborted")).status).toBe(504);
+    expect(statusOf(timedOut.connectError(new Error("aborted")))).toBe(504);
     timedOut.end();
 
     const left = new OriginDeadline(10_000, client.signal);
     client.abort(new Error("client left"));
     expect(left.signal.aborted).toBe(true);
     expect(left.expired).toBe(false);
-    expect(left.connectError(new Error("aborted")).status).toBe(499);
+    expect(statusOf(left.connectError(new Error("aborted")))).toBe(499);
     left.end();
   });
 });

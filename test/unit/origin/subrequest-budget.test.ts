@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { OriginClient } from "../../../src/origin/client";
 import { SubrequestBudget, SubrequestBudgetError } from "../../../src/origin/subrequest-budget";
-import { HttpError } from "../../../src/http/errors";
+import { RequestError } from "../../../src/core/errors";
+import { statusOf } from "../../../src/http/errors";
 
 const limits = (subrequests: number, cacheCalls = 10, kvOperations = 10) => ({ subrequests, cacheCalls, kvOperations });
 
@@ -25,9 +26,9 @@ describe("SubrequestBudget", () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(SubrequestBudgetError);
-    expect(caught).toBeInstanceOf(HttpError);
-    expect((caught as HttpError).status).toBe(400);
-    expect((caught as HttpError).message).toBe(
+    expect(caught).toBeInstanceOf(RequestError);
+    expect(statusOf(caught as RequestError)).toBe(400);
+    expect((caught as RequestError).message).toBe(
       "the query needs more than 3 origin requests, the most one request may make (MAX_SUBREQUESTS): " +
         "narrow the time range, increase the step or the split interval, or raise MAX_SUBREQUESTS",
     );
@@ -119,7 +120,7 @@ describe("OriginClient within a budget", () => {
       (async () => {
         for await (const _ of client.logRows("*", { start: 0n, end: 1n })) void _;
       })(),
-    ).rejects.toBeInstanceOf(HttpError);
+    ).rejects.toBeInstanceOf(RequestError);
     expect(fetched).toEqual([]);
     expect(budget.used.origin).toBe(0);
   });

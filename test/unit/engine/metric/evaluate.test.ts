@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluateMetric, MetricEvalError, QueryLimitError, type SampleSource } from "../../../../src/engine/metric";
 import type { Labels } from "../../../../src/engine/types";
+import { statusOf } from "../../../../src/http/errors";
 import { agg, bin, by, lit, range, vec } from "./support/ast";
 import { SEC, labelSource, memorySource, sample } from "./support/memory-source";
 
@@ -86,7 +87,7 @@ describe("result shape", () => {
     expect(ok.type === "matrix" && ok.series.length).toBe(500);
     const limitError = await evaluateMetric(e, rangeQ, labelSource(many(3)), { maxSeries: 2 }).catch((x: unknown) => x);
     expect(limitError).toBeInstanceOf(QueryLimitError);
-    expect((limitError as QueryLimitError).status).toBe(400);
+    expect(statusOf(limitError as QueryLimitError)).toBe(400);
   });
   it("sorts matrix series by labels and keeps per-step topk", async () => {
     // a: 3 then 1; b: 2 then 2 → topk(1) picks a at t=120, b at t=180.

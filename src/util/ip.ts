@@ -3,6 +3,9 @@
  * (or label value) matches when any address-looking token in it falls inside. Tokens are found
  * the way Loki finds them: an IPv4 hint (digit, then a dot within three characters) or an IPv6
  * hint (hex digits then a colon), then the longest run of address characters, parsed strictly.
+ *
+ * The parser refuses the patterns Loki refuses and the pipeline matches with them: both read this
+ * one definition, which therefore sits below both.
  */
 
 interface Addr {
