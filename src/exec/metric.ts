@@ -135,8 +135,11 @@ class MetricRun {
     // The strategy in force: a projection a guard refused gives way to its fallback for the rest.
     let current = strategy;
     const evaluate = async (sub: MetricQuery, limits: MetricOptions) => {
+      // What the origin made of each part on this grid: an evaluation run again by the fallback
+      // asks it nothing twice.
+      const parts = new Map<SampleExpr, Promise<PartOutcome>>();
       for (;;) {
-        const attempt = await this.attempt(current, sub, limits, (next) => (current = next));
+        const attempt = await this.attempt(current, sub, limits, parts, (next) => (current = next));
         if (attempt.outcome === "answered") return attempt.result;
         current = attempt.fallback;
       }
@@ -171,6 +174,7 @@ class MetricRun {
     strategy: WorkerStrategy,
     sub: MetricQuery,
     limits: MetricOptions,
+    parts: Map<SampleExpr, Promise<PartOutcome>>,
     giveUp: (fallback: WorkerStrategy) => void,
   ): Promise<Attempt> {
     let projections = strategy.kind === "projected" ? strategy.projections : undefined;
@@ -190,7 +194,9 @@ class MetricRun {
             ? strategy.whole
             : planPart(part, grid, this.client.derivedFields);
         if (!plan) return undefined;
-        const outcome = await this.runPart(plan, part, grid);
+        let asked = parts.get(part);
+        if (!asked) parts.set(part, (asked = this.runPart(plan, part, grid)));
+        const outcome = await asked;
         if (outcome.outcome === "answered") return outcome.series;
         // The rows that made the origin's guard count would make the projection's guard refuse too.
         if (outcome.reason === "guarded" && strategy.kind === "projected") {
