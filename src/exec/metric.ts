@@ -1,7 +1,10 @@
 /**
- * Executes a LogQL metric query: the metric evaluator asks for the samples of each range
- * aggregation; this module fetches the rows from the origin (selector and line filters pushed down,
- * sub-windows in parallel) and extracts samples as they stream, never holding the rows.
+ * Executes a LogQL metric query by the strategy planned for it (plan/metric-strategy.ts): the
+ * origin's answer for a query it computes whole, or the metric evaluator's, which asks for the
+ * samples of each range aggregation; this module fetches the rows from the origin (selector and
+ * line filters pushed down, sub-windows in parallel) and extracts samples as they stream, never
+ * holding the rows. The one decision left to run time is the guards': an origin answer or projected
+ * samples a guard voids give way to the strategy's fallback, as a value the executor returns.
  */
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, MetricResult, Series } from "../engine/types";

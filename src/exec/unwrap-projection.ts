@@ -2,7 +2,7 @@
  * Samples of a projected unwrap aggregation (src/plan/unwrap-projection.ts): the projected rows of
  * each sub-window stream while the guard runs beside them over the whole range. The samples are
  * Loki's only if the guard finds nothing; once it finds a row, the sub-windows stop reading, and
- * whoever evaluates them reads the guard to void what they gave.
+ * the evaluation reads the guard to void what they gave (exec/metric.ts).
  */
 import type { ExtractedSample, Labels } from "../engine/types";
 import type { OriginClient, TimeWindow } from "../origin/client";
@@ -74,6 +74,9 @@ export async function* projectedSamples(
     }
     if (count > 0) yield samples;
   }
+  // The sub-window holds its reading slot until the guard has answered: no further sub-window of a
+  // range the guard may yet refuse is read meanwhile.
+  await guard.found;
 }
 
 async function firstRow(client: OriginClient, logsql: string, window: TimeWindow): Promise<boolean> {
