@@ -34,8 +34,7 @@ import type { BucketPlan } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import { restrictToGroups } from "./breakdown-groups";
 import { runUnwrapPlan } from "./unwrap-pushdown";
-import type { UnwrapProjection } from "../plan/unwrap-projection";
-import { type ProjectionGuard, projectedSamples, projectionGuard } from "./unwrap-projection";
+import { type ProjectionGuard, projectedRangeSamples } from "./unwrap-projection";
 import {
   planMetricStrategy,
   planPart,
@@ -186,7 +185,7 @@ class MetricRun {
       samples: (agg, from, to) => {
         const projection = projections?.get(agg);
         if (!projection) return this.lineSamples(agg, from, to);
-        const { samples, guard } = this.projectedSamples(projection, from, to);
+        const { samples, guard } = projectedRangeSamples(this.client, projection, from, to, this.opts, this.stats);
         guards.push(guard);
         return samples;
       },
@@ -255,33 +254,11 @@ class MetricRun {
   private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint) {
     return rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive);
   }
-
-  /** Samples with ts in (from, to] from projected rows, and the guard that decides whether they are Loki's. */
-  private projectedSamples(
-    projection: UnwrapProjection,
-    from: bigint,
-    to: bigint,
-  ): { samples: AsyncIterable<readonly ExtractedSample[]>; guard: ProjectionGuard } {
-    const { client, opts, stats } = this;
-    const range = { start: from + 1n, end: to + 1n };
-    stats.subqueries++;
-    const guard = projectionGuard(client, projection, range);
-    // Projected rows are a few fields each: a day per request costs the origin less than one request
-    // per split interval (a 6 h quantile: 107 → 73 ms median locally), and still bounds each request.
-    const split = opts.splitInterval > PROJECTED_SPLIT ? opts.splitInterval : PROJECTED_SPLIT;
-    const perWindow = splitWindows(range, split, false, client.budget.windowShare()).map(
-      (w) => (signal: AbortSignal) => projectedSamples(client.withSignal(signal), projection, w, stats, guard),
-    );
-    return { samples: mergeConcurrent(perWindow, opts.maxConcurrency), guard };
-  }
 }
 
 function sameGrid(a: MetricQuery, b: MetricQuery): boolean {
   return a.start === b.start && a.end === b.end && a.step === b.step && a.instant === b.instant;
 }
-
-/** The split interval of projected unwrap samples (see MetricRun.projectedSamples). */
-const PROJECTED_SPLIT = 24n * 3_600_000_000_000n;
 
 /** Samples with ts in (from, to] read from whole lines: the origin window is [from + 1ns, to + 1ns). */
 export function rangeSamples(

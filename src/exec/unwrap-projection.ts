@@ -9,6 +9,8 @@ import type { OriginClient, TimeWindow } from "../origin/client";
 import { VLTimeReader } from "../origin/timefmt";
 import type { UnwrapProjection } from "../plan/unwrap-projection";
 import type { ScanStats } from "./logs";
+import { mergeConcurrent } from "./merge";
+import { splitWindows } from "./windows";
 
 /** Whether some row of a projected range may read differently in Loki. */
 export interface ProjectionGuard {
@@ -34,6 +36,33 @@ export function projectionGuard(
     () => {},
   );
   return guard;
+}
+
+/** The split interval of projected unwrap samples (see projectedRangeSamples). */
+const PROJECTED_SPLIT = 24n * 3_600_000_000_000n;
+
+/**
+ * Samples with ts in (from, to] from projected rows (the origin window is [from + 1ns, to + 1ns)),
+ * and the guard that decides whether they are Loki's.
+ */
+export function projectedRangeSamples(
+  client: OriginClient,
+  projection: UnwrapProjection,
+  from: bigint,
+  to: bigint,
+  opts: { splitInterval: bigint; maxConcurrency: number },
+  stats: ScanStats,
+): { samples: AsyncIterable<readonly ExtractedSample[]>; guard: ProjectionGuard } {
+  const range = { start: from + 1n, end: to + 1n };
+  stats.subqueries++;
+  const guard = projectionGuard(client, projection, range);
+  // Projected rows are a few fields each: a day per request costs the origin less than one request
+  // per split interval (a 6 h quantile: 107 → 73 ms median locally), and still bounds each request.
+  const split = opts.splitInterval > PROJECTED_SPLIT ? opts.splitInterval : PROJECTED_SPLIT;
+  const perWindow = splitWindows(range, split, false, client.budget.windowShare()).map(
+    (w) => (signal: AbortSignal) => projectedSamples(client.withSignal(signal), projection, w, stats, guard),
+  );
+  return { samples: mergeConcurrent(perWindow, opts.maxConcurrency), guard };
 }
 
 /** The samples of one sub-window of `guard`'s range; none once the guard has found a row. */
