@@ -197,7 +197,11 @@ class MetricRun {
             : planPart(part, grid, this.client.derivedFields);
         if (!plan) return undefined;
         let asked = parts.get(part);
-        if (!asked) parts.set(part, (asked = this.runPart(plan, part, grid)));
+        if (!asked) {
+          parts.set(part, (asked = this.runPart(plan, part, grid)));
+          // A failure is not an answer to keep: the next evaluation asks again.
+          asked.catch(() => parts.delete(part));
+        }
         const outcome = await asked;
         if (outcome.outcome === "answered") return outcome.series;
         // The rows that made the origin's guard count would make the projection's guard refuse too.
