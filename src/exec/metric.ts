@@ -1,10 +1,13 @@
 /**
- * Executes a LogQL metric query: the metric evaluator asks for the samples of each range
- * aggregation; this module fetches the rows from the origin (selector and line filters pushed down,
- * sub-windows in parallel) and extracts samples as they stream, never holding the rows.
+ * Executes a LogQL metric query by the strategy planned for it (plan/metric-strategy.ts): the
+ * origin's answer for a query it computes whole, or the metric evaluator's, which asks for the
+ * samples of each range aggregation; this module fetches the rows from the origin (selector and
+ * line filters pushed down, sub-windows in parallel) and extracts samples as they stream, never
+ * holding the rows. The one decision left to run time is the guards': an origin answer or projected
+ * samples a guard voids give way to the strategy's fallback, as a value the executor returns.
  */
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
-import type { ExtractedSample, MetricResult } from "../engine/types";
+import type { ExtractedSample, MetricResult, Series } from "../engine/types";
 import { compileSampleExtractor } from "../engine/pipeline";
 import {
   QueryLimitError,
@@ -24,15 +27,21 @@ import type { ScanStats } from "./logs";
 import { splitWindows } from "./windows";
 import { lineLength } from "../engine/literal-row";
 import { mergeConcurrent } from "./merge";
-import { planMetricPushdown } from "../plan/metric-pushdown";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
 import { runBucketPlan } from "./metric-pushdown";
+import type { BucketPlan } from "../plan/metric-pushdown";
+import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import { restrictToGroups } from "./breakdown-groups";
-import { planUnwrapPushdown } from "../plan/unwrap-pushdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
-import { planUnwrapProjection } from "../plan/unwrap-projection";
-import { ProjectionRefused, projectedSamples, projectionGuard } from "./unwrap-projection";
+import { type ProjectionGuard, projectedRangeSamples } from "./unwrap-projection";
+import {
+  planMetricStrategy,
+  planPart,
+  type LocalStrategy,
+  type MetricStrategy,
+  type PartPlan,
+} from "../plan/metric-strategy";
 
 export interface MetricQueryOptions {
   splitInterval: bigint;
@@ -55,130 +64,207 @@ export async function executeMetricQuery(
   q: MetricQuery,
   opts: MetricQueryOptions,
 ): Promise<{ result: MetricResult; stats: ScanStats }> {
-  const cut = { groups: false };
-  const answer = await evaluateQuery(client, expr, q, opts, cut);
+  const run = new MetricRun(client, expr, q, opts);
+  const strategy = planMetricStrategy(expr, run.aligned, {
+    pushdown: opts.pushdown === true,
+    derived: client.derivedFields,
+  });
+  const result = await run.execute(strategy);
   // The origin computed only some of the answer's groups: the answer is partial, as Loki says it.
-  if (cut.groups && !answer.result.warnings) answer.result.warnings = [partialSeriesWarning(opts.maxSeries)];
-  return answer;
+  if (run.cutGroups && !result.warnings) result.warnings = [partialSeriesWarning(opts.maxSeries)];
+  return { result, stats: run.stats };
 }
 
-async function evaluateQuery(
-  client: OriginClient,
-  expr: SampleExpr,
-  q: MetricQuery,
-  opts: MetricQueryOptions,
-  cut: { groups: boolean },
-): Promise<{ result: MetricResult; stats: ScanStats }> {
-  const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
-  // Rows get the derived fields only when the answer can depend on them.
-  const derive = metricNeedsDerived(expr, derivedNames(client.derivedFields));
-  // Projected unwrap samples until a guard refuses them for this query (see unwrap-projection.ts).
-  let project = opts.pushdown === true;
-  // While set, an unwrap push-down of the whole expression that the origin declines throws
-  // UnwrapDeclined instead of falling back, so that the local evaluation gets the series cache.
-  let wholeUnwrapFirst = false;
-  let wholeUnwrapDeclined = false;
-  const source: SampleSource = {
-    samples(agg: RangeAggregationExpr, from: bigint, to: bigint): AsyncIterable<readonly ExtractedSample[]> {
-      return rangeSamples(client, agg, from, to, opts, stats, derive, project);
-    },
-    async pushdown(sub: SampleExpr, grid: MetricQuery) {
-      if (!opts.pushdown) return undefined;
-      const plan = planMetricPushdown(sub, grid, client.derivedFields);
-      if (plan && opts.partialSeries && sub === expr) {
-        // The answer's groups are the plan's: past the limit, the origin computes only `maxSeries` of them.
-        const only = await restrictToGroups(client, plan, opts.maxSeries, stats);
-        if (only) {
-          cut.groups = true;
-          return runBucketPlan(client, only, grid, stats, opts.maxPoints);
+/** What a Worker evaluation gave: an answer, or a guard's word that its samples are void. */
+type Attempt =
+  { outcome: "answered"; result: MetricResult } | { outcome: "declined"; reason: string; fallback: LocalStrategy };
+
+/** What the origin made of a subtree: its series, or why they would not be Loki's. */
+type PartOutcome =
+  { outcome: "answered"; series: Series[] } | { outcome: "declined"; reason: "guarded" | "incomplete" };
+
+/** A Worker evaluation's strategy (see plan/metric-strategy.ts). */
+type WorkerStrategy = Extract<MetricStrategy, { kind: "projected" | "local" }>;
+
+/** One metric query's execution: its strategy, then what the origin's answers decide. */
+class MetricRun {
+  readonly stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
+  /** Whether a pushed-down answer holds only `maxSeries` of its groups (see restrictToGroups). */
+  cutGroups = false;
+  /** The query's grid as the evaluator aligns it. */
+  readonly aligned: MetricQuery;
+  private readonly strict: MetricOptions;
+  private readonly asked: MetricOptions;
+  /** Rows get the derived fields only when the answer can depend on them. */
+  private readonly derive: boolean;
+
+  constructor(
+    private readonly client: OriginClient,
+    private readonly expr: SampleExpr,
+    private readonly q: MetricQuery,
+    private readonly opts: MetricQueryOptions,
+  ) {
+    this.aligned = alignToStep(q);
+    this.strict = { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints };
+    this.asked = { ...this.strict, partialSeries: opts.partialSeries === true };
+    this.derive = metricNeedsDerived(expr, derivedNames(client.derivedFields));
+  }
+
+  async execute(strategy: MetricStrategy): Promise<MetricResult> {
+    switch (strategy.kind) {
+      case "pushed":
+        return this.answeredBy(await this.runBuckets(strategy.plan, this.expr, this.aligned));
+      case "guarded": {
+        const outcome = await this.runGuarded(strategy.plan, this.aligned);
+        return outcome.outcome === "answered" ? this.answeredBy(outcome.series) : this.execute(strategy.fallback);
+      }
+      case "projected":
+      case "local":
+        return this.evaluateInWorker(strategy);
+    }
+  }
+
+  /** The answer whose series the origin computed whole: the evaluator shapes it as Loki does. */
+  private answeredBy(series: Series[]): Promise<MetricResult> {
+    const source: SampleSource = {
+      samples: (agg, from, to) => this.lineSamples(agg, from, to),
+      pushdown: (sub) => Promise.resolve(sub === this.expr ? series : undefined),
+    };
+    return evaluateMetric(this.expr, this.q, source, this.asked);
+  }
+
+  private async evaluateInWorker(strategy: WorkerStrategy): Promise<MetricResult> {
+    // The strategy in force: a projection a guard refused gives way to its fallback for the rest.
+    let current = strategy;
+    const evaluate = async (sub: MetricQuery, limits: MetricOptions) => {
+      // What the origin made of each part on this grid: an evaluation run again by the fallback
+      // asks it nothing twice.
+      const parts = new Map<SampleExpr, Promise<PartOutcome>>();
+      for (;;) {
+        const attempt = await this.attempt(current, sub, limits, parts, (next) => (current = next));
+        if (attempt.outcome === "answered") return attempt.result;
+        current = attempt.fallback;
+      }
+    };
+    if (strategy.seriesCache) {
+      const limit = new SeriesLimit(this.opts.maxSeries, this.opts.partialSeries === true);
+      try {
+        // Chunks are evaluated whole (strict limit) so that none is stored cut; the join may cut.
+        const series = await cachedMatrix(this.client, astKey(this.expr), this.aligned, limit, async (sub) => {
+          const r = await evaluate(sub, this.strict);
+          return r.type === "matrix" ? r.series : [];
+        });
+        if (series) {
+          const warnings = limit.reached ? { warnings: [partialSeriesWarning(limit.max)] } : {};
+          return { type: "matrix", series, ...warnings };
         }
+      } catch (err) {
+        // A chunk past the limit: a partial answer is evaluated once more, cut as it is read, and
+        // not stored (a chunk cut to some series would be wrong for every other request).
+        if (!(err instanceof QueryLimitError) || !this.opts.partialSeries) throw err;
       }
-      if (plan) return runBucketPlan(client, plan, grid, stats, opts.maxPoints);
-      // Declined once for this query: asking again per chunk would only be declined again.
-      if (wholeUnwrapDeclined && sub === expr) return undefined;
-      const unwrapPlan = planUnwrapPushdown(sub, grid, client.derivedFields);
-      if (!unwrapPlan) return undefined;
-      const outcome = await runUnwrapPlan(client, unwrapPlan, grid, stats, opts.maxPoints);
-      // The rows that made the origin's guard count would make the projection's guard refuse too.
-      if (outcome === "guarded") project = false;
-      if (typeof outcome !== "string") return outcome;
-      if (wholeUnwrapFirst && sub === expr) throw new UnwrapDeclined();
-      return undefined;
-    },
-  };
-  const strict: MetricOptions = { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints };
-  const asked: MetricOptions = { ...strict, partialSeries: opts.partialSeries === true };
-  const evaluate = async (sub: MetricQuery, limits = asked) => {
-    try {
-      return await evaluateMetric(expr, sub, source, limits);
-    } catch (err) {
-      if (!(err instanceof ProjectionRefused)) throw err;
-      project = false;
-      return await evaluateMetric(expr, sub, source, limits);
     }
-  };
-  const aligned = alignToStep(q);
-  // A query the origin computes whole is cached as its buckets (cache/extents.ts), which panels with
-  // other functions of the same selector share; its final series need no second layer.
-  const wholePushed = opts.pushdown && planMetricPushdown(expr, aligned, client.derivedFields) !== undefined;
-  // So is an unwrap aggregation the origin computes whole, as long as it does not decline: its
-  // buckets are a number each. A quantile's buckets hold their values, which are worth evaluating
-  // once: it keeps its series cache.
-  const wholeUnwrap = opts.pushdown && !q.instant ? planUnwrapPushdown(expr, aligned, client.derivedFields) : undefined;
-  if (wholeUnwrap && wholeUnwrap.fn !== "quantile") {
-    wholeUnwrapFirst = true;
-    try {
-      return { result: await evaluate(q), stats };
-    } catch (err) {
-      if (!(err instanceof UnwrapDeclined)) throw err;
-      wholeUnwrapDeclined = true;
-    } finally {
-      wholeUnwrapFirst = false;
+    return evaluate(this.q, this.asked);
+  }
+
+  /**
+   * One evaluation by the Worker. A projected one ends "declined" when a guard found a row: what
+   * its projected samples gave, answer or error alike, is then not Loki's. A part the origin
+   * declines for such rows hands the projection's work to `giveUp` from then on.
+   */
+  private async attempt(
+    strategy: WorkerStrategy,
+    sub: MetricQuery,
+    limits: MetricOptions,
+    parts: Map<SampleExpr, Promise<PartOutcome>>,
+    giveUp: (fallback: WorkerStrategy) => void,
+  ): Promise<Attempt> {
+    let projections = strategy.kind === "projected" ? strategy.projections : undefined;
+    const guards: ProjectionGuard[] = [];
+    const source: SampleSource = {
+      samples: (agg, from, to) => {
+        const projection = projections?.get(agg);
+        if (!projection) return this.lineSamples(agg, from, to);
+        const { samples, guard } = projectedRangeSamples(this.client, projection, from, to, this.opts, this.stats);
+        guards.push(guard);
+        return samples;
+      },
+      pushdown: async (part, grid) => {
+        const plan = !strategy.pushParts
+          ? undefined
+          : part === this.expr && sameGrid(grid, this.aligned)
+            ? strategy.whole
+            : planPart(part, grid, this.client.derivedFields);
+        if (!plan) return undefined;
+        let asked = parts.get(part);
+        if (!asked) {
+          parts.set(part, (asked = this.runPart(plan, part, grid)));
+          // A failure is not an answer to keep: the next evaluation asks again.
+          asked.catch(() => parts.delete(part));
+        }
+        const outcome = await asked;
+        if (outcome.outcome === "answered") return outcome.series;
+        // The rows that made the origin's guard count would make the projection's guard refuse too.
+        if (outcome.reason === "guarded" && strategy.kind === "projected") {
+          projections = undefined;
+          giveUp(strategy.fallback);
+        }
+        return undefined;
+      },
+    };
+    const evaluated = await evaluateMetric(this.expr, sub, source, limits).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    if (!("error" in evaluated)) await Promise.all(guards.map((g) => g.found));
+    if (strategy.kind === "projected" && guards.some((g) => g.refused)) {
+      return { outcome: "declined", reason: "a row may read differently in Loki", fallback: strategy.fallback };
+    }
+    if ("error" in evaluated) throw evaluated.error;
+    return { outcome: "answered", result: evaluated.result };
+  }
+
+  /** A subtree the origin computes on `grid`, or its reason to decline. */
+  private async runPart(plan: PartPlan, part: SampleExpr, grid: MetricQuery): Promise<PartOutcome> {
+    switch (plan.kind) {
+      case "pushed":
+        return { outcome: "answered", series: await this.runBuckets(plan.plan, part, grid) };
+      case "guarded":
+        return this.runGuarded(plan.plan, grid);
     }
   }
-  if (!q.instant && readsLogs(expr) && !wholePushed) {
-    const limit = new SeriesLimit(opts.maxSeries, opts.partialSeries === true);
-    try {
-      // Chunks are evaluated whole (strict limit) so that none is stored cut; the join may cut.
-      const series = await cachedMatrix(client, astKey(expr), aligned, limit, async (sub) => {
-        const r = await evaluate(sub, strict);
-        return r.type === "matrix" ? r.series : [];
-      });
-      if (series) {
-        const warnings = limit.reached ? { warnings: [partialSeriesWarning(limit.max)] } : {};
-        return { result: { type: "matrix", series, ...warnings }, stats };
+
+  private async runBuckets(plan: BucketPlan, part: SampleExpr, grid: MetricQuery): Promise<Series[]> {
+    const { client, opts, stats } = this;
+    if (opts.partialSeries && part === this.expr) {
+      // The answer's groups are the plan's: past the limit, the origin computes only `maxSeries` of them.
+      const only = await restrictToGroups(client, plan, opts.maxSeries, stats);
+      if (only) {
+        this.cutGroups = true;
+        return runBucketPlan(client, only, grid, stats, opts.maxPoints);
       }
-    } catch (err) {
-      // A chunk past the limit: a partial answer is evaluated once more, cut as it is read, and
-      // not stored (a chunk cut to some series would be wrong for every other request).
-      if (!(err instanceof QueryLimitError) || !opts.partialSeries) throw err;
     }
+    return runBucketPlan(client, plan, grid, stats, opts.maxPoints);
   }
-  return { result: await evaluate(q), stats };
+
+  /** The origin's answer, unless its same-request guard count found rows Loki may read differently. */
+  private async runGuarded(plan: UnwrapBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
+    const outcome = await runUnwrapPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
+    return typeof outcome === "string"
+      ? { outcome: "declined", reason: outcome }
+      : { outcome: "answered", series: outcome };
+  }
+
+  private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint) {
+    return rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive);
+  }
 }
 
-/** The origin declined to compute the whole expression (see executeMetricQuery). */
-class UnwrapDeclined extends Error {}
-
-/** Whether the expression reads log lines at all (a literal or `vector()` answer costs nothing to compute). */
-function readsLogs(expr: SampleExpr): boolean {
-  switch (expr.kind) {
-    case "RangeAggregation":
-      return true;
-    case "VectorAggregation":
-    case "LabelReplace":
-      return readsLogs(expr.expr);
-    case "BinaryOp":
-      return readsLogs(expr.lhs) || readsLogs(expr.rhs);
-    default:
-      return false;
-  }
+function sameGrid(a: MetricQuery, b: MetricQuery): boolean {
+  return a.start === b.start && a.end === b.end && a.step === b.step && a.instant === b.instant;
 }
 
-/** The split interval of projected unwrap samples (see rangeSamples). */
-const PROJECTED_SPLIT = 24n * 3_600_000_000_000n;
-
-/** Samples with ts in (from, to]: the origin window is [from + 1ns, to + 1ns). */
+/** Samples with ts in (from, to] read from whole lines: the origin window is [from + 1ns, to + 1ns). */
 export function rangeSamples(
   client: OriginClient,
   agg: RangeAggregationExpr,
@@ -187,24 +273,8 @@ export function rangeSamples(
   opts: MetricQueryOptions,
   stats: ScanStats,
   derive: boolean,
-  project: boolean,
 ): AsyncIterable<readonly ExtractedSample[]> {
   const range = { start: from + 1n, end: to + 1n };
-  const projection = project ? planUnwrapProjection(agg, client.derivedFields) : undefined;
-  if (projection) {
-    stats.subqueries++;
-    const guard = projectionGuard(client, projection, range);
-    // Projected rows are a few fields each: a day per request costs the origin less than one request
-    // per split interval (a 6 h quantile: 107 → 73 ms median locally), and still bounds each request.
-    const split = opts.splitInterval > PROJECTED_SPLIT ? opts.splitInterval : PROJECTED_SPLIT;
-    const perWindow = splitWindows(range, split, false, client.budget.windowShare()).map(
-      (w) => (signal: AbortSignal) => {
-        stats.subqueries++;
-        return projectedSamples(client.withSignal(signal), projection, w, stats, guard);
-      },
-    );
-    return mergeConcurrent(perWindow, opts.maxConcurrency);
-  }
   // Within the request's share of origin requests: a wider window gives the same samples.
   const windows = splitWindows(range, opts.splitInterval, false, client.budget.windowShare());
   const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });

@@ -127,7 +127,7 @@ async function* tenantSamples(
   const labelled = !g || g.without || g.labels.includes(TENANT_LABEL);
   for (const { name, client } of chosen.tenants) {
     const relabelled = new Map<Labels, Labels>();
-    for await (const batch of rangeSamples(client, tenantAgg, from, to, opts, stats, derive, false)) {
+    for await (const batch of rangeSamples(client, tenantAgg, from, to, opts, stats, derive)) {
       if (!labelled) {
         yield batch;
         continue;

@@ -343,6 +343,22 @@ describe("generated values (property, real VictoriaLogs)", () => {
     }
   });
 
+  it("asks the origin once for a part pushed beside a projection its guard refuses", async () => {
+    // Set 0 holds `"v": 1e3`, which Loki and VictoriaLogs might read differently: the projection's
+    // guard finds it and the query is evaluated again from whole lines; the count beside it stands.
+    const counted = 'sum by (set) (count_over_time({app="gen", set="s0"}[1m]))';
+    const projected = 'stddev_over_time({app="gen", set="s0"} | json | unwrap v [1m]) by (set)';
+    const query = `${counted} + ${projected}`;
+    const params = { start: String(DATA_START), end: String(DATA_START + 300), step: "30" };
+    const local = await askMetric(query, params, false, TENANT);
+    expect(local.series.size).toBe(1);
+    const calls = watchOrigin(readConfig(env as Env).originUrl);
+    const pushed = await askMetric(query, params, true, TENANT);
+    expectSameAnswer(pushed, local, query);
+    expect(calls.filter((c) => c.query.includes("| limit 1 | fields _time"))).toHaveLength(1);
+    expect(calls.filter((c) => c.query.includes("count() as __v"))).toHaveLength(1);
+  });
+
   it("a group label present only in the JSON keeps the query local", async () => {
     const query = 'sum by (level) (sum_over_time({app="gen"} | json | unwrap v | __error__="" [1m]))';
     const { pushed } = await both(

@@ -1,0 +1,100 @@
+/**
+ * Projected samples and their guard: the samples stream while the guard runs; once the guard has
+ * found a row, a sub-window reads no further (its request ends) and a sub-window not yet started
+ * asks the origin nothing. Equality with local evaluation against the real origin is proved in
+ * test/worker/unwrap-pushdown.test.ts; here the origin is a stand-in.
+ */
+import { describe, expect, it } from "vitest";
+import type { OriginClient } from "../../../src/origin/client";
+import type { VLRow } from "../../../src/origin/rows";
+import { projectedSamples, projectionGuard } from "../../../src/exec/unwrap-projection";
+import type { UnwrapProjection } from "../../../src/plan/unwrap-projection";
+import type { ExtractedSample } from "../../../src/engine/types";
+
+const projection: UnwrapProjection = { rows: "rows", guard: "guard", valueField: "__unwrap_v", groupBy: ["pod"] };
+const window = { start: 0n, end: 10n };
+const stats = () => ({ rowsScanned: 0, bytesScanned: 0, subqueries: 0 });
+
+/** An origin whose guard answers `guardRows` once `answer` resolves, and whose rows come in `batches`. */
+function origin(batches: string[][], guardRows: VLRow[], answer: Promise<void>) {
+  const read: number[] = [];
+  const client = {
+    async *queryBatches() {
+      await answer;
+      yield guardRows;
+    },
+    async *queryPicked() {
+      for (const [i, batch] of batches.entries()) {
+        read.push(i);
+        yield batch;
+      }
+    },
+  } as unknown as OriginClient;
+  return { client, read };
+}
+
+const batch = (t: string, v: string, pod: string) => [t, v, pod];
+
+async function drain(samples: AsyncIterable<ExtractedSample[]>): Promise<ExtractedSample[]> {
+  const out: ExtractedSample[] = [];
+  for await (const b of samples) out.push(...b);
+  return out;
+}
+
+describe("projectedSamples", () => {
+  it("yields every row's sample once the guard found nothing", async () => {
+    const { client } = origin(
+      [batch("2026-02-01T00:00:01Z", "1.5", "a"), batch("2026-02-01T00:00:02Z", "7", "")],
+      [],
+      Promise.resolve(),
+    );
+    const guard = projectionGuard(client, projection, window);
+    const s = stats();
+    const samples = await drain(projectedSamples(client, projection, window, s, guard));
+    expect(samples.map((x) => [x.value, x.labels])).toEqual([
+      [1.5, { pod: "a" }],
+      [7, {}],
+    ]);
+    expect(await guard.found).toBe(false);
+    expect(guard.refused).toBe(false);
+    expect(s).toEqual({ rowsScanned: 2, bytesScanned: 4, subqueries: 1 });
+  });
+
+  it("stops reading once the guard found a row, without an error", async () => {
+    const { client, read } = origin(
+      [batch("2026-02-01T00:00:01Z", "1", "a"), batch("2026-02-01T00:00:02Z", "2", "a")],
+      [{ _time: "2026-02-01T00:00:01Z" }],
+      Promise.resolve(),
+    );
+    const guard = projectionGuard(client, projection, window);
+    expect(await guard.found).toBe(true);
+    expect(guard.refused).toBe(true);
+    const s = stats();
+    // A sub-window started after the guard answered asks the origin nothing.
+    expect(await drain(projectedSamples(client, projection, window, s, guard))).toEqual([]);
+    expect(read).toEqual([]);
+    expect(s.subqueries).toBe(0);
+  });
+
+  it("leaves a sub-window's loop at the batch after the guard's answer", async () => {
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const { client, read } = origin(
+      [
+        batch("2026-02-01T00:00:01Z", "1", "a"),
+        batch("2026-02-01T00:00:02Z", "2", "a"),
+        batch("2026-02-01T00:00:03Z", "3", "a"),
+      ],
+      [{ _time: "2026-02-01T00:00:01Z" }],
+      answered,
+    );
+    const guard = projectionGuard(client, projection, window);
+    const samples = projectedSamples(client, projection, window, stats(), guard);
+    expect((await samples.next()).value).toHaveLength(1);
+    answer();
+    await guard.found;
+    expect((await samples.next()).done).toBe(true);
+    // The second batch was fetched, found void, and the third never asked for.
+    expect(read).toEqual([0, 1]);
+  });
+});
