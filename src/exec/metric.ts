@@ -4,6 +4,7 @@
  * sub-windows in parallel) and extracts samples as they stream, never holding the rows.
  */
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import { isKind, some } from "../logql/walk";
 import type { ExtractedSample, MetricResult } from "../engine/types";
 import { compileSampleExtractor } from "../engine/pipeline";
 import {
@@ -162,17 +163,7 @@ class UnwrapDeclined extends Error {}
 
 /** Whether the expression reads log lines at all (a literal or `vector()` answer costs nothing to compute). */
 function readsLogs(expr: SampleExpr): boolean {
-  switch (expr.kind) {
-    case "RangeAggregation":
-      return true;
-    case "VectorAggregation":
-    case "LabelReplace":
-      return readsLogs(expr.expr);
-    case "BinaryOp":
-      return readsLogs(expr.lhs) || readsLogs(expr.rhs);
-    default:
-      return false;
-  }
+  return some(expr, (node) => isKind(node, "RangeAggregation"));
 }
 
 /** The split interval of projected unwrap samples (see rangeSamples). */
