@@ -3,17 +3,18 @@
 // "N passed, N failed" line.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readReport } from "./lib/test-report.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const reportDir = mkdtempSync(join(tmpdir(), "loki-vl-test-"));
 
 /**
  * @typedef {{ name: string, cmd: string, args: string[], report?: string, skipUnless?: string }} Step
- * @typedef {{ name: string, status: "ok" | "failed" | "skipped", seconds: number, passed?: number, failed?: number, brokenFiles?: number, skippedTests?: number, note?: string }} Outcome
+ * @typedef {{ name: string, status: "ok" | "failed" | "skipped", seconds: number, passed?: number, failed?: number, brokenFiles?: number, skippedTests?: number, skipped?: import("./lib/test-report.mjs").SkippedInFile[], note?: string }} Outcome
  */
 
 /** @param {string} config @param {string} reportName @returns {string[]} */
@@ -54,27 +55,8 @@ function runStep(step) {
   });
 }
 
-/** @param {string} name vitest's JSON report (Jest-compatible shape) */
-function readCounts(name) {
-  try {
-    const report = JSON.parse(readFileSync(join(reportDir, name), "utf8"));
-    return {
-      passed: Number(report.numPassedTests ?? 0),
-      failed: Number(report.numFailedTests ?? 0),
-      skippedTests: Number(report.numPendingTests ?? 0) + Number(report.numTodoTests ?? 0),
-      // A file that fails to load, or whose hook fails, adds no failed test (its tests are skipped);
-      // count such files so they cannot pass unnoticed.
-      brokenFiles: Array.isArray(report.testResults)
-        ? report.testResults.filter(
-            (/** @type {{ status?: string, assertionResults?: { status?: string }[] }} */ file) =>
-              file.status === "failed" && !(file.assertionResults ?? []).some((a) => a.status === "failed"),
-          ).length
-        : 0,
-    };
-  } catch {
-    return undefined;
-  }
-}
+/** @param {string} name */
+const readCounts = (name) => readReport(join(reportDir, name), root);
 
 /** @type {Outcome[]} */
 const outcomes = [];
@@ -117,6 +99,11 @@ for (const o of outcomes) {
 }
 for (const name of notRun) process.stdout.write(`  not run ${name}\n`);
 if (skippedTests > 0) process.stdout.write(`  (${skippedTests} tests skipped)\n`);
+for (const o of outcomes) {
+  for (const s of o.skipped ?? []) {
+    process.stdout.write(`  ${o.name}: ${s.file}: ${s.count} skipped: ${s.reasons.join("; ")}\n`);
+  }
+}
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 
 rmSync(reportDir, { recursive: true, force: true });

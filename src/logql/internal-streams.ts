@@ -5,6 +5,7 @@
  * iterator for it, not an error), whatever the other matchers.
  */
 import type { Expr, LogSelectorExpr, SampleExpr } from "./ast";
+import { isKind, some } from "./walk";
 
 const INTERNAL_LABELS = ["__aggregated_metric__", "__pattern__"];
 
@@ -30,22 +31,10 @@ export function withoutInternalStreams<E extends Expr>(expr: E): E {
 }
 
 function namesAny(expr: Expr): boolean {
-  switch (expr.kind) {
-    case "LogSelector":
-      return namesInternalStream(expr);
-    case "RangeAggregation":
-      return namesInternalStream(expr.range.selector);
-    case "VectorAggregation":
-    case "LabelReplace":
-      return namesAny(expr.expr);
-    case "BinaryOp":
-      return namesAny(expr.lhs) || namesAny(expr.rhs);
-    case "Literal":
-    case "Vector":
-      return false;
-  }
+  return some(expr, (node) => isKind(node, "LogSelector") && namesInternalStream(node));
 }
 
+/** A new tree, so it keeps its own recursion (the walk only reads). */
 function rewrite(expr: Expr): Expr {
   switch (expr.kind) {
     case "LogSelector":

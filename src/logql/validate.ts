@@ -4,61 +4,39 @@
  * Runs after construction checks, in Loki's order.
  */
 
-import type { Expr, Matcher, SampleExpr } from "./ast";
+import type { Expr, LogSelectorExpr, Matcher, SampleExpr } from "./ast";
 import { semanticError } from "./errors";
 import { compileGoRegexp } from "./go-regexp";
+import { children, isKind, SKIP, walk, type SyntaxNode } from "./walk";
 
 export const ERR_EMPTY_COMPATIBLE_MATCHERS =
   'queries require at least one regexp or equality matcher that does not have an empty-compatible value. For instance, app=~".*" does not meet this requirement, but app=~".+" will';
 
 export function validateExpr(e: Expr): void {
-  if (e.kind === "LogSelector") {
-    validateMatchers(e.matchers);
-    return;
-  }
-  validateSample(e);
-}
-
-function validateSample(e: SampleExpr): void {
-  switch (e.kind) {
-    case "BinaryOp":
-      validateSample(e.lhs);
-      validateSample(e.rhs);
-      return;
-    case "Literal":
-    case "Vector":
-      return;
-    case "VectorAggregation":
-      if ((e.op === "sort" || e.op === "sort_desc") && e.grouping && e.grouping.labels.length > 0) {
+  walk(e, {
+    LogSelector: (selector) => {
+      validateMatchers(selector.matchers);
+      return SKIP;
+    },
+    VectorAggregation: (agg) => {
+      if ((agg.op === "sort" || agg.op === "sort_desc") && agg.grouping && agg.grouping.labels.length > 0) {
         throw semanticError("sort and sort_desc doesn't allow grouping by ");
       }
-      validateSample(e.expr);
-      return;
-    case "RangeAggregation":
-      validateMatchers(e.range.selector.matchers);
-      return;
-    case "LabelReplace": {
+    },
+    LabelReplace: (replace) => {
       // Loki validates only the selector its Selector() method reaches: the leftmost one.
-      const matchers = leftmostMatchers(e.expr);
-      if (matchers !== undefined) validateMatchers(matchers);
-      return;
-    }
-  }
+      const selector = leftmostSelector(replace.expr);
+      if (selector !== undefined) validateMatchers(selector.matchers);
+      return SKIP;
+    },
+  });
 }
 
-function leftmostMatchers(e: SampleExpr): Matcher[] | undefined {
-  switch (e.kind) {
-    case "RangeAggregation":
-      return e.range.selector.matchers;
-    case "VectorAggregation":
-    case "LabelReplace":
-      return leftmostMatchers(e.expr);
-    case "BinaryOp":
-      return leftmostMatchers(e.lhs);
-    case "Literal":
-    case "Vector":
-      return undefined;
-  }
+/** The selector reached by always following the first child (Loki's `Selector()`), if there is one. */
+function leftmostSelector(e: SampleExpr): LogSelectorExpr | undefined {
+  let node: SyntaxNode | undefined = e;
+  while (node !== undefined && !isKind(node, "LogSelector")) node = children(node)[0];
+  return node;
 }
 
 export function validateMatchers(matchers: Matcher[]): void {

@@ -5,58 +5,45 @@
  * gets the same answer without it.
  */
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import { isKind, some, type SyntaxNode } from "../logql/walk";
 
 export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string>): boolean {
   if (derived.size === 0) return false;
-  return needs(expr, false, derived);
-}
-
-/** `covered`: an enclosing aggregation keeps only labels that are not derived. */
-function needs(e: SampleExpr, covered: boolean, derived: ReadonlySet<string>): boolean {
-  switch (e.kind) {
-    case "RangeAggregation": {
-      const g = e.grouping;
+  return some(expr, (node, ancestors) => {
+    if (isKind(node, "RangeAggregation")) {
+      const g = node.grouping;
       if (g && (g.without || g.labels.some((l) => derived.has(l)))) return true;
-      if (!covered && !g) return true;
-      const range = e.range;
-      if (range.unwrap && (derived.has(range.unwrap.label) || range.unwrap.postFilters.some((f) => reads(f, derived))))
-        return true;
-      return range.selector.pipeline.some((stage) => stageReads(stage, derived));
+      // Without grouping its series keep every label, derived ones too, unless an enclosing
+      // aggregation keeps only labels that are not derived.
+      if (!g && !ancestors.some(keepsOnlyItsGrouping)) return true;
+      return node.range.unwrap !== undefined && derived.has(node.range.unwrap.label);
     }
-    case "VectorAggregation": {
-      const g = e.grouping;
-      // These keep each series' full label set, whatever their grouping.
-      const keepsLabels = e.op === "topk" || e.op === "bottomk" || e.op === "approx_topk" || e.op.startsWith("sort");
-      if (keepsLabels) return needs(e.expr, covered, derived);
-      if (!g) return needs(e.expr, true, derived);
-      if (g.without || g.labels.some((l) => derived.has(l))) return true;
-      return needs(e.expr, true, derived);
+    if (isKind(node, "VectorAggregation")) {
+      const g = node.grouping;
+      return keepsOnlyItsGrouping(node) && g !== undefined && (g.without || g.labels.some((l) => derived.has(l)));
     }
-    case "LabelReplace":
-      // It reads the inner series' labels: derived ones only if those series still carry them.
-      return needs(e.expr, covered, derived);
-    case "BinaryOp":
-      // Each side's labels are its own aggregation's: matching sees derived ones only if they keep them.
-      return needs(e.lhs, covered, derived) || needs(e.rhs, covered, derived);
-    default:
-      return false;
-  }
+    // Below a range aggregation: its stages and its unwrap's filters. Templates can read any label.
+    if (isKind(node, "LineFormat") || isKind(node, "LabelFormat")) return true;
+    return namesDerived(node, derived);
+  });
 }
 
-function stageReads(stage: PipelineStage, derived: ReadonlySet<string>): boolean {
-  switch (stage.kind) {
-    case "LabelFilter":
-      return reads(stage.filter, derived);
-    // Templates can read any label; drop/keep and label_format name them.
-    case "LineFormat":
-    case "LabelFormat":
-      return true;
-    case "Drop":
-    case "Keep":
-      return stage.items.some((item) => derived.has(item.name));
-    default:
-      return false;
-  }
+/**
+ * A vector aggregation that keeps only its grouping labels (not topk, bottomk or sort, which keep
+ * each series' full label set whatever their grouping). Other nodes (label_replace, binary
+ * operations) pass their inner series' labels through: each side's labels are its own aggregation's.
+ */
+function keepsOnlyItsGrouping(node: SyntaxNode): boolean {
+  if (!isKind(node, "VectorAggregation")) return false;
+  const op = node.op;
+  return !(op === "topk" || op === "bottomk" || op === "approx_topk" || op.startsWith("sort"));
+}
+
+/** A label filter, `drop` or `keep` naming a derived field. */
+function namesDerived(node: SyntaxNode, derived: ReadonlySet<string>): boolean {
+  if (isKind(node, "Drop") || isKind(node, "Keep")) return node.items.some((item) => derived.has(item.name));
+  if (!isKind(node, "LabelFilterExpr")) return false;
+  return node.type !== "binary" && node.type !== "paren" && derived.has(node.name);
 }
 
 /**
@@ -86,12 +73,5 @@ export function levelsCanWait(local: readonly PipelineStage[], derived: Readonly
 }
 
 function reads(f: LabelFilterExpr, derived: ReadonlySet<string>): boolean {
-  switch (f.type) {
-    case "binary":
-      return reads(f.left, derived) || reads(f.right, derived);
-    case "paren":
-      return reads(f.expr, derived);
-    default:
-      return derived.has(f.name);
-  }
+  return some(f, (node) => namesDerived(node, derived));
 }

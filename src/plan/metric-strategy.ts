@@ -23,6 +23,7 @@
  * other functions over the same selector.
  */
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import { SKIP, walk } from "../logql/walk";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
@@ -92,16 +93,12 @@ export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFie
 
 /** The range aggregations an expression reads, in order (none: a literal or `vector()` answer). */
 function rangeAggregations(expr: SampleExpr): RangeAggregationExpr[] {
-  switch (expr.kind) {
-    case "RangeAggregation":
-      return [expr];
-    case "VectorAggregation":
-    case "LabelReplace":
-      return rangeAggregations(expr.expr);
-    case "BinaryOp":
-      return [...rangeAggregations(expr.lhs), ...rangeAggregations(expr.rhs)];
-    case "Literal":
-    case "Vector":
-      return [];
-  }
+  const found: RangeAggregationExpr[] = [];
+  walk(expr, {
+    RangeAggregation: (node) => {
+      found.push(node);
+      return SKIP;
+    },
+  });
+  return found;
 }

@@ -20,6 +20,7 @@
  */
 import type { LabelFilterExpr, PipelineStage } from "../logql/ast";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
+import { fold } from "../logql/walk";
 
 /**
  * `_msg` holds a backslash or U+FFFD: the line has an escape, or a character the json stage drops
@@ -60,24 +61,35 @@ export function labelFilterPrefilters(
 
 /** A LogsQL filter every row passing `f` satisfies, or undefined when there is none to offer. */
 function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | undefined {
-  switch (f.type) {
-    case "paren":
-      return necessary(f.expr, derived);
-    case "binary": {
-      const left = necessary(f.left, derived);
-      const right = necessary(f.right, derived);
-      if (f.op === "and") {
-        if (left !== undefined && right !== undefined) return `${left} ${right}`;
-        return left ?? right;
-      }
-      return left !== undefined && right !== undefined ? `(${left} or ${right})` : undefined;
-    }
-    case "string":
-      // Error labels and derived fields are set by the Worker, not read from the line or the origin's fields.
-      if (f.op !== "=" || f.value === "" || f.name.startsWith("__") || isSpecialField(f.name) || derived.has(f.name))
-        return undefined;
-      return `(_msg:~${quote(escapeRegex(f.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(f.name)}:=${quote(f.value)})`;
-    default:
-      return undefined;
-  }
+  return fold<string | undefined>(
+    f,
+    {
+      LabelFilterExpr: (node, [left, right]) => {
+        switch (node.type) {
+          case "paren":
+            return left;
+          case "binary":
+            if (node.op === "and") {
+              if (left !== undefined && right !== undefined) return `${left} ${right}`;
+              return left ?? right;
+            }
+            return left !== undefined && right !== undefined ? `(${left} or ${right})` : undefined;
+          case "string":
+            // Error labels and derived fields are set by the Worker, not read from the line or the origin's fields.
+            if (
+              node.op !== "=" ||
+              node.value === "" ||
+              node.name.startsWith("__") ||
+              isSpecialField(node.name) ||
+              derived.has(node.name)
+            )
+              return undefined;
+            return `(_msg:~${quote(escapeRegex(node.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(node.name)}:=${quote(node.value)})`;
+          default:
+            return undefined;
+        }
+      },
+    },
+    undefined,
+  );
 }

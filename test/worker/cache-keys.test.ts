@@ -4,14 +4,11 @@
  * `vector(0.000000)`) are different queries with different answers, and each must get its own,
  * with the results cache on, in workerd against the real VictoriaLogs.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import { pushStreams } from "../support/push-streams";
+import { call } from "./support/request";
 
-const ENV = env as unknown as Env;
 const TENANT = "9271:0";
 const HOUR_S = 3600;
 
@@ -27,17 +24,10 @@ const START_S = END_S - STEP_S;
 const APP = `keys-${Date.now().toString(36)}`;
 
 async function ask(path: string, params: Record<string, string>, over: Partial<Env> = {}) {
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, { headers: { "X-Scope-OrgID": TENANT } }),
-    { ...ENV, ...over },
-    ctx,
-  );
-  const text = await res.text();
-  // Cache writes run after the response; the next request finds them, as in production.
-  await waitOnExecutionContext(ctx);
-  expect(res.status, text).toBe(200);
-  return JSON.parse(text) as {
+  // Cache writes run after the response (settle); the next request finds them, as in production.
+  const res = await call(path, params, { headers: { "X-Scope-OrgID": TENANT }, env: over, settle: true });
+  expect(res.status, res.body).toBe(200);
+  return res.json as {
     data: {
       result: { values: [unknown, string][]; stream?: Record<string, string> }[];
       stats: { cache: Record<string, { entriesFound: number }> };

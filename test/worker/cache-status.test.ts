@@ -5,27 +5,17 @@
  * `CACHE=off`, a range within the freshness horizon and an answer that is never cached are
  * bypasses that say why.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { call } from "./support/request";
 
 /** The compat dataset (tenant 0:0) spans 2026-02-01T00:00Z to 06:00Z. */
 const T0 = 1769904000;
 
 async function get(path: string, headers: Record<string, string> = {}, over: Partial<Env> = {}) {
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}`, { headers: { ...GATEWAY, ...headers } }),
-    { ...(env as Env), ...over },
-    ctx,
-  );
-  const body = await res.text();
-  // Cache writes run after the answer: the next request must find them.
-  await waitOnExecutionContext(ctx);
-  expect(res.status, body).toBe(200);
+  // Cache writes run after the answer (settle): the next request must find them.
+  const res = await call(path, {}, { headers, env: over, settle: true });
+  expect(res.status, res.body).toBe(200);
   return { status: res.headers.get("Cache-Status"), timing: res.headers.get("Server-Timing") ?? "" };
 }
 

@@ -4,24 +4,16 @@
  * and `/ready?origin=1` checks the origin with the credentials a query would use. No answer quotes a
  * configured value.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import { CANARIES } from "../support/canaries.mjs";
 import { GATEWAY } from "./support/gateway";
+import { call as callWorker } from "./support/request";
 
 async function call(path: string, overrides: Partial<Env>, headers: Record<string, string> = GATEWAY) {
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}`, { headers }),
-    { ...(env as Env), ...overrides },
-    ctx,
-  );
-  const body = await res.text();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, type: res.headers.get("Content-Type"), body };
+  // Exactly these headers: some checks are made without the gateway's tenant.
+  const res = await callWorker(path, {}, { headers, noGateway: true, env: overrides, settle: true });
+  return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
 }
 
 /** What Grafana's "Save & test" asks a Loki data source (its health check), and Explore's first call. */

@@ -10,12 +10,11 @@
  * categorized answer flattened as Loki flattens it without the flag, a volume grouped by a label
  * with the same values renamed, chunked requests unioned, forward pages concatenated).
  */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import requests from "../fixtures/conformance/requests.json";
 import cases from "../fixtures/compat/cases.json";
 import { type Answer, type CompatCase, judge } from "./compat/judge";
-import { GATEWAY } from "./support/gateway";
+import { call } from "./support/request";
 
 interface Expect {
   status: number;
@@ -68,18 +67,11 @@ interface Got extends Answer {
 }
 
 async function send(r: ClientRequest, params: Record<string, string | string[]> = r.params): Promise<Got> {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) qs.append(k, one);
-  const res = await (exports as unknown as { default: Fetcher }).default.fetch(
-    new Request(`http://loki.test${r.path}?${qs}`, { method: r.method, headers: { ...GATEWAY, ...r.headers } }),
-  );
-  const raw = await res.text();
+  const res = await call(r.path, params, { method: r.method, headers: r.headers });
   const type = res.headers.get("Content-Type");
-  try {
-    return { status: res.status, json: JSON.parse(raw), raw, type };
-  } catch {
-    return { status: res.status, text: raw, raw, type };
-  }
+  return res.json !== undefined
+    ? { status: res.status, json: res.json, raw: res.body, type }
+    : { status: res.status, text: res.body, raw: res.body, type };
 }
 
 const categorized = (r: ClientRequest) => r.headers["X-Loki-Response-Encoding-Flags"] === "categorize-labels";

@@ -3,12 +3,10 @@
  * ingest, against a real VictoriaLogs holding lines pushed without either. Each expected answer is
  * worked out from the lines below by Loki's rules (test/unit/engine/derived-fields.test.ts).
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { pushStreams } from "../support/push-streams";
 import type { Env } from "../../src/config";
+import { call as callWorker } from "./support/request";
 
 const TENANT = "7:6";
 const T = 1769990400; // 2026-02-02T00:00:00Z
@@ -52,14 +50,11 @@ async function call(
   params: Record<string, string>,
   opts: { env?: Partial<Env>; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, {
-      headers: { "X-Scope-OrgID": TENANT, ...opts.headers },
-    }) as Request<unknown, IncomingRequestCfProperties>,
-    { ...(env as Env), CACHE: "off", ...(opts.env ?? ON) },
-    createExecutionContext(),
-  );
-  return { status: res.status, body: await res.text() };
+  const res = await callWorker(path, params, {
+    headers: { "X-Scope-OrgID": TENANT, ...opts.headers },
+    env: { CACHE: "off", ...(opts.env ?? ON) },
+  });
+  return { status: res.status, body: res.body };
 }
 
 function data(a: Answer): any {

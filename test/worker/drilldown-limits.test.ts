@@ -6,11 +6,9 @@
  * per request; the whole answer is the untagged one under a limit it does not reach.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { call } from "./support/request";
 import { watchOrigin } from "../support/watch-origin";
 import { readConfig } from "../../src/config";
 
@@ -34,19 +32,9 @@ async function ask(
   vars: Partial<Env> = {},
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const qs = new URLSearchParams({ ...RANGE, ...params });
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`http://loki.test/loki/api/v1/${path}?${qs}`, { headers: { ...GATEWAY, ...headers } }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    { ...(env as Env), ...vars },
-    ctx,
-  );
-  const body = await res.text();
-  // Cache writes run after the answer: the next request finds them, as in production.
-  await waitOnExecutionContext(ctx);
+  // Cache writes run after the answer (settle): the next request finds them, as in production.
+  const res = await call(`/loki/api/v1/${path}`, { ...RANGE, ...params }, { headers, env: vars, settle: true });
+  const body = res.body;
   const series = new Map<string, unknown>();
   let keys: string[] = [];
   let warnings: unknown;

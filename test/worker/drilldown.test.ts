@@ -2,12 +2,10 @@
  * The Logs Drilldown endpoints against a real VictoriaLogs, on data pushed into a tenant of its own
  * so every expected answer can be worked out by hand from the lines below.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import worker from "../../src/index";
 import { pushStreams } from "../support/push-streams";
 import type { Env } from "../../src/config";
+import { fetchWorker } from "./support/request";
 
 const TENANT = "7:3";
 const T = 1769990400; // 2026-02-02T00:00:00Z
@@ -85,22 +83,22 @@ async function call(
   params: Record<string, string>,
   opts: { method?: "GET" | "POST"; headers?: Record<string, string>; env?: Partial<Env> } = {},
 ): Promise<Answer> {
-  const qs = new URLSearchParams(params).toString();
   const headers = { "X-Scope-OrgID": TENANT, ...opts.headers };
-  const req =
+  // Cache off: an answer cached before the new streams became searchable would stay empty.
+  const env = { CACHE: "off", ...opts.env };
+  const res =
     opts.method === "POST"
-      ? new Request(`http://loki.test${path}`, {
-          method: "POST",
-          body: qs,
-          headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
-        })
-      : new Request(`http://loki.test${path}?${qs}`, { headers });
-  const res = await worker.fetch(
-    req as Request<unknown, IncomingRequestCfProperties>,
-    // Cache off: an answer cached before the new streams became searchable would stay empty.
-    { ...(env as Env), CACHE: "off", ...opts.env },
-    createExecutionContext(),
-  );
+      ? await fetchWorker(
+          path,
+          {},
+          {
+            method: "POST",
+            body: new URLSearchParams(params).toString(),
+            headers: { ...headers, "Content-Type": "application/x-www-form-urlencoded" },
+            env,
+          },
+        )
+      : await fetchWorker(path, params, { headers, env });
   return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
 }
 

@@ -4,11 +4,8 @@
  * Loki's 400 naming the limit, as the same text through `line_format` is, instead of answering
  * 100 MB or taking the isolate's memory; and the isolate goes on answering.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
-import type { Env } from "../../src/config";
+import { queryRange } from "./support/request";
 
 const W = { start: "1769904000", end: "1769925600" };
 const TENANT = { "X-Scope-OrgID": "0" };
@@ -17,15 +14,8 @@ const REFUSED =
   "the query would return more than 16Mi characters of log lines and labels (limit %d entries); reduce the limit or the size of the lines and labels";
 
 async function ask(params: Record<string, string>) {
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams(params)}`, { headers: TENANT }),
-    { ...(env as Env), CACHE: "off" },
-    ctx,
-  );
-  const body = await res.text();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, type: res.headers.get("Content-Type"), body };
+  const res = await queryRange(params, { headers: TENANT, env: { CACHE: "off" }, settle: true });
+  return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
 }
 
 describe("entry text budget: lines and labels", () => {

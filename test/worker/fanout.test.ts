@@ -5,14 +5,11 @@
  * multiset, series values within 1e-9) and, where the corpus case passes, what real Loki answered.
  * Extra variants (other limits, the other direction) check split == unsplit where Loki has no golden.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import cases from "../fixtures/compat/cases.json";
 import { type Answer, type CompatCase, judge } from "./compat/judge";
 import { EXPECTED_FAILURES } from "./compat/expected-failures";
-import { GATEWAY } from "./support/gateway";
+import { call, type Params } from "./support/request";
 
 const goldens = import.meta.glob<Answer>("../fixtures/compat/golden/*.json", { eager: true, import: "default" });
 const golden = (id: string) => goldens[`../fixtures/compat/golden/${id}.json`];
@@ -20,24 +17,9 @@ const golden = (id: string) => goldens[`../fixtures/compat/golden/${id}.json`];
 const UNSPLIT = "100000h";
 const SPLITS = ["5m", "17m", "1h", "6h"];
 
-type Params = Record<string, string | string[]>;
-
 async function ask(path: string, params: Params, headers: Record<string, string>, split: string): Promise<Answer> {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers: { ...GATEWAY, ...headers } }),
-    { ...env, SPLIT_INTERVAL: split } as never,
-    ctx,
-  );
-  const text = await res.text();
-  await waitOnExecutionContext(ctx);
-  try {
-    return { status: res.status, json: JSON.parse(text) };
-  } catch {
-    return { status: res.status, text };
-  }
+  const res = await call(path, params, { headers, env: { SPLIT_INTERVAL: split }, settle: true });
+  return res.json !== undefined ? { status: res.status, json: res.json } : { status: res.status, text: res.body };
 }
 
 /** One comparable string per entry: full label set, timestamp, line, categorized extra. */

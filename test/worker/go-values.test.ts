@@ -3,12 +3,9 @@
  * compares what time.ParseDuration reads (0.5005s is exactly 500500000ns), and a duration unwrap
  * converts with Duration.Seconds().
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { pushStreams } from "../support/push-streams";
-import type { Env } from "../../src/config";
+import { call } from "./support/request";
 
 const TENANT = "28:1";
 const T = 1769990400; // 2026-02-02T00:00:00Z
@@ -18,16 +15,9 @@ const LINES = ["latency=0.5005s", "latency=500.4ms", "latency=500500us", "latenc
 const STREAMS = [{ stream: { app: "gox" }, values: LINES.map((l, i) => [at(10 + i), l]) }];
 
 async function get(path: string, params: Record<string, string>): Promise<any> {
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, {
-      headers: { "X-Scope-OrgID": TENANT },
-    }) as Request<unknown, IncomingRequestCfProperties>,
-    { ...(env as Env), CACHE: "off" },
-    createExecutionContext(),
-  );
-  const body = await res.text();
-  expect(res.status, body).toBe(200);
-  return JSON.parse(body).data;
+  const res = await call(path, params, { headers: { "X-Scope-OrgID": TENANT }, env: { CACHE: "off" } });
+  expect(res.status, res.body).toBe(200);
+  return res.json.data;
 }
 
 const W = { start: String(T), end: String(T + 3600), limit: "100" };

@@ -4,25 +4,15 @@
  * answer that would take the isolate's memory. And Loki label names that VictoriaLogs reserves
  * never reach it as field names: pushed-down and local answers agree.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { call } from "./support/request";
 
 const W = { start: "1769904000", end: "1769925600" };
 
 async function ask(path: string, params: Record<string, string>, over: Partial<Env> = {}) {
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, { headers: GATEWAY }),
-    { ...(env as Env), CACHE: "off", ...over },
-    ctx,
-  );
-  const body = await res.text();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, type: res.headers.get("Content-Type"), body };
+  const res = await call(path, params, { env: { CACHE: "off", ...over }, settle: true });
+  return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
 }
 
 describe("hostile input", () => {

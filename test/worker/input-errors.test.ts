@@ -5,29 +5,21 @@
  * body, and operator chains deep enough to overflow the stack. Each answer is Loki's status and
  * message.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { call, type CallOptions } from "./support/request";
 
 const W = { start: "1769904000", end: "1769925600" };
 const QR = "/loki/api/v1/query_range";
 
-async function ask(path: string, params: Record<string, string>, over: Partial<Env> = {}, init?: RequestInit) {
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, {
-      ...init,
-      headers: { ...GATEWAY, ...(init?.headers as Record<string, string> | undefined) },
-    }),
-    { ...(env as Env), CACHE: "off", ...over },
-    ctx,
-  );
-  const body = await res.text();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, type: res.headers.get("Content-Type") ?? "", body };
+async function ask(
+  path: string,
+  params: Record<string, string>,
+  over: Partial<Env> = {},
+  init: Pick<CallOptions, "method" | "body" | "headers"> = {},
+) {
+  const res = await call(path, params, { ...init, env: { CACHE: "off", ...over }, settle: true });
+  return { status: res.status, type: res.headers.get("Content-Type") ?? "", body: res.body };
 }
 
 /** Loki's 400: text/plain, the bare message. */

@@ -3,21 +3,18 @@
  * no tenant data, no credentials needed), and Loki's push endpoints answer Loki's 404 with a body
  * that says this is a read API and where VictoriaLogs takes pushes.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import type { Env } from "../../src/config";
 import { GATEWAY } from "./support/gateway";
+import { fetchWorker } from "./support/request";
 
 const SECRET_ORIGIN = "https://vl-user:s3cret-origin-password@victorialogs.internal.example:9428";
 
-async function call(path: string, init: RequestInit = {}, extraEnv: Partial<Env> = {}) {
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}`, init) as Request<unknown, IncomingRequestCfProperties>,
-    { ...(env as Env), ...extraEnv },
-    createExecutionContext(),
-  );
+type Init = { method?: string; headers?: Record<string, string>; body?: string };
+
+/** Sent with exactly the headers given: the landing page and push answers are checked without a tenant too. */
+async function call(path: string, init: Init = {}, extraEnv: Partial<Env> = {}) {
+  const res = await fetchWorker(path, {}, { ...init, noGateway: true, env: extraEnv });
   return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
 }
 

@@ -7,12 +7,9 @@
  * groups, so they answer under limits their inner series exceed, with the values of an evaluation
  * that does not fold (`* 1` keeps the inner series apart) under the default limits.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { call } from "./support/request";
 
 const RANGE = { start: "1769904000", end: "1769925600" };
 
@@ -24,17 +21,15 @@ interface Answer {
 }
 
 async function ask(path: string, params: Record<string, string>, vars: Partial<Env> = {}): Promise<Answer> {
-  const qs = new URLSearchParams({ ...RANGE, ...params });
-  const res = await worker.fetch(
-    new Request(`http://loki.test/loki/api/v1/${path}?${qs}`, { headers: GATEWAY }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    // The push-down computes some of these at the origin: off, so that the Worker evaluates them.
-    { ...(env as Env), CACHE: "off", PUSHDOWN: "off", ...vars },
-    createExecutionContext(),
+  const res = await call(
+    `/loki/api/v1/${path}`,
+    { ...RANGE, ...params },
+    {
+      // The push-down computes some of these at the origin: off, so that the Worker evaluates them.
+      env: { CACHE: "off", PUSHDOWN: "off", ...vars },
+    },
   );
-  const body = await res.text();
+  const body = res.body;
   const series = new Map<string, [number, string][]>();
   if (res.status === 200) {
     for (const s of JSON.parse(body).data.result) series.set(JSON.stringify(Object.entries(s.metric).sort()), s.values);

@@ -3,10 +3,9 @@
  * the compat dataset's tenant 0:0 and a tenant of this file's own, 29:29, read together. Every
  * answer is checked against the same query asked of each tenant alone.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { call as callWorker } from "./support/request";
 import { pushStreams } from "../support/push-streams";
 
 const START = 1769904000;
@@ -21,11 +20,8 @@ const PUSHED = [
 ];
 
 async function call(path: string, orgId: string, overrides: Partial<Env> = {}, headers: Record<string, string> = {}) {
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}`, { headers: { "X-Scope-OrgID": orgId, ...headers } }),
-    { ...(env as Env), ...overrides },
-  );
-  return { status: res.status, body: await res.text() };
+  const res = await callWorker(path, {}, { headers: { "X-Scope-OrgID": orgId, ...headers }, env: overrides });
+  return { status: res.status, body: res.body };
 }
 
 const enc = encodeURIComponent;

@@ -2,25 +2,15 @@
  * Origin failures surface as Loki-shaped errors, never as empty success, and never reveal the
  * origin's credentials.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { call as callWorker } from "./support/request";
 
 const QUERY = "/loki/api/v1/query_range?query=%7Bapp%3D%22nginx%22%7D&start=1769904000&end=1769925600&limit=10";
 
 async function call(overrides: Partial<Env>, path = QUERY, headers: Record<string, string> = {}) {
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}`, { headers: { ...GATEWAY, ...headers } }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    { ...(env as Env), ...overrides },
-    createExecutionContext(),
-  );
-  return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
+  const res = await callWorker(path, {}, { headers, env: overrides });
+  return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
 }
 
 describe("origin failures", () => {

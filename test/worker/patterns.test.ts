@@ -5,12 +5,10 @@
  * `|>` filter, on the same step grid.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import { readConfig } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { call } from "./support/request";
 
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;
@@ -29,15 +27,8 @@ async function get(
   params: Record<string, string>,
   over: Partial<Env> = { CACHE: "off" },
 ): Promise<{ status: number; type: string | null; text: string }> {
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${new URLSearchParams(params)}`, { headers: GATEWAY }),
-    { ...ENV, ...over },
-    ctx,
-  );
-  const text = await res.text();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, type: res.headers.get("Content-Type"), text };
+  const res = await call(path, params, { env: over, settle: true });
+  return { status: res.status, type: res.headers.get("Content-Type"), text: res.body };
 }
 
 async function patterns(query: string, step = STEP, over?: Partial<Env>): Promise<Pattern[]> {

@@ -4,11 +4,8 @@
  * stream label or structured metadata), answers with prefilters equal answers without, and both
  * equal the entries counted by hand.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import worker from "../../src/index";
-import type { Env } from "../../src/config";
+import { queryRange } from "./support/request";
 
 const TENANT = { "X-Scope-OrgID": "8:8" };
 const T0 = 1769904000n * 1_000_000_000n;
@@ -21,18 +18,12 @@ interface Answer {
 }
 
 async function ask(query: string, prefilter: boolean): Promise<Answer> {
-  const qs = new URLSearchParams({ query, ...RANGE });
-  const res = await worker.fetch(
-    new Request(`http://loki.test/loki/api/v1/query_range?${qs}`, { headers: TENANT }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    { ...(env as Env), PUSHDOWN: prefilter ? "on" : "off", CACHE: "off" },
-    createExecutionContext(),
+  const res = await queryRange(
+    { query, ...RANGE },
+    { headers: TENANT, env: { PUSHDOWN: prefilter ? "on" : "off", CACHE: "off" } },
   );
-  const body = await res.text();
-  expect(res.status, body).toBe(200);
-  const json = JSON.parse(body);
+  expect(res.status, res.body).toBe(200);
+  const json = res.json;
   const lines: string[] = [];
   for (const s of json.data.result) for (const [, line] of s.values) lines.push(line);
   return { lines: lines.sort(), scanned: json.data.stats.summary.totalLinesProcessed };

@@ -63,7 +63,9 @@ describe("metric push-down equals local evaluation (property, real VictoriaLogs)
           if (!(drop.includes("pod") && by.includes("pod"))) {
             expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
           }
-          expect(local.linesScanned).toBeGreaterThanOrEqual(0);
+          // The local answer is computed from rows: any series it has came from rows the Worker read.
+          if (local.series.size > 0)
+            expect(local.linesScanned, `${query} was not evaluated locally`).toBeGreaterThan(0);
           expectSameSeries(pushed, local);
         },
       ),

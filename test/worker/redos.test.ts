@@ -4,13 +4,9 @@
  * answers the entry unchanged (no match extracts no label and is no error), and so must we, quickly,
  * while `/ready` keeps answering.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import worker from "../../src/index";
-import type { Env } from "../../src/config";
 import { compileGoRegexp } from "../../src/logql/go-regexp";
-import { GATEWAY } from "./support/gateway";
+import { fetchWorker, queryRange as askRange } from "./support/request";
 
 const TENANT = { "X-Scope-OrgID": "31:7" };
 const T0 = 1769904000n * 1_000_000_000n;
@@ -20,19 +16,12 @@ const ADVERSARIAL = `${"a".repeat(34)}!`;
 const LONG = `${"a".repeat(100 * 1024)}!`;
 
 async function call(path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return worker.fetch(
-    new Request(`http://loki.test${path}`, { headers: { ...GATEWAY, ...headers } }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    { ...(env as Env), CACHE: "off" },
-    createExecutionContext(),
-  );
+  return fetchWorker(path, {}, { headers, env: { CACHE: "off" } });
 }
 
 async function queryRange(query: string): Promise<{ status: number; body: string }> {
-  const res = await call(`/loki/api/v1/query_range?${new URLSearchParams({ query, ...RANGE })}`, TENANT);
-  return { status: res.status, body: await res.text() };
+  const res = await askRange({ query, ...RANGE }, { headers: TENANT, env: { CACHE: "off" } });
+  return { status: res.status, body: res.body };
 }
 
 describe("ReDoS patterns run in linear time inside workerd", () => {

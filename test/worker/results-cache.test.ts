@@ -4,10 +4,8 @@
  * runtime (global fetch is wrapped; the Worker, the Durable Object and these tests share one isolate).
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { watchOrigin } from "../support/watch-origin";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
 import { readConfig } from "../../src/config";
 import { kvAnswers } from "../../src/cache/bindings";
@@ -21,7 +19,7 @@ import { coalescerStubs } from "../../src/cache/bindings";
 import { SingleFlight } from "../../src/cache/singleflight";
 import type { OriginOutcome } from "../../src/cache/outcome";
 import cases from "../fixtures/compat/cases.json";
-import { GATEWAY } from "./support/gateway";
+import { call } from "./support/request";
 
 const ENV = env as unknown as Env;
 const ORIGIN = readConfig(ENV).originUrl;
@@ -42,17 +40,9 @@ async function ask(
   over: Partial<Env> = {},
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers: { ...GATEWAY, ...headers } }),
-    { ...ENV, ...over },
-    ctx,
-  );
-  const text = await res.text();
-  // Cache writes run after the response: wait for them, as the next request in production would find them.
-  await waitOnExecutionContext(ctx);
+  // Cache writes run after the response (settle): the next request in production would find them.
+  const res = await call(path, params, { headers, env: over, settle: true });
+  const text = res.body;
   let body: unknown = text;
   let cache: Answer["cache"];
   try {

@@ -4,21 +4,16 @@
  * with no entries. A string that broke out of its quotes would either be rejected by the origin
  * (a 500 here) or widen the match (entries here).
  */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { GATEWAY } from "./support/gateway";
+import { queryRange } from "./support/request";
 
-const worker = (exports as unknown as { default: Fetcher }).default;
-const WINDOW = "start=1769904000&end=1769925600&limit=50";
+const WINDOW = { start: "1769904000", end: "1769925600", limit: "50" };
 
 async function entries(query: string): Promise<{ status: number; count: number; body: string }> {
-  const res = await worker.fetch(
-    `http://loki.test/loki/api/v1/query_range?${WINDOW}&query=${encodeURIComponent(query)}`,
-    { headers: GATEWAY },
-  );
-  const body = await res.text();
+  const res = await queryRange({ ...WINDOW, query });
+  const body = res.body;
   if (res.status !== 200) return { status: res.status, count: -1, body };
-  const json = JSON.parse(body) as { data: { result: { values: unknown[] }[] } };
+  const json = res.json as { data: { result: { values: unknown[] }[] } };
   return { status: 200, count: json.data.result.reduce((n, s) => n + s.values.length, 0), body };
 }
 

@@ -6,14 +6,13 @@
  * and headers) holds a canary in any encoding. Console output is scanned by test/support/console-scan.ts.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
-import worker from "../../src/index";
 import { toErrorResponse } from "../../src/app";
 import { secretsOf } from "../../src/http/redact";
 import { consoleLines } from "../support/console-scan";
 import type { Env } from "../../src/config";
 import { CANARIES, findLeaks } from "../support/secret-scan";
+import { fetchWorker } from "./support/request";
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -77,11 +76,8 @@ interface Answer {
 }
 
 async function call(path: string, overrides: Partial<Env>, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}`, { headers }) as Request<unknown, IncomingRequestCfProperties>,
-    { ...(env as Env), ...overrides },
-    createExecutionContext(),
-  );
+  // Sent as each caller sends it: the anonymous one without the gateway's tenant.
+  const res = await fetchWorker(path, {}, { headers, noGateway: true, env: overrides });
   const head = [...res.headers].map(([k, v]) => `${k}: ${v}`).join("\n");
   return { status: res.status, text: `${head}\n\n${await res.text()}` };
 }

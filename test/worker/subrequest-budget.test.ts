@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { createApp } from "../../src/app";
+import { call as callWorker } from "./support/request";
 import { type Env, readConfig } from "../../src/config";
 import { DEFAULT_SUBREQUEST_LIMITS } from "../../src/origin/subrequest-budget";
 import { watchOrigin } from "../support/watch-origin";
@@ -25,12 +25,8 @@ interface Answer {
 }
 
 async function ask(path: string, params: Record<string, string>, bindings: Partial<Env>): Promise<Answer> {
-  const qs = new URLSearchParams({ ...RANGE, ...params }).toString();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers: { "X-Scope-OrgID": "0" } }),
-    { ...ENV, ...bindings },
-  );
-  return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
+  const res = await callWorker(path, { ...RANGE, ...params }, { env: bindings });
+  return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
 }
 
 /** The answer without its `stats` (timings and scan counts differ between plans). */
@@ -177,12 +173,8 @@ describe("every compat case with a small budget and small windows", () => {
       const problems: string[] = [];
       for (const c of cases as unknown as Case[]) {
         const call = async (bindings: Partial<Env>) => {
-          const qs = new URLSearchParams(c.params).toString();
-          const res = await createApp().fetch(
-            new Request(`http://loki.test${c.path}?${qs}`, { headers: { "X-Scope-OrgID": "0", ...c.headers } }),
-            { ...ENV, ...bindings },
-          );
-          return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
+          const res = await callWorker(c.path, c.params, { headers: c.headers, env: bindings });
+          return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
         };
         const free = await call(base);
         const calls = watchOrigin(inject("originUrl"));

@@ -4,12 +4,9 @@
  * ruler's read API. Data is pushed into a tenant of its own so each answer is worked out by hand
  * from the lines below, following the rules of Loki's own handlers.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { pushStreams } from "../support/push-streams";
-import type { Env } from "../../src/config";
+import { call as callWorker } from "./support/request";
 
 const TENANT = "7:5";
 const T = 1769990400; // 2026-02-02T00:00:00Z, a multiple of 30 min
@@ -49,17 +46,8 @@ interface Answer {
 }
 
 async function call(path: string, params: Record<string, string | string[]> = {}): Promise<Answer> {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) for (const one of [v].flat()) qs.append(k, one);
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers: { "X-Scope-OrgID": TENANT } }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    { ...(env as Env), CACHE: "off" },
-    createExecutionContext(),
-  );
-  return { status: res.status, type: res.headers.get("Content-Type"), body: await res.text() };
+  const res = await callWorker(path, params, { headers: { "X-Scope-OrgID": TENANT }, env: { CACHE: "off" } });
+  return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
 }
 
 function data(a: Answer): unknown {

@@ -3,10 +3,9 @@
  * tenant in each tenancy mode. The compat dataset lives in tenant 0:0; tenant 42:0 is empty, so a
  * non-empty answer proves a request read 0:0.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { call as callWorker } from "./support/request";
 
 const QUERY = "/loki/api/v1/query_range?query=%7Bapp%3D%22nginx%22%7D&start=1769904000&end=1769925600&limit=5";
 
@@ -28,12 +27,9 @@ const TENANTS = JSON.stringify({
 const DEPLOYED: Partial<Env> = { TENANCY: undefined };
 
 async function call(overrides: Partial<Env>, headers: Record<string, string> = {}, path = QUERY) {
-  const res = await createApp().fetch(new Request(`http://loki.test${path}`, { headers }), {
-    ...(env as Env),
-    ...overrides,
-  });
-  const body = await res.text();
-  return { status: res.status, type: res.headers.get("Content-Type"), body };
+  // Exactly these headers: tenancy is about what arrives without the gateway's.
+  const res = await callWorker(path, {}, { headers, noGateway: true, env: overrides });
+  return { status: res.status, type: res.headers.get("Content-Type"), body: res.body };
 }
 
 /** Number of streams in a successful answer (0 for tenant 42:0, more for 0:0). */

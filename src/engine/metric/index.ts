@@ -4,6 +4,7 @@
  * whole subtrees itself through `pushdown`).
  */
 import type { Grouping, RangeAggregationExpr, SampleExpr, VectorAggregationExpr } from "../../logql/ast";
+import { isKind, some } from "../../logql/walk";
 import type { ExtractedSample, MetricResult, Series, VectorSample } from "../types";
 import { betweenVectors, foldLiterals, withScalar } from "./binary";
 import { PointBudget } from "./budget";
@@ -244,14 +245,5 @@ function toMatrix(steps: StepVectors, grid: StepGrid, limit: SeriesLimit): Serie
 }
 
 function containsSort(expr: SampleExpr): boolean {
-  switch (expr.kind) {
-    case "VectorAggregation":
-      return expr.op === "sort" || expr.op === "sort_desc" || containsSort(expr.expr);
-    case "BinaryOp":
-      return containsSort(expr.lhs) || containsSort(expr.rhs);
-    case "LabelReplace":
-      return containsSort(expr.expr);
-    default:
-      return false;
-  }
+  return some(expr, (node) => isKind(node, "VectorAggregation") && (node.op === "sort" || node.op === "sort_desc"));
 }

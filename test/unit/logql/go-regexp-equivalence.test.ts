@@ -4,7 +4,7 @@
  * RegExp and through re2js over generated strings; match/no-match and every capture group must be
  * the same. Cases where the translation and Go differ are pinned in go-regexp.test.ts.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -47,14 +47,15 @@ function corpusRegexes(): Use[] {
     params: Record<string, string>;
   }>;
   for (const c of cases) if (c.params.query) queries.push(c.params.query);
-  try {
-    const valid = JSON.parse(readFileSync(resolve(process.cwd(), "../shared/logql/valid.json"), "utf8")) as Array<{
-      query: string;
-    }>;
+  // ../shared is absent outside the development checkout: then the compat cases and hand list
+  // remain (and it is said). A corpus that is there but unreadable fails the suite.
+  const sharedValid = resolve(process.cwd(), "../shared/logql/valid.json");
+  if (existsSync(sharedValid)) {
+    const valid = JSON.parse(readFileSync(sharedValid, "utf8")) as Array<{ query: string }>;
     for (const v of valid) queries.push(v.query);
     sharedCorpusRead = true;
-  } catch {
-    // ../shared is absent outside the development checkout: the compat cases and hand list remain.
+  } else {
+    console.warn(`Go regexp equivalence: no LogQL corpus at ${sharedValid}; compat cases and the hand list only`);
   }
   for (const q of queries) {
     try {

@@ -2,12 +2,11 @@
  * The compat suite: every recorded request goes through the Worker (inside workerd) to a real
  * VictoriaLogs loaded with the dataset, and the answer is judged against what real Loki answered.
  */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import cases from "../../fixtures/compat/cases.json";
 import { type Answer, type CompatCase, judge } from "./judge";
 import { EXPECTED_FAILURES } from "./expected-failures";
-import { GATEWAY } from "../support/gateway";
+import { call } from "../support/request";
 
 const goldens = import.meta.glob<Answer>("../../fixtures/compat/golden/*.json", { eager: true, import: "default" });
 
@@ -18,17 +17,8 @@ function goldenFor(id: string): Answer {
 }
 
 async function ask(c: CompatCase): Promise<Answer> {
-  const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(c.params)) for (const item of Array.isArray(v) ? v : [v]) qs.append(k, item);
-  const res = await (exports as unknown as { default: Fetcher }).default.fetch(
-    new Request(`http://loki.test${c.path}?${qs}`, { headers: { ...GATEWAY, ...c.headers } }),
-  );
-  const text = await res.text();
-  try {
-    return { status: res.status, json: JSON.parse(text) };
-  } catch {
-    return { status: res.status, text };
-  }
+  const res = await call(c.path, c.params, { headers: c.headers });
+  return res.json !== undefined ? { status: res.status, json: res.json } : { status: res.status, text: res.body };
 }
 
 const all = cases as unknown as CompatCase[];

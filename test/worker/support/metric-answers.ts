@@ -3,12 +3,8 @@
  * off) with push-down on or off, and the comparison of the two answers: the push-down tests hold
  * every pushed (or projected) answer equal to local evaluation of the same query.
  */
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { expect } from "vitest";
-import worker from "../../../src/index";
-import type { Env } from "../../../src/config";
-import { GATEWAY } from "./gateway";
+import { call } from "./request";
 
 export interface MetricAnswer {
   status: number;
@@ -34,19 +30,13 @@ export async function askMetric(
   cached = false,
 ): Promise<MetricAnswer> {
   const instant = !("step" in params);
-  const qs = new URLSearchParams({ query, ...params });
   const path = instant ? "/loki/api/v1/query" : "/loki/api/v1/query_range";
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`http://loki.test${path}?${qs}`, { headers: { ...GATEWAY, ...headers } }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    { ...(env as Env), PUSHDOWN: pushdown ? "on" : "off", CACHE: cached ? "on" : "off" },
-    ctx,
+  const res = await call(
+    path,
+    { query, ...params },
+    { headers, env: { PUSHDOWN: pushdown ? "on" : "off", CACHE: cached ? "on" : "off" }, settle: cached },
   );
-  const body = await res.text();
-  if (cached) await waitOnExecutionContext(ctx);
+  const body = res.body;
   const series = new Map<string, [number, string][]>();
   if (res.status !== 200) return { status: res.status, body, series, linesScanned: -1, bytesScanned: -1 };
   const json = JSON.parse(body);

@@ -1,10 +1,9 @@
 /**
- * Golden check against real Loki: every range-* / inst-* case of test/fixtures/compat whose samples we
- * can produce is evaluated from the dataset and compared value for value (relative 1e-6, NaN equal
- * NaN, same series, same timestamps). Queries come from `parseExpr` when the parser exists, else
- * from hand-written ASTs; samples are computed here for line-filter-only pipelines and through
- * `compileSampleExtractor` (src/engine/pipeline) when that exists. Cases neither way can serve are
- * reported as unchecked.
+ * Golden check against real Loki: every range-* / inst-* case of test/fixtures/compat is parsed,
+ * evaluated from the dataset and compared value for value (relative 1e-6, NaN equal NaN, same
+ * series, same timestamps). Samples are computed here for line-filter-only pipelines and through
+ * the pipeline's `compileSampleExtractor` otherwise. A case that cannot be parsed or extracted is a
+ * failure, never a skip.
  */
 import { describe, expect, it } from "vitest";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../../../../src/engine/metric";
@@ -12,45 +11,15 @@ import { compileGoRegex } from "../../../../src/logql/regex";
 import type { LineFilterStage, RangeAggregationExpr, SampleExpr } from "../../../../src/logql/ast";
 import type { ExtractedSample, Labels, LogRow, MetricResult } from "../../../../src/engine/types";
 import { type CompatCase, type DatasetStream, loadCases, loadDataset, loadGolden } from "./support/compat";
-import { HAND_ASTS } from "./support/hand-asts";
-import { miniExtractor } from "./support/mini-pipeline";
+import { parseExpr } from "../../../../src/logql/parser";
+import { compileSampleExtractor } from "../../../../src/engine/pipeline";
 
 const NS = 1_000_000_000n;
 
-type Parse = (q: string) => SampleExpr;
-type Extractor = (expr: RangeAggregationExpr) => ((row: LogRow) => ExtractedSample | undefined) | undefined;
-
-async function loadParser(): Promise<Parse | undefined> {
-  try {
-    const mod = (await import(/* @vite-ignore */ "../../../../src/logql/parser" + "")) as { parseExpr?: Parse };
-    return mod.parseExpr;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The pipeline helper's `compileSampleExtractor(range, op)` when it exists. */
-async function loadExtractor(): Promise<Extractor | undefined> {
-  try {
-    const mod = (await import(/* @vite-ignore */ "../../../../src/engine/pipeline" + "")) as Record<string, unknown>;
-    const compile = mod.compileSampleExtractor as
-      | ((
-          range: RangeAggregationExpr["range"],
-          op: RangeAggregationExpr["op"],
-        ) => { process(row: LogRow): ExtractedSample | null })
-      | undefined;
-    if (typeof compile !== "function") return undefined;
-    return (expr) => {
-      try {
-        const ex = compile(expr.range, expr.op);
-        return (row) => ex.process(row) ?? undefined;
-      } catch {
-        return undefined;
-      }
-    };
-  } catch {
-    return undefined;
-  }
+/** Samples of a range aggregation, read by the pipeline's extractor as the Worker reads them. */
+function pipelineExtractor(expr: RangeAggregationExpr): (row: LogRow) => ExtractedSample | undefined {
+  const extractor = compileSampleExtractor(expr.range, expr.op);
+  return (row) => extractor.process(row) ?? undefined;
 }
 
 function parseTime(v: string): bigint {
@@ -216,30 +185,19 @@ const metricCases = loadCases().filter(
 );
 
 describe("metric evaluator against Loki's golden answers", () => {
-  it("matches every case it can evaluate", async () => {
-    const parse = await loadParser();
-    const extractor = await loadExtractor();
+  it("matches every case", async () => {
     const matched: string[] = [];
-    const unchecked: string[] = [];
     const failures: Record<string, string[]> = {};
     for (const c of metricCases) {
       const text = (c.params as Record<string, string>).query!;
-      let expr: SampleExpr | undefined;
+      let expr: SampleExpr;
+      let extract: (e: RangeAggregationExpr) => (row: LogRow) => ExtractedSample | undefined;
       try {
-        expr = parse ? parse(text) : HAND_ASTS[c.id];
+        expr = parseExpr(text) as SampleExpr;
+        extract = (e) => lineFilterExtractor(e) ?? pipelineExtractor(e);
+        rangeAggregations(expr).forEach(extract);
       } catch (e) {
         failures[c.id] = [`parse: ${(e as Error).message}`];
-        continue;
-      }
-      if (!expr) {
-        unchecked.push(`${c.id} (no parser, no hand AST)`);
-        continue;
-      }
-      // The real extractor wins; the test's mini pipeline only fills in until it exists.
-      const extract = (e: RangeAggregationExpr) => lineFilterExtractor(e) ?? extractor?.(e) ?? miniExtractor(e);
-      const missing = rangeAggregations(expr).filter((e) => !extract(e));
-      if (missing.length > 0) {
-        unchecked.push(`${c.id} (needs the pipeline's sample extractor)`);
         continue;
       }
       const golden = loadGolden(c.id).json!.data;
@@ -253,14 +211,9 @@ describe("metric evaluator against Loki's golden answers", () => {
       }
     }
     console.log(
-      `metric golden: ${matched.length} matched, ${Object.keys(failures).length} failed, ${unchecked.length} unchecked of ${metricCases.length}` +
-        (parse ? "" : " (hand-written ASTs: parser not available)") +
-        (extractor
-          ? " (pipeline's compileSampleExtractor)"
-          : " (test mini pipeline: compileSampleExtractor not available)") +
-        (unchecked.length ? `\n  unchecked: ${unchecked.join(", ")}` : ""),
+      `metric golden: ${matched.length} matched, ${Object.keys(failures).length} failed of ${metricCases.length}`,
     );
     expect(failures).toEqual({});
-    expect(matched.length).toBeGreaterThan(0);
+    expect(matched.length).toBe(metricCases.length);
   });
 });

@@ -1,17 +1,10 @@
 /**
- * line_format / label_format. They need the Go-template engine (src/engine/template); until it is
- * in the tree these tests stay pending.
+ * line_format / label_format through the Go-template engine (src/engine/template).
  */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Matcher, PipelineStage } from "../../../../src/logql/ast";
 import type { LogRow } from "../../../../src/engine/types";
 import { loadCases, loadGolden, renderGolden, runLogQuery, toNs } from "./golden-support";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const templateReady = existsSync(path.resolve(here, "../../../../src/engine/template/index.ts"));
 
 const load = async () => {
   const pipeline = await import("../../../../src/engine/pipeline");
@@ -22,7 +15,7 @@ const load = async () => {
 const row = (line: string): LogRow => ({ ts: 1769914800123456789n, line, stream: { app: "a" }, metadata: {} });
 const logfmt: PipelineStage = { kind: "LogfmtParser", strict: false, keepEmpty: false, params: [] };
 
-describe.skipIf(!templateReady)("line_format and label_format", () => {
+describe("line_format and label_format", () => {
   it("line_format renders labels into the line", async () => {
     const { compileLogPipeline } = await load();
     const p = compileLogPipeline([logfmt, { kind: "LineFormat", template: "{{.level}} took {{.d}}" }]);
@@ -85,7 +78,7 @@ const goldenIds: Record<string, [Matcher[], PipelineStage[]]> = {
   ],
 };
 
-describe.skipIf(!templateReady)("golden format cases (hand-built trees)", () => {
+describe("golden format cases (hand-built trees)", () => {
   for (const [id, [matchers, pipeline]] of Object.entries(goldenIds)) {
     it(id, async () => {
       const { compileGoRegex } = await load();
@@ -107,5 +100,3 @@ describe.skipIf(!templateReady)("golden format cases (hand-built trees)", () => 
     });
   }
 });
-
-it.skipIf(templateReady)("line_format/label_format pending: src/engine/template not in the tree yet", () => {});
