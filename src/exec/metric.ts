@@ -33,6 +33,7 @@ import { planUnwrapPushdown } from "../plan/unwrap-pushdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection } from "../plan/unwrap-projection";
 import { ProjectionRefused, projectedSamples, projectionGuard } from "./unwrap-projection";
+import { parserPushdownOnce } from "./parser-pushdown";
 
 export interface MetricQueryOptions {
   splitInterval: bigint;
@@ -78,6 +79,7 @@ async function evaluateQuery(
   // UnwrapDeclined instead of falling back, so that the local evaluation gets the series cache.
   let wholeUnwrapFirst = false;
   let wholeUnwrapDeclined = false;
+  const parserPushdown = parserPushdownOnce(client, stats, opts.maxPoints);
   const source: SampleSource = {
     samples(agg: RangeAggregationExpr, from: bigint, to: bigint): AsyncIterable<readonly ExtractedSample[]> {
       return rangeSamples(client, agg, from, to, opts, stats, derive, project);
@@ -94,6 +96,9 @@ async function evaluateQuery(
         }
       }
       if (plan) return runBucketPlan(client, plan, grid, stats, opts.maxPoints);
+      // Counting metrics over `| json` / `| logfmt`, guarded in the same origin request.
+      const parsed = await parserPushdown(sub, grid);
+      if (parsed) return parsed;
       // Declined once for this query: asking again per chunk would only be declined again.
       if (wholeUnwrapDeclined && sub === expr) return undefined;
       const unwrapPlan = planUnwrapPushdown(sub, grid, client.derivedFields);
