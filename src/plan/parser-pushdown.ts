@@ -337,13 +337,15 @@ function wildcardName(name: string): string {
 }
 
 /**
- * Lines that may name a key twice: the name's longest part twice (counted, see RepeatCounters),
- * or for short names the key regex twice.
+ * Lines that may name a key twice: the key regex twice. For a name with a part of MIN_COUNTED
+ * characters or more, the regex runs only on lines holding that part twice (counted, see
+ * RepeatCounters), which most lines do not: the count alone would also catch the part in values or
+ * other keys (`"msg": "user …"` beside `"user_id"`) and keep such queries local.
  */
 function twiceIn(name: string, key: string, repeats: RepeatCounters): string {
   const longest = name.split("_").reduce((a, b) => (b.length > a.length ? b : a));
-  if (longest.length >= MIN_COUNTED) return repeats.term(longest);
-  return `_msg:~${quote(`(?s)${key}.*${key}`)}`;
+  const regex = `_msg:~${quote(`(?s)${key}.*${key}`)}`;
+  return longest.length >= MIN_COUNTED ? `(${repeats.term(longest)} ${regex})` : regex;
 }
 
 /**

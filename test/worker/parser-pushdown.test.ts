@@ -33,7 +33,7 @@ describe("parser push-down on the compat data", () => {
       'sum by (method) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [1m]))',
       'sum by (job) (count_over_time({service_name="worker"} | logfmt | drop __error__, __error_details__ [1m]))',
       'sum by (level, method) (rate({app=~"checkout|payments"} | json | drop __error__ | status >= 200 [5m]))',
-      'sum(bytes_over_time({app="worker"} | logfmt | job=~"re.*|sync" [10m]))',
+      'sum(bytes_over_time({app="worker"} | logfmt | msg=~"order.*|request served" [10m]))',
       'sum by (level) (count_over_time({app="worker"} | logfmt [5m]))',
       'topk(2, sum by (job) (count_over_time({app="auth"} | logfmt | attempt >= 2 and ok="true" [10m])))',
       'sum by (user_id) (count_over_time({app="payments"} | json | drop __error__ | method="GET" or status==404 [10m]))',
