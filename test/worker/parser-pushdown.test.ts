@@ -8,9 +8,14 @@
  * compares local evaluation with itself.
  */
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { askMetric, expectSameAnswer } from "./support/metric-answers";
 import { pushStreams } from "../support/push-streams";
+import { createApp } from "../../src/app";
+import type { Env } from "../../src/config";
+import { GATEWAY } from "./support/gateway";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
@@ -72,6 +77,47 @@ describe("parser push-down on the compat data", () => {
     ]) {
       const { pushed } = await both(query, range);
       expect(pushed.linesScanned, query).not.toBe(0);
+    }
+  });
+});
+
+/** A query_range's telemetry line (origin requests and bytes, rows scanned), cache off. */
+async function traffic(query: string, params: Record<string, string>, pushdown: boolean) {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
+  const ctx = createExecutionContext();
+  const res = await createApp().fetch(
+    new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query, ...params })}`, {
+      headers: GATEWAY,
+    }),
+    { ...(env as Env), CACHE: "off", PUSHDOWN: pushdown ? "on" : "off" },
+    ctx,
+  );
+  expect(res.status, await res.text()).toBe(200);
+  await waitOnExecutionContext(ctx);
+  spy.mockRestore();
+  const line = lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))[0];
+  return { originBytes: line.origin.bytes as number, rows: line.scanned.rows as number, ms: line.durationMs as number };
+}
+
+describe("origin traffic of Drilldown's field panels (compat data, 6 h)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("reads buckets instead of lines", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_END), step: "60" };
+    for (const query of [
+      'sum by (method) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [1m]))',
+      'sum by (job) (count_over_time({service_name="worker"} | logfmt | drop __error__, __error_details__ [1m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 3 [5m]))',
+    ]) {
+      const local = await traffic(query, params, false);
+      const pushed = await traffic(query, params, true);
+      console.info(
+        `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
+      );
+      expect(pushed.rows, query).toBe(0);
+      expect(local.rows, query).toBeGreaterThan(10_000);
+      expect(pushed.originBytes * 5, query).toBeLessThan(local.originBytes);
     }
   });
 });
