@@ -6,13 +6,14 @@
  * |line filters | json | stages [range] [offset]))` (or `| logfmt`, without parameters or flags),
  * where the stages after the parser are
  * - label filters on parsed fields or stream labels: string (`=`, `!=`, `=~`, `!~`), numeric
- *   comparisons with an integer constant, and `and` / `or` / parentheses of them;
+ *   comparisons with an integer constant, duration and bytes comparisons, and `and` / `or` /
+ *   parentheses of them;
  * - `drop` of labels (no value matchers) that nothing groups or filters by, `__error__` included;
  * - `__error__=""` (for `| json` only after a `drop __error__`: VictoriaLogs cannot tell which lines
  *   Loki's JSON parser rejects, so the rows such a filter removes are unknown).
  * `| json` also needs `drop __error__`: otherwise a malformed line anywhere makes Loki answer with
  * a pipeline error. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
- * the pushed series. Anything else (parameters, `--strict`, duration / bytes / ip filters,
+ * the pushed series. Anything else (parameters, `--strict`, `ip()` filters, fractional constants,
  * `without`, other stages) stays local.
  *
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
@@ -51,7 +52,9 @@
  *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits). VictoriaLogs reads those within one
  *   unit in the last place, which cannot move them across an integer constant unless they equal
  *   it, and then it reads them exactly; Go's ParseFloat reads everything else (hex, exponents,
- *   `Inf`, underscores) and fails where VictoriaLogs may not.
+ *   `Inf`, underscores) and fails where VictoriaLogs may not. Durations and byte sizes likewise,
+ *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `µs`, lower-case byte units or `1d`,
+ *   reads a bare number as a duration Go rejects, and fractions as floats.
  * Names must start with a letter and use only [A-Za-z0-9_]; names the Worker derives
  * (`detected_level`, `service_name`) and `…_extracted` names are declined.
  */
@@ -83,6 +86,18 @@ const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const ERROR = "__error__";
 /** Integer constants of numeric filters both sides compare alike (see the module comment). */
 const MAX_INTEGER = 999_999_999;
+/**
+ * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
+ * an integer and one unit Go's ParseDuration and VictoriaLogs both know (not `us`/`µs`, which
+ * VictoriaLogs v1.121 does not read), at most 99999 so that the nanoseconds stay exact as floats and
+ * within Go's int64; an integer byte count with an optional upper-case unit VictoriaLogs knows
+ * (Loki's reading is case-insensitive, VictoriaLogs' is not), at most 99999 units.
+ */
+const VALUE_SHAPES = {
+  number: EXACT_NUMBER,
+  duration: "^(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)$",
+  bytes: "^(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB)?$",
+} as const;
 
 /** The origin's fields for a relevant label: the row's own value, the parsed one, and Loki's. */
 const base = (name: string) => `__b_${name}`;
@@ -122,7 +137,7 @@ export function planParserPushdown(
   if (!stages) return undefined;
   const { parser, filters, dropped } = stages;
 
-  const typed = new Set<string>();
+  const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
   for (const f of filters) {
@@ -227,12 +242,12 @@ function isNoErrorFilter(f: LabelFilterExpr): boolean {
 
 /**
  * The LogsQL filter matching the rows `f` keeps, over the fields holding Loki's values; records
- * the labels it reads (in `names`, numeric ones also in `typed`). Undefined when it cannot be
+ * the labels it reads (in `names`; typed ones also in `typed`, with the value shapes they need). Undefined when it cannot be
  * pushed exactly.
  */
 function filterLogsQL(
   f: LabelFilterExpr,
-  typed: Set<string>,
+  typed: Map<string, Set<string>>,
   names: Set<string>,
   usable: (name: string) => boolean,
 ): string | undefined {
@@ -253,12 +268,16 @@ function filterLogsQL(
       }
       return undefined;
     }
-    case "number": {
-      if (!usable(f.name) || !Number.isInteger(f.value) || Math.abs(f.value) > MAX_INTEGER) return undefined;
+    case "number":
+    case "duration":
+    case "bytes": {
+      const limit = f.type === "number" ? MAX_INTEGER : Number.MAX_SAFE_INTEGER;
+      if (!usable(f.name) || !Number.isInteger(f.value) || Math.abs(f.value) > limit) return undefined;
       names.add(f.name);
-      typed.add(f.name);
+      const shapes = typed.get(f.name) ?? new Set();
+      typed.set(f.name, shapes.add(VALUE_SHAPES[f.type]));
       const v = value(f.name);
-      // Numbers go in parentheses: `-3` alone would read as a negation.
+      // VictoriaLogs compares a duration in ns and a byte size in bytes with a plain number.
       const n = `${f.value}`;
       switch (f.op) {
         case ">":
@@ -292,7 +311,7 @@ function filterLogsQL(
 function guard(
   parser: Parser,
   relevant: readonly string[],
-  typed: ReadonlySet<string>,
+  typed: ReadonlyMap<string, ReadonlySet<string>>,
   repeats: RepeatCounters,
 ): string {
   const terms = [`${ERROR}:*`, `_msg:~${quote(ESCAPES)}`];
@@ -315,7 +334,7 @@ function guard(
       `(${b}:"" ${p}:~${quote(badValue)})`,
       `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
     );
-    if (typed.has(n)) terms.push(`(${v}:* -${v}:~${quote(EXACT_NUMBER)})`);
+    for (const shape of typed.get(n) ?? []) terms.push(`(${v}:* -${v}:~${quote(shape)})`);
   }
   return terms.join(" or ");
 }

@@ -44,6 +44,9 @@ describe("parser push-down on the compat data", () => {
       'sum by (user_id) (count_over_time({app="payments"} | json | drop __error__ | method="GET" or status==404 [10m]))',
       'sum by (app) (bytes_rate({app=~"worker|auth"} |= "order" | logfmt | level!="debug", attempt != 2 [15m]))',
       'sum by (path) (count_over_time({app="checkout"} | json | drop __error__ | __error__="" | method!~"GET|PUT" [30m] offset 10m))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | duration > 50ms [5m]))',
+      'sum by (level) (rate({app=~"worker|auth"} | logfmt | size >= 100MB or size < 1KiB [10m]))',
+      'sum by (method) (count_over_time({app="checkout"} | json | drop __error__ | duration <= 40ms [10m]))',
     ]) {
       const { pushed, local } = await both(query, range);
       expect(local.series.size, query).toBeGreaterThan(0);
@@ -68,8 +71,8 @@ describe("parser push-down on the compat data", () => {
       'sum by (http_proto) (count_over_time({app="payments"} | json | drop __error__ [10m]))',
       // Without dropping parser errors, a malformed JSON line would be an error in Loki.
       'sum by (method) (count_over_time({app="checkout"} | json [10m]))',
-      'sum by (job) (count_over_time({app="worker"} | logfmt | duration > 50ms [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 2.5 [5m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | client_ip = ip("10.1.0.0/16") [5m]))',
       'count by (job) (count_over_time({app="worker"} | logfmt [5m]))',
       'sum without (pod) (count_over_time({app="worker"} | logfmt [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt --strict [5m]))',
@@ -136,12 +139,21 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     fc.integer({ min: -20, max: 20 }).map(String),
     fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: 0, max: 99 })).map(([i, f]) => `${i}.${f}`),
   );
+  const dur = fc
+    .tuple(fc.integer({ min: 0, max: 120 }), fc.constantFrom("ns", "ms", "s", "m", "h"))
+    .map(([n, u]) => `${n}${u}`);
+  const size = fc
+    .tuple(fc.integer({ min: 0, max: 5000 }), fc.constantFrom("", "B", "KB", "MB", "KiB", "MiB"))
+    .map(([n, u]) => `${n}${u}`);
   const plainJson = fc
-    .tuple(word, number, fc.integer({ min: 100, max: 599 }))
-    .map(([g, n, c]) => `{"msg": "probe", "g": ${JSON.stringify(g)}, "num": ${n}, "http_code": ${c}}`);
+    .tuple(word, number, fc.integer({ min: 100, max: 599 }), dur, size)
+    .map(
+      ([g, n, c, d, z]) =>
+        `{"msg": "probe", "g": ${JSON.stringify(g)}, "num": ${n}, "http_code": ${c}, "dur": "${d}", "size": "${z}"}`,
+    );
   const plainLogfmt = fc
-    .tuple(word, number, fc.integer({ min: 100, max: 599 }))
-    .map(([g, n, c]) => `level=info g=${g} num=${n} msg="a probe" http_code=${c}`);
+    .tuple(word, number, fc.integer({ min: 100, max: 599 }), dur, size)
+    .map(([g, n, c, d, z]) => `level=info g=${g} num=${n} msg="a probe" http_code=${c} dur=${d} size=${z}`);
 
   const TRICKY_JSON = [
     '{"g": "a", "g": "b", "num": 1}',
@@ -176,6 +188,12 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"msg": "no keys we read"}',
     '{"x": NaN, "g": "nan"}',
     '{"x": .5, "g": "lead"}',
+    '{"g": "a", "dur": "1.5s", "size": "1.5KB"}',
+    '{"g": "a", "dur": "7", "size": "2kb"}',
+    '{"g": "a", "dur": "50us", "size": "1 KB"}',
+    '{"g": "a", "dur": "1h30m", "size": "1TB"}',
+    '{"g": "a", "dur": "-5ms", "size": "-1"}',
+    '{"g": "a", "dur": "3000000h", "size": "99999999GiB"}',
   ];
   const TRICKY_LOGFMT = [
     "g=a g=b num=1",
@@ -207,6 +225,12 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     "g=repl\ufffd num=1",
     '{"g": "json", "num": 3}',
     "no pairs here",
+    "g=a dur=1.5s size=1.5KB",
+    "g=a dur=7 size=2kb",
+    "g=a dur=50µs size=1kB",
+    "g=a dur=1h30m size=1TB",
+    "g=a dur=0 size=0",
+    "g=a dur=1d size=5EB",
   ];
 
   type Kind = "json" | "logfmt";
@@ -271,6 +295,8 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       `sum by (g) (bytes_rate(${sel} | ${parser} | num != 2 | http_code >= 200 [1m]))`,
       `sum by (set) (count_over_time(${sel} | ${parser} | num == 3, g="a" [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | __error__="" [40s]))`,
+      `sum by (g) (count_over_time(${sel} | ${parser} | dur > 50ms [1m]))`,
+      `sum(count_over_time(${sel} | ${parser} | size <= 2KiB or dur == 3s [30s]))`,
     ];
   };
 
