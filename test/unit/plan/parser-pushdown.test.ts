@@ -42,7 +42,7 @@ describe("planParserPushdown", () => {
     for (const term of [
       String.raw`_msg:~"\\\\u|\\x{FFFD}"`, // `\u` escapes, U+FFFD
       String.raw`(?:^|[^\\\\])(?:\\\\\\\\)*\\\\[^\"\\\\/bfnrtu]`, // escapes JSON does not define
-      String.raw`-?0[0-9]`, // numbers VictoriaLogs reads and Go rejects
+      String.raw`_msg:~": *[+.NIin]" _msg:~": *(?:[+.NIi]|n[aA])"`, // numbers VictoriaLogs reads and Loki rejects
       '(__b_method:* not {method=~".+"} (__p_method:* or _msg:~', // metadata loses to the parsed key
       '(__b_method:"" __p_method:"" _msg:~"method', // a key VictoriaLogs did not extract
       "__guard_d0:>6", // `method` twice
