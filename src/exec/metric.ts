@@ -34,6 +34,8 @@ import type { BucketPlan } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import { restrictToGroups } from "./breakdown-groups";
 import { runUnwrapPlan } from "./unwrap-pushdown";
+import { runParserPlan } from "./parser-pushdown";
+import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import { type ProjectionGuard, projectedRangeSamples } from "./unwrap-projection";
 import {
   planMetricStrategy,
@@ -81,7 +83,8 @@ type Attempt =
 
 /** What the origin made of a subtree: its series, or why they would not be Loki's. */
 type PartOutcome =
-  { outcome: "answered"; series: Series[] } | { outcome: "declined"; reason: "guarded" | "incomplete" };
+  | { outcome: "answered"; series: Series[] }
+  | { outcome: "declined"; reason: "guarded" | "incomplete" | "parser-guarded" };
 
 /** A Worker evaluation's strategy (see plan/metric-strategy.ts). */
 type WorkerStrategy = Extract<MetricStrategy, { kind: "projected" | "local" }>;
@@ -91,6 +94,11 @@ class MetricRun {
   readonly stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
   /** Whether a pushed-down answer holds only `maxSeries` of its groups (see restrictToGroups). */
   cutGroups = false;
+  /**
+   * Whether a parser push-down's guard found a row Loki may read differently: the query's other
+   * chunks hold the same kind of lines, so they are not asked again.
+   */
+  private parserGuarded = false;
   /** The query's grid as the evaluator aligns it. */
   readonly aligned: MetricQuery;
   private readonly strict: MetricOptions;
@@ -231,6 +239,8 @@ class MetricRun {
         return { outcome: "answered", series: await this.runBuckets(plan.plan, part, grid) };
       case "guarded":
         return this.runGuarded(plan.plan, grid);
+      case "parsed":
+        return this.runParsed(plan.plan, grid);
     }
   }
 
@@ -253,6 +263,15 @@ class MetricRun {
     return typeof outcome === "string"
       ? { outcome: "declined", reason: outcome }
       : { outcome: "answered", series: outcome };
+  }
+
+  /** A counting metric over a parser, unless its same-request guard found rows Loki may read differently. */
+  private async runParsed(plan: ParserBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
+    if (this.parserGuarded) return { outcome: "declined", reason: "parser-guarded" };
+    const outcome = await runParserPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
+    if (outcome !== "guarded") return { outcome: "answered", series: outcome };
+    this.parserGuarded = true;
+    return { outcome: "declined", reason: "parser-guarded" };
   }
 
   private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint) {

@@ -16,7 +16,10 @@
  *   one, the evaluation's samples are void and it is evaluated again by `fallback`.
  * - `local`: the Worker evaluates the query from whole lines, with Loki's semantics. Exact by
  *   construction. Subtrees the origin computes on a given grid (`pushParts`) are still asked of it
- *   through `planPart`, each exact by the argument of its kind above.
+ *   through `planPart`, each exact by the argument of its kind above, or `parsed`: a counting
+ *   metric over `| json` / `| logfmt` that VictoriaLogs unpacks, filters and counts, with a
+ *   same-request guard count (plan/parser-pushdown.ts); when the guard finds a row, that subtree
+ *   is evaluated from whole lines, and the query's other chunks do not ask the origin again.
  *
  * Worker evaluations of range queries go through the series cache chunk by chunk (`seriesCache`);
  * a query pushed whole is cached as its buckets instead (cache/extents.ts), shared with panels of
@@ -26,6 +29,7 @@ import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { SKIP, walk } from "../logql/walk";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
+import { planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection, type UnwrapProjection } from "./unwrap-projection";
 
@@ -52,7 +56,10 @@ export type MetricStrategy =
   | LocalStrategy;
 
 /** A subtree the origin computes on one grid during a Worker evaluation. */
-export type PartPlan = { kind: "pushed"; plan: BucketPlan } | { kind: "guarded"; plan: UnwrapBucketPlan };
+export type PartPlan =
+  | { kind: "pushed"; plan: BucketPlan }
+  | { kind: "guarded"; plan: UnwrapBucketPlan }
+  | { kind: "parsed"; plan: ParserBucketPlan };
 
 export interface StrategyOptions {
   /** Let VictoriaLogs compute what it computes exactly (`pushdown`, default on). */
@@ -87,6 +94,8 @@ export function planMetricStrategy(expr: SampleExpr, grid: MetricGrid, opts: Str
 export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFieldRules): PartPlan | undefined {
   const buckets = planMetricPushdown(sub, grid, derived);
   if (buckets) return { kind: "pushed", plan: buckets };
+  const parsed = planParserPushdown(sub, grid, derived);
+  if (parsed) return { kind: "parsed", plan: parsed };
   const unwrap = planUnwrapPushdown(sub, grid, derived);
   return unwrap && { kind: "guarded", plan: unwrap };
 }

@@ -213,7 +213,7 @@ export function jsonUnwrapSource(
  * a tenth of what `(?s)key.*key` does; parts shorter than MIN_COUNTED, which many lines hold twice
  * anyway, keep the regex.
  */
-class RepeatCounters {
+export class RepeatCounters {
   private readonly steps: string[] = [];
   private count = 0;
 
@@ -237,7 +237,7 @@ class RepeatCounters {
   }
 }
 
-const MIN_COUNTED = 4;
+export const MIN_COUNTED = 4;
 
 /**
  * The end of a JSON object key Loki may read as label `name`, and its colon: any character or
@@ -252,7 +252,7 @@ const MIN_COUNTED = 4;
  * for every query that holds it (in its regex simplification, before any row is read): more than
  * scanning the rows of a six-hour dashboard panel costs it.
  */
-function looseKey(name: string): string {
+export function looseKey(name: string): string {
   // A character, or an escape sequence (`\t` unescapes to a character Loki trims or replaces).
   const head = name
     .split("_")

@@ -122,4 +122,17 @@ describe("planPart", () => {
     expect(part('quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) by (pod)')).toBe("guarded");
     expect(part('count_over_time({app="x"}[5m])')).toBeUndefined();
   });
+
+  it("offers counts over a parser as a parsed part, which leaves the query a Worker evaluation", () => {
+    const part = (q: string) => planPart(parseExpr(q) as SampleExpr, RANGE)?.kind;
+    const drilldownField =
+      'sum by (method) (count_over_time({app="x"} | json | drop __error__, __error_details__ [1m]))';
+    expect(part(drilldownField)).toBe("parsed");
+    expect(part('sum by (job) (count_over_time({app="x"} | logfmt | attempt > 3 [5m]))')).toBe("parsed");
+    // Loki's pipeline error on a malformed line cannot be told apart by the origin.
+    expect(part('sum by (method) (count_over_time({app="x"} | json [1m]))')).toBeUndefined();
+    expect(summary(strategy(drilldownField))).toBe("local+parts+cache");
+    const s = strategy(drilldownField, INSTANT);
+    expect(s.kind === "local" && s.whole?.kind).toBe("parsed");
+  });
 });

@@ -1,0 +1,410 @@
+/**
+ * Counting metrics over `| json` and `| logfmt` that VictoriaLogs computes exactly, and the LogsQL
+ * that does it.
+ *
+ * Pushed: `sum [by (labels)] (count_over_time | rate | bytes_over_time | bytes_rate (selector
+ * |line filters | json | stages [range] [offset]))` (or `| logfmt`, without parameters or flags),
+ * where the stages after the parser are
+ * - label filters on parsed fields or stream labels: string (`=`, `!=`, `=~`, `!~`), numeric
+ *   comparisons with an integer constant, duration and bytes comparisons, and `and` / `or` /
+ *   parentheses of them;
+ * - `drop` of labels (no value matchers) that nothing groups or filters by, `__error__` included;
+ * - `__error__=""` (for `| json` only after a `drop __error__`: VictoriaLogs cannot tell which lines
+ *   Loki's JSON parser rejects, so the rows such a filter removes are unknown).
+ * `| json` also needs `drop __error__`: otherwise a malformed line anywhere makes Loki answer with
+ * a pipeline error. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
+ * the pushed series. Anything else (parameters, `--strict`, `ip()` filters, fractional constants,
+ * `without`, other stages) stays local.
+ *
+ * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
+ * origin computes the value Loki would give the label: the row's own field (a stream label or
+ * structured metadata) when it has one, else the parsed key, unpacked under a prefix so that it
+ * never overwrites a row field. VictoriaLogs then filters and counts per `_time` bucket and group,
+ * and in the SAME stats pipe counts (`__bad`) every row where its unpacking could differ from
+ * Loki's. Any such row sends the query back to local evaluation. The differences found (VictoriaLogs
+ * v1.121), and the guard term that catches each:
+ * - Both parsers: `\u` escapes (keys or values could be spelled with them; lone surrogates) and
+ *   U+FFFD (Loki drops or blanks it): any such line. A field named `__error__` (metadata Loki reads
+ *   as an error): any such row. Control characters in a relevant value (Loki's logfmt ends values
+ *   there, VictoriaLogs does not; regexes on multi-line values): any such row.
+ * - Stream label vs parsed key: Loki keeps the stream label and renames the parsed key to
+ *   `…_extracted`, which the base-first value reproduces; but structured metadata loses to the
+ *   parsed key, so a relevant field present on the row but not in its stream, while the line could
+ *   give it too, is guarded.
+ * - Keys Loki sanitises (invalid characters become `_`, Go's TrimSpace), nested objects flattened
+ *   with `_`, trailing garbage, lines VictoriaLogs rejects but Loki reads up to an error, `null` and
+ *   empty values (an empty value fails a numeric filter in Loki, is missing for VictoriaLogs): a
+ *   relevant label the row does not have, that VictoriaLogs did not extract, while the line names a
+ *   key that could become it (the name with any character where it has `_`, open start: a superset).
+ * - Duplicate keys (which one wins differs, and sanitised spellings collide), and objects under a
+ *   key that flattens into the name: the name's longest part twice in the line, or a nested object
+ *   under a prefix of the name (json).
+ * - JSON: Loki's scanner takes any token starting with a digit or `-` as a number and does not
+ *   read arrays, but rejects a member value starting otherwise; VictoriaLogs reads `+1`, `.5`,
+ *   `NaN`, `Inf`, `nan` and then extracts keys Loki's parser never reaches: any line with such a
+ *   value after a `:`. Raw control characters and escapes other than JSON's: any such line. Arrays
+ *   (VictoriaLogs keeps their text, Loki skips them): a relevant value starting with `[` or `{`.
+ * - logfmt: VictoriaLogs splits pairs at spaces only (Loki at every byte ≤ 0x20), takes
+ *   `a="x y=1` as `a="x` and `y=1` (Loki stops at the unterminated quote), keeps `=` and `"` inside
+ *   unquoted values and quotes around keys (Loki skips such pairs), and unquotes with other escape
+ *   rules: a relevant value holding `=`, `"`, `\` or a control character; any line with an odd
+ *   number of `"` or a `"` inside a key.
+ * - Numbers: a relevant label of a numeric filter whose value is non-empty but not a plain decimal
+ *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits). VictoriaLogs reads those within one
+ *   unit in the last place, which cannot move them across an integer constant unless they equal
+ *   it, and then it reads them exactly; Go's ParseFloat reads everything else (hex, exponents,
+ *   `Inf`, underscores) and fails where VictoriaLogs may not. Durations and byte sizes likewise,
+ *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `µs`, lower-case byte units or `1d`,
+ *   reads a bare number as a duration Go rejects, and fractions as floats.
+ * Names must start with a letter and use only [A-Za-z0-9_]; names the Worker derives
+ * (`detected_level`, `service_name`) and `…_extracted` names are declined.
+ */
+import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import { escapeRegex, quote } from "./logsql";
+import { planLogQuery } from "./logquery";
+import { type BucketGrid, gcd, mod, type MetricGrid } from "./metric-pushdown";
+import { EXACT_NUMBER, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
+import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
+
+export interface ParserBucketPlan extends BucketGrid {
+  value: "count" | "bytes";
+  /** Divide the window's total by this many seconds (rate, bytes_rate), or 0 for none. */
+  perSeconds: number;
+  /** Loki's name for each field of `groupBy` (which names the origin's fields holding the values). */
+  labels: string[];
+}
+
+type Parser = "json" | "logfmt";
+
+const PUSHABLE_RANGE_OPS = new Set<RangeAggregationExpr["op"]>([
+  "count_over_time",
+  "bytes_over_time",
+  "rate",
+  "bytes_rate",
+]);
+const MAX_BUCKETS = 20_000n;
+const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+const ERROR = "__error__";
+/** Integer constants of numeric filters both sides compare alike (see the module comment). */
+const MAX_INTEGER = 999_999_999;
+/**
+ * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
+ * an integer and one unit Go's ParseDuration and VictoriaLogs both know (not `us`/`µs`, which
+ * VictoriaLogs v1.121 does not read), at most 99999 so that the nanoseconds stay exact as floats and
+ * within Go's int64; an integer byte count with an optional upper-case unit VictoriaLogs knows
+ * (Loki's reading is case-insensitive, VictoriaLogs' is not), at most 99999 units.
+ */
+const VALUE_SHAPES = {
+  number: EXACT_NUMBER,
+  duration: "^(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)$",
+  bytes: "^(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB)?$",
+} as const;
+
+/** The origin's fields for a relevant label: the row's own value, the parsed one, and Loki's. */
+const base = (name: string) => `__b_${name}`;
+const parsed = (name: string) => `__p_${name}`;
+const value = (name: string) => `__v_${name}`;
+
+/** A line holds a `\u` escape or U+FFFD. */
+const ESCAPES = String.raw`\\u|\x{FFFD}`;
+/**
+ * A JSON line holds a control character, or an escape JSON does not define: a backslash after an
+ * even run of them, so that `\\x` — an escaped backslash, then `x` — is not one. The precise regex
+ * runs only on lines the plain one matches: led by a class, it costs the origin ten times more.
+ */
+const JSON_CONTROL = String.raw`[\x00-\x1f]`;
+const JSON_ODD_ESCAPE = [String.raw`\\[^"\\/bfnrtu]`, String.raw`(?:^|[^\\])(?:\\\\)*\\[^"\\/bfnrtu]`];
+/**
+ * A member value VictoriaLogs reads as a number and Loki's scanner rejects (it takes any token
+ * starting with a digit or `-` as a number, and arrays unread): `+1`, `.5`, `NaN`, `Inf`, `inf`,
+ * `nan`. Again a cheap superset (which also matches `null`) gates the precise regex.
+ */
+const LENIENT_NUMBER = [String.raw`: *[+.NIin]`, String.raw`: *(?:[+.NIi]|n[aA])`];
+/** A `"` inside a logfmt key (`"a"=1`, `a"b=1`): Loki skips the pair. */
+const LOGFMT_QUOTED_KEY = String.raw`"[^\x00-\x20"=]*=`;
+
+export function planParserPushdown(
+  expr: SampleExpr,
+  grid: MetricGrid,
+  derived?: DerivedFieldRules,
+): ParserBucketPlan | undefined {
+  if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
+  const inner = expr.expr;
+  if (inner.kind !== "RangeAggregation" || !PUSHABLE_RANGE_OPS.has(inner.op) || inner.grouping || inner.range.unwrap) {
+    return undefined;
+  }
+  const groupBy = expr.grouping?.labels ?? [];
+  const derivedNow = derivedNames(derived);
+  const usable = (name: string) => NAME.test(name) && !derivedNow.has(name) && !name.endsWith("_extracted");
+  if (!groupBy.every(usable)) return undefined;
+
+  // Label filters must not become the origin's prefilters: the guard must see every parsed row.
+  const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
+  const stages = pipelineAfterParser(plan.local);
+  if (!stages) return undefined;
+  const { parser, filters, dropped } = stages;
+
+  const typed = new Map<string, Set<string>>();
+  const names = new Set<string>(groupBy);
+  const conditions: string[] = [];
+  for (const f of filters) {
+    const condition = filterLogsQL(f, typed, names, usable);
+    if (condition === undefined) return undefined;
+    if (condition !== "") conditions.push(condition);
+  }
+  if ([...names].some((n) => dropped.has(n))) return undefined;
+  const relevant = [...names];
+
+  const range = BigInt(inner.range.range);
+  const offset = BigInt(inner.range.offset);
+  if (range <= 0n) return undefined;
+  const width = grid.instant ? range : gcd(range, grid.step);
+  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
+  const shift = mod(grid.start - offset + 1n, width);
+
+  const repeats = new RepeatCounters();
+  const bad = guard(parser, relevant, typed, repeats);
+  const pipes: string[] = [];
+  if (relevant.length > 0) {
+    // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
+    // unpack names as its output, prefix or not, and no longer reads the stored one for later pipes.
+    for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
+    pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
+    pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
+    for (const n of relevant) {
+      pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
+      pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
+    }
+  }
+  if (parser === "logfmt") pipes.push(...ODD_QUOTES_PIPES);
+  const counters = repeats.pipes();
+  if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));
+  const bytes = inner.op === "bytes_over_time" || inner.op === "bytes_rate";
+  if (bytes) pipes.push("len(_msg) as __n");
+
+  const kept = conditions.length === 0 ? "" : ` if (${conditions.join(" ")})`;
+  const stats = [`count()${kept} as __c`];
+  if (bytes) stats.push(`sum(__n)${kept} as __v`);
+  // The guard reads `_msg` in this same pipe, which is also what makes VictoriaLogs (v1.121) read
+  // the line for the prefixed unpack at all.
+  stats.push(`count() if (${bad}) as __bad`);
+  const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy.map(value)].join(", ");
+  return {
+    logsql: `${plan.logsql} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
+    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
+    width,
+    shift,
+    bucketsPerWindow: Number(range / width),
+    offset,
+    groupBy: groupBy.map(value),
+    labels: groupBy,
+    value: bytes ? "bytes" : "count",
+    perSeconds: inner.op === "rate" || inner.op === "bytes_rate" ? Number(range) / 1e9 : 0,
+  };
+}
+
+interface ParsedPipeline {
+  parser: Parser;
+  filters: LabelFilterExpr[];
+  /** Labels some `drop` removes (`__error__` included). */
+  dropped: Set<string>;
+}
+
+/**
+ * The parser and the label filters after it, when the stages Loki runs are one parameterless
+ * parser followed by label filters and `drop`s whose effect the origin reproduces (see the module
+ * comment); undefined otherwise.
+ */
+function pipelineAfterParser(stages: readonly PipelineStage[]): ParsedPipeline | undefined {
+  const [first, ...rest] = stages;
+  let parser: Parser;
+  if (first?.kind === "JsonParser" && first.params.length === 0) parser = "json";
+  else if (first?.kind === "LogfmtParser" && first.params.length === 0 && !first.strict && !first.keepEmpty) {
+    parser = "logfmt";
+  } else return undefined;
+  const filters: LabelFilterExpr[] = [];
+  const dropped = new Set<string>();
+  for (const stage of rest) {
+    if (stage.kind === "Drop") {
+      if (stage.items.some((item) => item.matcher)) return undefined;
+      for (const item of stage.items) dropped.add(item.name);
+    } else if (stage.kind === "LabelFilter") {
+      const f = stage.filter;
+      if (isNoErrorFilter(f)) {
+        // With no error rows (parser errors dropped or impossible, filter errors guarded), a no-op.
+        if (parser === "json" && !dropped.has(ERROR)) return undefined;
+        continue;
+      }
+      filters.push(f);
+    } else return undefined;
+  }
+  // A malformed JSON line carries Loki's parser error into the metric unless it is dropped.
+  if (parser === "json" && !dropped.has(ERROR)) return undefined;
+  return { parser, filters, dropped };
+}
+
+function isNoErrorFilter(f: LabelFilterExpr): boolean {
+  return f.type === "string" && f.name === ERROR && f.op === "=" && f.value === "";
+}
+
+/**
+ * The LogsQL filter matching the rows `f` keeps, over the fields holding Loki's values; records
+ * the labels it reads (in `names`; typed ones also in `typed`, with the value shapes they need). Undefined when it cannot be
+ * pushed exactly.
+ */
+function filterLogsQL(
+  f: LabelFilterExpr,
+  typed: Map<string, Set<string>>,
+  names: Set<string>,
+  usable: (name: string) => boolean,
+): string | undefined {
+  switch (f.type) {
+    case "string": {
+      if (!usable(f.name)) return undefined;
+      names.add(f.name);
+      const v = value(f.name);
+      switch (f.op) {
+        case "=":
+          return `${v}:=${quote(f.value)}`;
+        case "!=":
+          return `-${v}:=${quote(f.value)}`;
+        case "=~":
+          return `${v}:~${quote(`^(?:${f.value})$`)}`;
+        case "!~":
+          return `-${v}:~${quote(`^(?:${f.value})$`)}`;
+      }
+      return undefined;
+    }
+    case "number":
+    case "duration":
+    case "bytes": {
+      const limit = f.type === "number" ? MAX_INTEGER : Number.MAX_SAFE_INTEGER;
+      if (!usable(f.name) || !Number.isInteger(f.value) || Math.abs(f.value) > limit) return undefined;
+      names.add(f.name);
+      const shapes = typed.get(f.name) ?? new Set();
+      typed.set(f.name, shapes.add(VALUE_SHAPES[f.type]));
+      const v = value(f.name);
+      // VictoriaLogs compares a duration in ns and a byte size in bytes with a plain number.
+      const n = `${f.value}`;
+      switch (f.op) {
+        case ">":
+        case ">=":
+        case "<":
+        case "<=":
+          return `${v}:${f.op}${n}`;
+        case "=":
+        case "==":
+          return `(${v}:>=${n} ${v}:<=${n})`;
+        case "!=":
+          // A missing label fails every numeric filter in Loki, `!=` included.
+          return `(${v}:* -(${v}:>=${n} ${v}:<=${n}))`;
+      }
+      return undefined;
+    }
+    case "paren":
+      return filterLogsQL(f.expr, typed, names, usable);
+    case "binary": {
+      const left = filterLogsQL(f.left, typed, names, usable);
+      const right = filterLogsQL(f.right, typed, names, usable);
+      if (left === undefined || right === undefined) return undefined;
+      return f.op === "or" ? `(${left} or ${right})` : `(${left} ${right})`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The filter matching every row where VictoriaLogs could see another value than Loki (module comment). */
+function guard(
+  parser: Parser,
+  relevant: readonly string[],
+  typed: ReadonlyMap<string, ReadonlySet<string>>,
+  repeats: RepeatCounters,
+): string {
+  const terms = [`${ERROR}:*`, `_msg:~${quote(ESCAPES)}`];
+  if (parser === "json") {
+    terms.push(`_msg:~${quote(JSON_CONTROL)}`, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER));
+  } else {
+    terms.push(`_msg:~${quote(LOGFMT_QUOTED_KEY)}`, "__odd:>0");
+  }
+  for (const n of relevant) {
+    const b = base(n);
+    const p = parsed(n);
+    const v = value(n);
+    const mention = parser === "json" ? looseKey(n) : logfmtKey(n, typed.has(n));
+    const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n, false), repeats);
+    const badValue = parser === "json" ? String.raw`^[\[{]` : String.raw`[="\\]`;
+    terms.push(
+      `(${b}:* not {${n}=~".+"} (${p}:* or _msg:~${quote(mention)}))`,
+      `(${b}:"" ${p}:"" _msg:~${quote(mention)})`,
+      `(${b}:"" (${twice}))`,
+      `(${b}:"" ${p}:~${quote(badValue)})`,
+      `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
+    );
+    for (const shape of typed.get(n) ?? []) terms.push(`(${v}:* -${v}:~${quote(shape)})`);
+  }
+  return terms.join(" or ");
+}
+
+/** Lines matching both regexes: the first a cheap superset of the second. */
+function gated([gate, precise]: readonly string[]): string {
+  return `(_msg:~${quote(gate!)} _msg:~${quote(precise!)})`;
+}
+
+/**
+ * A logfmt key Loki may read as `name`: it starts the line or follows a byte ≤ 0x20 (or a quoted
+ * value's closing quote), has any character where the name has `_`, then characters Loki's
+ * trimming may remove, then `=`. For a numeric filter a bare key counts too (Loki gives it an empty
+ * value, which fails the filter with an error), so the name is enough there.
+ */
+function logfmtKey(name: string, bare: boolean): string {
+  const head = `(?:^|[\\x00-\\x20"])${wildcardName(name)}`;
+  return bare ? head : `${head}[^\\x00-\\x20="]*=`;
+}
+
+/** `name` as a regex with any one character where it has `_` (Loki's sanitising writes `_` for it). */
+function wildcardName(name: string): string {
+  return name.split("_").map(escapeRegex).join("(?s:.)");
+}
+
+/**
+ * Lines that may name a key twice: the key regex twice. For a name with a part of MIN_COUNTED
+ * characters or more, the regex runs only on lines holding that part twice (counted, see
+ * RepeatCounters), which most lines do not: the count alone would also catch the part in values or
+ * other keys (`"msg": "user …"` beside `"user_id"`) and keep such queries local.
+ */
+function twiceIn(name: string, key: string, repeats: RepeatCounters): string {
+  const longest = name.split("_").reduce((a, b) => (b.length > a.length ? b : a));
+  const regex = `_msg:~${quote(`(?s)${key}.*${key}`)}`;
+  return longest.length >= MIN_COUNTED ? `(${repeats.term(longest)} ${regex})` : regex;
+}
+
+/**
+ * The start of a JSON key Loki may read as `name`: the opening quote, then padding Go's TrimSpace
+ * removes (raw or escaped). Only the repetition test needs it: a key merely ending in the name
+ * (`"msg"` for `g`) would otherwise count as a second one on every line.
+ */
+const JSON_KEY_START = String.raw`"(?:[^\x21-\x7e"\\]|\\.)*`;
+
+/**
+ * JSON lines where Loki's label `name` may not be the one top-level key: the key twice, or an
+ * object under a key that flattens into it (`{"a": {"b": 1}}` gives `a_b`).
+ */
+function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
+  const parts = name.split("_");
+  const nested = parts
+    .slice(1)
+    .map((_, i) => `_msg:~${quote(looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`)}`);
+  return [twiceIn(name, JSON_KEY_START + looseKey(name), repeats), ...nested].join(" or ");
+}
+/**
+ * Pipes computing `__odd`: 1 when the line holds an odd number of `"` (an unterminated quoted
+ * value, or an escaped quote), by the same substring removal as RepeatCounters.
+ */
+const ODD_QUOTES_PIPES = [
+  "len(_msg) as __len",
+  "copy _msg as __unquoted",
+  String.raw`replace ("\"", "") at __unquoted`,
+  "len(__unquoted) as __unquoted",
+  "math ((__len - __unquoted) % 2) as __odd",
+];

@@ -1,0 +1,151 @@
+/**
+ * Which counting metrics over `| json` / `| logfmt` go to the origin, and the LogsQL they send.
+ * Equality of the answers is proved against the real VictoriaLogs in
+ * test/worker/parser-pushdown.test.ts; this pins down the shapes the planner accepts and declines.
+ */
+import { describe, expect, it } from "vitest";
+import { parseExpr } from "../../../src/logql/parser";
+import type { SampleExpr } from "../../../src/logql/ast";
+import { planParserPushdown } from "../../../src/plan/parser-pushdown";
+import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
+
+const S = 1_000_000_000n;
+const GRID = { start: 3600n * S, end: 7200n * S, step: 60n * S, instant: false };
+const DISCOVERY: DerivedFieldRules = { serviceNameLabels: ["service", "app"], discoverLogLevels: true };
+const plan = (q: string, derived?: DerivedFieldRules) => planParserPushdown(parseExpr(q) as SampleExpr, GRID, derived);
+
+describe("planParserPushdown", () => {
+  it("groups by Loki's value of each label: the row's own field first, else the parsed key", () => {
+    const p = plan('sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 3 [5m]))')!;
+    expect(p.logsql).toContain(
+      '{app="worker"} | format "<job>" as __b_job | format "<attempt>" as __b_attempt | delete __p_job, __p_attempt | ' +
+        'unpack_logfmt from _msg fields (job, attempt) result_prefix "__p_" | ' +
+        'format "<__b_job>" as __v_job | format if (__v_job:"") "<__p_job>" as __v_job | ',
+    );
+    expect(p.logsql).toContain(
+      "| stats by (_time:60000000000ns offset 1ns, __v_job) count() if (__v_attempt:>3) as __c, count() if (",
+    );
+    expect(p.logsql).toMatch(/ as __bad$/);
+    expect(p).toMatchObject({
+      groupBy: ["__v_job"],
+      labels: ["job"],
+      value: "count",
+      perSeconds: 0,
+      width: 60n * S,
+      bucketsPerWindow: 5,
+    });
+  });
+
+  it("counts rows Loki could read differently in the same stats pipe", () => {
+    const p = plan('sum by (method) (count_over_time({app="x"} | json | drop __error__, __error_details__ [1m]))')!;
+    const guard = p.logsql.slice(p.logsql.indexOf("count() if (__error__:*"));
+    for (const term of [
+      String.raw`_msg:~"\\\\u|\\x{FFFD}"`, // `\u` escapes, U+FFFD
+      String.raw`(?:^|[^\\\\])(?:\\\\\\\\)*\\\\[^\"\\\\/bfnrtu]`, // escapes JSON does not define
+      String.raw`_msg:~": *[+.NIin]" _msg:~": *(?:[+.NIi]|n[aA])"`, // numbers VictoriaLogs reads and Loki rejects
+      '(__b_method:* not {method=~".+"} (__p_method:* or _msg:~', // metadata loses to the parsed key
+      '(__b_method:"" __p_method:"" _msg:~"method', // a key VictoriaLogs did not extract
+      "__guard_d0:>6", // `method` twice
+      String.raw`__p_method:~"^[\\[{]"`, // arrays
+    ]) {
+      expect(guard, term).toContain(term);
+    }
+    expect(p.logsql).toContain("| stats by (_time:60000000000ns offset 1ns, __v_method) count() as __c, count() if (");
+  });
+
+  it("guards logfmt quoting and number shapes of numeric filters", () => {
+    const p = plan('sum(count_over_time({app="x"} | logfmt | n >= 2 [1m]))')!;
+    expect(p.logsql).toContain("math ((__len - __unquoted) % 2) as __odd");
+    expect(p.logsql).toContain("__odd:>0");
+    expect(p.logsql).toContain('(__v_n:* -__v_n:~"^-?(0|[1-9][0-9]{0,8})(\\\\.[0-9]{1,6})?$")');
+    expect(p.logsql).toContain("count() if (__v_n:>=2) as __c");
+    expect(p.groupBy).toEqual([]);
+  });
+
+  it("translates label filters exactly, a missing label reading as empty", () => {
+    const cases: [string, string][] = [
+      ['a="x"', '__v_a:="x"'],
+      ['a!="x"', '-__v_a:="x"'],
+      ['a=~"x.*"', '__v_a:~"^(?:x.*)$"'],
+      ['a!~"x|y"', '-__v_a:~"^(?:x|y)$"'],
+      ["a == 3", "(__v_a:>=3 __v_a:<=3)"],
+      ["a != 3", "(__v_a:* -(__v_a:>=3 __v_a:<=3))"],
+      ["a < -4", "__v_a:<-4"],
+      ['a > 1 and b="y"', '(__v_a:>1 __v_b:="y")'],
+      ['a > 1 or b="y"', '(__v_a:>1 or __v_b:="y")'],
+      ['a > 1, (b="y" or b="z")', '(__v_a:>1 (__v_b:="y" or __v_b:="z"))'],
+      ["d > 1.5ms", "__v_d:>1500000"],
+      ["d == 1h", "(__v_d:>=3600000000000 __v_d:<=3600000000000)"],
+      ["b <= 2KiB", "__v_b:<=2048"],
+    ];
+    for (const [filter, logsql] of cases) {
+      const p = plan(`sum(count_over_time({app="x"} | logfmt | ${filter} [1m]))`);
+      expect(p?.logsql, filter).toContain(`count() if (${logsql}) as __c`);
+    }
+  });
+
+  it("guards the value shapes of duration and bytes filters", () => {
+    const p = plan('sum(count_over_time({app="x"} | logfmt | d > 1s or d < 2 [1m]))')!;
+    expect(p.logsql).toContain('(__v_d:* -__v_d:~"^(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)$")');
+    expect(p.logsql).toContain('(__v_d:* -__v_d:~"^-?(0|[1-9][0-9]{0,8})(\\\\.[0-9]{1,6})?$")');
+    const q = plan('sum(count_over_time({app="x"} | logfmt | b > 1KB [1m]))')!;
+    expect(q.logsql).toContain('(__v_b:* -__v_b:~"^(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB)?$")');
+  });
+
+  it("sums line lengths for bytes, and divides rates by the range", () => {
+    const p = plan('sum by (app) (bytes_rate({app="x"} | logfmt | level="error" [2m]))')!;
+    expect(p.logsql).toContain("| len(_msg) as __n | stats by (");
+    expect(p.logsql).toContain('count() if (__v_level:="error") as __c, sum(__n) if (__v_level:="error") as __v');
+    expect(p).toMatchObject({ value: "bytes", perSeconds: 120, labels: ["app"] });
+    expect(plan('sum(rate({app="x"} | logfmt [5m]))')).toMatchObject({ value: "count", perSeconds: 300 });
+  });
+
+  it("accepts drops and no-op error filters", () => {
+    for (const q of [
+      'sum by (a) (count_over_time({app="x"} | logfmt | __error__="" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | drop b, __error__ | a="x" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | drop __error__ | __error__="" [1m]))',
+      'sum by (a) (count_over_time({app="x"} |= "e" | json | b > 2 | drop __error__, __error_details__ [1m]))',
+    ]) {
+      expect(plan(q), q).toBeDefined();
+    }
+  });
+
+  it("declines what it cannot prove exact", () => {
+    for (const q of [
+      // Malformed JSON lines would be Loki's pipeline error, or removed by the filter.
+      'sum by (a) (count_over_time({app="x"} | json [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | __error__="" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json a="b" | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt --strict [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt --keep-empty [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt a [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | json | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | regexp "(?P<a>.)" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | b > 1.5 [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | b > 1e10 [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | ip = ip("1.2.3.4") [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | __error__!="" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | drop a [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | drop __error__="x" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{.a}}" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | keep a [1m]))',
+      'sum by (a_extracted) (count_over_time({app="x"} | logfmt [1m]))',
+      'sum by (_a) (count_over_time({app="x"} | logfmt [1m]))',
+      'sum without (a) (count_over_time({app="x"} | logfmt [1m]))',
+      'count by (a) (count_over_time({app="x"} | logfmt [1m]))',
+      'count_over_time({app="x"} | logfmt [1m])',
+      'sum by (a) (sum_over_time({app="x"} | logfmt | unwrap b [1m]))',
+      'sum by (a) (count_over_time({app="x"} [1m]))',
+    ]) {
+      expect(plan(q), q).toBeUndefined();
+    }
+  });
+
+  it("declines labels the Worker derives", () => {
+    expect(plan('sum by (detected_level) (count_over_time({app="x"} | logfmt [1m]))', DISCOVERY)).toBeUndefined();
+    expect(plan('sum by (a) (count_over_time({app="x"} | logfmt | service_name="y" [1m]))', DISCOVERY)).toBeUndefined();
+    expect(plan('sum by (detected_level) (count_over_time({app="x"} | logfmt [1m]))')).toBeDefined();
+  });
+});
