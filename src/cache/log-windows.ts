@@ -9,8 +9,8 @@
  * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window.
  */
 import type { LogEntry } from "../engine/types";
-import type { OriginClient, TimeWindow } from "../origin/client";
-import type { ResultCache } from "./extents";
+import type { TimeWindow } from "../origin/client";
+import type { ResultCache } from "./result-cache";
 
 /** The pieces an edge window is kept in: aligned windows of this fraction of the interval. */
 export const PIECES_PER_WINDOW = 12;
@@ -31,8 +31,11 @@ export interface LogWindowCache {
  * The window cache of one log query, or undefined when the client has no results cache.
  * `identity` is the query's full description (LogsQL, local stages, direction, limit).
  */
-export function logWindowCache(client: OriginClient, identity: string, interval: bigint): LogWindowCache | undefined {
-  const cache: ResultCache | undefined = client.results;
+export function logWindowCache(
+  cache: ResultCache | undefined,
+  identity: string,
+  interval: bigint,
+): LogWindowCache | undefined {
   if (!cache || interval <= 0n) return undefined;
   const settled = cache.nowNs() - cache.horizonNs;
   return {

@@ -16,10 +16,10 @@ import {
   type MetricQuery,
   type SampleSource,
 } from "../engine/metric";
-import { cachedMatrix } from "../cache/metric-results";
 import { astKey } from "../logql/ast-key";
 import { planLogQuery } from "../plan/logquery";
 import type { OriginClient } from "../origin/client";
+import type { CachedOrigin } from "../cache/cached-origin";
 import type { ScanStats } from "./logs";
 import { splitWindows } from "./windows";
 import { lineLength } from "../engine/literal-row";
@@ -50,7 +50,7 @@ export interface MetricQueryOptions {
 }
 
 export async function executeMetricQuery(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: SampleExpr,
   q: MetricQuery,
   opts: MetricQueryOptions,
@@ -63,7 +63,7 @@ export async function executeMetricQuery(
 }
 
 async function evaluateQuery(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: SampleExpr,
   q: MetricQuery,
   opts: MetricQueryOptions,
@@ -140,7 +140,7 @@ async function evaluateQuery(
     const limit = new SeriesLimit(opts.maxSeries, opts.partialSeries === true);
     try {
       // Chunks are evaluated whole (strict limit) so that none is stored cut; the join may cut.
-      const series = await cachedMatrix(client, astKey(expr), aligned, limit, async (sub) => {
+      const series = await client.metricChunks.matrix(astKey(expr), aligned, limit, async (sub) => {
         const r = await evaluate(sub, strict);
         return r.type === "matrix" ? r.series : [];
       });

@@ -22,6 +22,7 @@
 import type { LogSelectorExpr } from "../logql/ast";
 import type { LogEntry } from "../engine/types";
 import type { OriginClient, TimeWindow } from "../origin/client";
+import type { CachedOrigin } from "../cache/cached-origin";
 import { HttpError, OriginError } from "../http/errors";
 import { parseVLTime } from "../origin/timefmt";
 import { planLogQuery } from "../plan/logquery";
@@ -70,7 +71,7 @@ export interface TailBatch {
 
 /** Runs until `signal` aborts; `send` gets each batch. Errors propagate to the caller (close 1011). */
 export async function runTail(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   o: TailOptions,
   send: (batch: TailBatch) => void,
@@ -163,7 +164,7 @@ function bucketStep(lookBackNs: bigint): bigint {
  * bucket), hands each unseen entry to `fresh` in time order, and records the buckets read.
  */
 async function catchUp(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   logsql: string,
   window: TimeWindow,
@@ -286,7 +287,7 @@ function noteDropped(dropped: DroppedEntry[], e: LogEntry): DroppedEntry[] {
  * a whole cacheable interval: the tail must read the origin's current state, never a stored answer.
  */
 async function readRange(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   window: TimeWindow,
   o: TailOptions,

@@ -6,8 +6,10 @@ import { isLogsDrilldownRequest } from "./query-tags";
 import { BadRequestError } from "./errors";
 import { AfterAnswer } from "./after-answer";
 import type { Config } from "../config";
-import { OriginClient, type Tenant } from "../origin/client";
-import { directTransport, originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
+import type { Tenant } from "../origin/client";
+import { originConfigOf } from "../origin/config";
+import { CachedOrigin } from "../cache/cached-origin";
+import { directTransport, originTransport, resultCacheFor } from "../cache/request-caches";
 import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
@@ -18,7 +20,7 @@ import { SubrequestBudget } from "../origin/subrequest-budget";
 export interface LokiRequest {
   config: Config;
   params: RawParams;
-  client: OriginClient;
+  client: CachedOrigin;
   /**
    * Every tenant the request reads, each with its own client (own cache keys, own origin requests):
    * one for a plain X-Scope-OrgID, several for a multi-tenant `a|b` (then `client` is the first's,
@@ -44,7 +46,7 @@ export interface LokiRequest {
 export interface TenantClient {
   /** The tenant's name as the caller spelled it: its `__tenant_id__` in a multi-tenant answer. */
   name: string;
-  client: OriginClient;
+  client: CachedOrigin;
 }
 
 /**
@@ -83,19 +85,19 @@ export async function buildLokiRequest(
   const budget = new SubrequestBudget(config.subrequestLimits);
   const use = { stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task), budget };
   // One transport for all tenants: each request it carries names its tenant, and the cache keys
-  // it writes include it (cache/keys.ts); the results caches are per tenant.
+  // it writes include it (cache/keys.ts); the results caches, around each tenant's client, are per tenant.
   const transport = noCache
     ? directTransport(config, telemetry.meter, budget)
     : originTransport(config, use, telemetry.meter);
   const tenants = named.map(({ name, tenant }) => ({
     name,
-    client: new OriginClient(
+    client: new CachedOrigin(
       { ...originConfigOf(config), meter: telemetry.meter },
       tenant,
       req.signal,
       transport,
-      noCache ? undefined : resultCacheFor(config, tenant, use),
       budget,
+      noCache ? undefined : resultCacheFor(config, tenant, use),
     ),
   }));
   return {

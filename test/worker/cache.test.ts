@@ -9,13 +9,15 @@ import { describe, expect, it } from "vitest";
 import { watchOrigin } from "../support/watch-origin";
 import type { Env } from "../../src/config";
 import { readConfig } from "../../src/config";
-import { cachingTransport } from "../../src/cache/layer";
-import { cacheApiAnswers, coalescerStubs, kvAnswers } from "../../src/cache/bindings";
+import { cachingTransport } from "../../src/cache/cached-transport";
+import { cacheApiAnswers, kvAnswers } from "../../src/cache/bindings";
+import { coalescerStubs } from "../../src/cache/coalescer-stubs";
 import { cacheKey } from "../../src/cache/keys";
 import { SingleFlight } from "../../src/cache/singleflight";
 import { unstamped } from "../../src/cache/stamp";
-import type { OriginOutcome } from "../../src/cache/outcome";
-import { originConfigOf, originTransport } from "../../src/cache/wire";
+import type { OriginOutcome } from "../../src/cache/origin-outcome";
+import { originTransport } from "../../src/cache/request-caches";
+import { originConfigOf } from "../../src/origin/config";
 import {
   fetchJsonTransport,
   OriginClient,
