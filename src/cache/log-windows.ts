@@ -6,7 +6,8 @@
  * whatever it has not seen.
  *
  * The key names everything the entries depend on: tenant, origin and credentials context (through
- * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window.
+ * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window. Which
+ * windows a query reads from here and stores is planned in log-window-plan.ts.
  */
 import type { LogEntry } from "../engine/types";
 import type { TimeWindow } from "../origin/client";
@@ -28,7 +29,7 @@ export interface LogWindowCache {
 }
 
 /**
- * The window cache of one log query, or undefined when the client has no results cache.
+ * The window cache of one log query, or undefined when caching is off for the request.
  * `identity` is the query's full description (LogsQL, local stages, direction, limit).
  */
 export function logWindowCache(
