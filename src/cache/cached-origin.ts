@@ -3,7 +3,7 @@
  * client itself (origin/client.ts) knows nothing of caches; the request context builds one of these
  * per tenant (request-caches.ts), and each kind of answer has one cache to use:
  *
- * - whole small answers (label names and values, series, volume hits): nothing to call, they are
+ * - whole small answers (label names and values, series, hit counts): nothing to call, they are
  *   cached under the client's transport (cached-transport.ts);
  * - stats rows in `_time` buckets (pushed-down metrics, volumes, index stats): `timeBuckets`;
  * - log-query windows: `logWindows`, which plans the cached reading of a query;
@@ -11,7 +11,8 @@
  * - mined patterns by time chunk: `patternChunks`.
  *
  * Each works without a results cache too (caching off, `Cache-Control: no-cache`): it then asks
- * the origin for everything, so execution has one path whether or not the request caches.
+ * the origin for everything, so execution has one path whether or not the request caches. It is
+ * the client itself, extended, so that code needing no cache takes it as a plain OriginClient.
  */
 import { type JsonTransport, OriginClient, type OriginConfig, type Tenant } from "../origin/client";
 import { SubrequestBudget } from "../origin/subrequest-budget";

@@ -1,9 +1,10 @@
 /**
  * The whole-answer cache, at the transport: the origin client's small-JSON requests (label names
- * and values, series, volume hits, stats_query_range; client.ts `postJson`) go through it, so
- * callers get cached answers without knowing of a cache. It wraps the direct origin transport with, in order,
- * the data centre's cache, KV (historical windows only), and coalescing of identical misses — in
- * this isolate always, and across isolates through the coalescer Durable Object when bound.
+ * and values, series, hit counts, stats_query_range; client.ts `postJson`) go through it, so
+ * callers get cached answers without knowing of a cache. It wraps the direct origin transport
+ * with, in order, the data centre's cache, KV (historical windows only), and coalescing of
+ * identical misses — in this isolate always, and across isolates through the coalescer Durable
+ * Object when bound.
  * Storage failures never fail a request: they only cost a cache miss. Entries are stamped with
  * their expiry and the time the origin was asked (stamp.ts); an expired entry, or one the tenant's
  * purges void, is a miss like a missing one.
