@@ -3,8 +3,8 @@
  * client itself (origin/client.ts) knows nothing of caches; the request context builds one of these
  * per tenant (request-caches.ts), and each kind of answer has one cache to use:
  *
- * - whole small answers (label names and values, series, hit counts): nothing to call, they are
- *   cached under the client's transport (cached-transport.ts);
+ * - whole small answers (label names and values, series): nothing to call, they are cached under
+ *   the client's transport (cached-transport.ts), which also coalesces its other requests;
  * - stats rows in `_time` buckets (pushed-down metrics, volumes, index stats): `timeBuckets`;
  * - log-query windows: `logWindows`, which plans the cached reading of a query;
  * - range metric results the Worker evaluates: `metricChunks`;

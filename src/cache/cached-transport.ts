@@ -1,7 +1,8 @@
 /**
- * The whole-answer cache, at the transport: the origin client's small-JSON requests (label names
- * and values, series, hit counts, stats_query_range; client.ts `postJson`) go through it, so
- * callers get cached answers without knowing of a cache. It wraps the direct origin transport
+ * The whole-answer cache, at the transport: the origin client's small-JSON requests (client.ts
+ * `postJson`: label names and values, series; stats rows and a tail's hit counts, which their
+ * callers keep themselves or must not reuse, are only coalesced) go through it, so callers get
+ * cached answers without knowing of a cache. It wraps the direct origin transport
  * with, in order, the data centre's cache, KV (historical windows only), and coalescing of
  * identical misses — in this isolate always, and across isolates through the coalescer Durable
  * Object when bound.
