@@ -8,6 +8,7 @@ import { ConfigError } from "./core/config-error";
 import { parseLokiDuration } from "./core/go/duration";
 import { DEFAULT_SERVICE_NAME_LABELS, type DerivedFieldRules } from "./engine/derived-fields";
 import { DEFAULT_MAX_POINTS } from "./engine/metric/errors";
+import type { OriginConfig } from "./origin/client";
 import { DEFAULT_SUBREQUEST_LIMITS, type SubrequestLimits } from "./origin/subrequest-budget";
 
 export { ConfigError };
@@ -316,4 +317,17 @@ function nonNegativeInt(env: Env, name: StringVar, dflt: number): number {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(n)) throw new ConfigError(`${name} must be a non-negative integer`);
   return n;
+}
+
+/**
+ * The origin client's settings: the same for every request and for the coalescer, which asks the
+ * origin on their behalf with the Worker's own credentials.
+ */
+export function originConfigOf(config: Config): OriginConfig {
+  return {
+    baseUrl: config.originUrl,
+    authorization: config.originAuthorization,
+    timeoutMs: config.originTimeoutMs,
+    derivedFields: config.derivedFields,
+  };
 }

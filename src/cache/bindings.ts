@@ -1,9 +1,8 @@
 /**
- * Adapters from the Workers bindings (Cache API, KV, the coalescer namespace) to the small
- * interfaces the caching layer is written against.
+ * Adapters from the Workers storage bindings (Cache API, KV) to the small interfaces the caches
+ * are written against (storage.ts). The coalescer namespace has its own (coalescer-stubs.ts).
  */
-import type { AnswerCache, AnswerKv, Coalescer } from "./layer";
-import type { RequestCoalescer } from "./coalescer";
+import type { AnswerCache, AnswerKv } from "./storage";
 
 /** Cache API entries live under a synthetic URL; the key is a digest, so nothing in it is readable. */
 const CACHE_URL_PREFIX = "https://origin-answers.loki-vl.internal/v1/";
@@ -31,14 +30,5 @@ export function kvAnswers(kv: KVNamespace): AnswerKv {
     // before the coalescer's write. Repeats are served by the Cache API refill, not by KV.
     get: (key) => kv.get(KV_PREFIX + key, "text"),
     put: (key, body, expirationTtl) => kv.put(KV_PREFIX + key, body, { expirationTtl }),
-  };
-}
-
-/** One Durable Object per key: identical requests meet in the same object, wherever they start. */
-export function coalescerStubs(namespace: DurableObjectNamespace): (key: string) => Coalescer {
-  const typed = namespace as unknown as DurableObjectNamespace<RequestCoalescer>;
-  return (key) => {
-    const stub = typed.get(typed.idFromName(key));
-    return { fetchJson: (req) => stub.fetchJson(req) };
   };
 }

@@ -10,7 +10,7 @@
  * read from every tier, together with the tenant's purges. Storage failures, expired, purged and
  * unreadable entries are misses, never errors.
  */
-import { type AnswerCache, type AnswerKv, quietly } from "./layer";
+import { type AnswerCache, type AnswerKv, quietly } from "./storage";
 import { BoundedMap } from "../util/bounded-map";
 import type { TimeWindow } from "../core/time-window";
 import { fitsInKv, historicalTtlSeconds, sharedInKv } from "./policy";

@@ -5,15 +5,14 @@
  * once on everyone's behalf.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type Env, readConfig } from "../config";
+import { type Env, originConfigOf, readConfig } from "../config";
 import { fetchJsonTransport, type JsonRequest } from "../origin/client";
 import { cacheKey } from "./keys";
 import { kvAnswers } from "./bindings";
-import { attemptOrigin, isCacheable, isCoalescible, type OriginOutcome } from "./outcome";
+import { attemptOrigin, isCacheable, isCoalescible, type OriginOutcome } from "./origin-outcome";
 import { cachePolicy, fitsInKv, KV_MIN_TTL_S } from "./policy";
 import { stamped } from "./stamp";
 import { SingleFlight } from "./singleflight";
-import { originConfigOf } from "./wire";
 
 export class RequestCoalescer extends DurableObject<Env> {
   // An outbound fetch does not close the object's input gate, so concurrent calls interleave here

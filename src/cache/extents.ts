@@ -19,8 +19,8 @@ import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
 import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
-import type { ChunkStore } from "./chunk-store";
-import type { CacheSection, CacheStats } from "./stats";
+import type { ResultCache } from "./result-cache";
+import type { CacheSection } from "./stats";
 import { floorDiv } from "../core/go/intdiv";
 import { PointLimitError } from "../engine/metric/errors";
 
@@ -42,21 +42,6 @@ export interface ExtentQuery {
    * PointLimitError before any chunk is stored.
    */
   budget?: { points: number; perRow: number };
-}
-
-/** Per request: where chunks are kept and how the request may use them. */
-export interface ResultCache {
-  store: ChunkStore;
-  stats: CacheStats;
-  /** Chunks ending after now − horizon may still change: never stored. */
-  horizonNs: bigint;
-  nowNs: () => bigint;
-  /** Keeps a write running after the response is sent (the execution context's waitUntil). */
-  defer: (work: Promise<unknown>) => void;
-  /** Runs work that prepares a write once the answer is out, off the client's wait. */
-  later: (task: () => void) => void;
-  /** The chunk's key: digest of tenant, origin, credentials context, LogsQL and chunk window. */
-  keyOf: (logsql: string, chunk: TimeWindow) => Promise<string>;
 }
 
 /**
@@ -106,9 +91,24 @@ export function planChunks(q: ExtentQuery, nowNs: bigint, horizonNs: bigint): Pl
   return out;
 }
 
-/** Rows of `q` over its window, from cached chunks where possible. Without a cache: one plain request. */
-export async function extentRows(client: OriginClient, q: ExtentQuery): Promise<VLRow[]> {
-  const cache = client.results;
+/**
+ * Time-bucketed stats rows, for pushed-down metrics, volumes and index stats: what to use for any
+ * stats query grouped by `_time` buckets whose rows do not depend on when they are asked.
+ */
+export interface TimeBucketCache {
+  /** Rows of `q` over its window, from cached chunks where possible. Without a cache: one plain request. */
+  rows(q: ExtentQuery): Promise<VLRow[]>;
+}
+
+/** What the time-bucket cache asks of the origin client: its stats rows, within the request's budget. */
+export type StatsOrigin = Pick<OriginClient, "statsRows" | "budget">;
+
+/** The time-bucket cache of one request for one tenant (`cache` undefined: caching is off). */
+export function timeBucketCache(client: StatsOrigin, cache: ResultCache | undefined): TimeBucketCache {
+  return { rows: (q) => extentRows(client, cache, q) };
+}
+
+async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q: ExtentQuery): Promise<VLRow[]> {
   const maxRows = q.budget ? Math.floor(q.budget.points / q.budget.perRow) : Infinity;
   const logsql = q.budget ? `${q.logsql} | limit ${maxRows + 1}` : q.logsql;
   // Each request's answer is checked as it arrives, the sum before any chunk is stored.

@@ -6,12 +6,12 @@
  * whatever it has not seen.
  *
  * The key names everything the entries depend on: tenant, origin and credentials context (through
- * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window.
+ * cacheKey), the LogsQL sent, the stages the Worker ran, direction, limit and the window. Which
+ * windows a query reads from here and stores is planned in log-window-plan.ts.
  */
 import type { LogEntry } from "../engine/types";
-import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
-import type { ResultCache } from "./extents";
+import type { ResultCache } from "./result-cache";
 
 /** The pieces an edge window is kept in: aligned windows of this fraction of the interval. */
 export const PIECES_PER_WINDOW = 12;
@@ -29,11 +29,14 @@ export interface LogWindowCache {
 }
 
 /**
- * The window cache of one log query, or undefined when the client has no results cache.
+ * The window cache of one log query, or undefined when caching is off for the request.
  * `identity` is the query's full description (LogsQL, local stages, direction, limit).
  */
-export function logWindowCache(client: OriginClient, identity: string, interval: bigint): LogWindowCache | undefined {
-  const cache: ResultCache | undefined = client.results;
+export function logWindowCache(
+  cache: ResultCache | undefined,
+  identity: string,
+  interval: bigint,
+): LogWindowCache | undefined {
   if (!cache || interval <= 0n) return undefined;
   const settled = cache.nowNs() - cache.horizonNs;
   return {

@@ -17,21 +17,44 @@ import type { Labels, Point, Series } from "../engine/types";
 import { compareLabels, labelsKey } from "../engine/metric/labels";
 import type { MetricQuery } from "../engine/metric";
 import type { SeriesLimit } from "../engine/metric/series-limit";
-import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
+import type { SubrequestBudget } from "../origin/subrequest-budget";
 import { chunkLength } from "./extents";
+import type { ResultCache } from "./result-cache";
 import { floorDiv } from "../core/go/intdiv";
 
 /** Serialized chunks larger than this are not kept. */
 const MAX_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
- * The matrix of a range query aligned to its step (`q.start`, `q.end` multiples of `q.step`), from
- * cached chunks where possible; `evaluate` computes the series of a sub-range of the grid.
- * Undefined when the client has no results cache.
+ * Range metric results in step-aligned chunks: what to use for a range query the Worker evaluates
+ * itself (the origin's own bucketed answers go through the time-bucket cache instead).
  */
-export async function cachedMatrix(
-  client: OriginClient,
+export interface MetricChunkCache {
+  /**
+   * The matrix of a range query aligned to its step (`q.start`, `q.end` multiples of `q.step`), from
+   * cached chunks where possible; `evaluate` computes the series of a sub-range of the grid.
+   * Undefined when there is no results cache or the query cannot be cut into chunks (instant).
+   */
+  matrix(
+    queryKey: string,
+    q: MetricQuery,
+    limit: SeriesLimit,
+    evaluate: (sub: MetricQuery) => Promise<Series[]>,
+  ): Promise<Series[] | undefined>;
+}
+
+/**
+ * The metric chunk cache of one request for one tenant (`cache` undefined: caching is off). The
+ * budget is the request's: it bounds how many evaluations a cold range may be cut into.
+ */
+export function metricChunkCache(budget: SubrequestBudget, cache: ResultCache | undefined): MetricChunkCache {
+  return { matrix: (queryKey, q, limit, evaluate) => cachedMatrix(budget, cache, queryKey, q, limit, evaluate) };
+}
+
+async function cachedMatrix(
+  budget: SubrequestBudget,
+  cache: ResultCache | undefined,
   /** The query's exact key text (logql/ast-key.ts): with the step and the chunk, it names the chunk's answer. */
   queryKey: string,
   q: MetricQuery,
@@ -39,7 +62,6 @@ export async function cachedMatrix(
   limit: SeriesLimit,
   evaluate: (sub: MetricQuery) => Promise<Series[]>,
 ): Promise<Series[] | undefined> {
-  const cache = client.results;
   if (!cache || q.instant || q.step <= 0n || q.end < q.start) return undefined;
   const length = chunkLength(q.step, q.end - q.start + q.step);
   const settled = cache.nowNs() - cache.horizonNs;
@@ -74,7 +96,7 @@ export async function cachedMatrix(
   missing.forEach((k, n) => {
     if (n === 0 || missing[n - 1] !== k - 1) runCount++;
   });
-  if (runCount > 1 && BigInt(runCount) > client.budget.windowShare()) {
+  if (runCount > 1 && BigInt(runCount) > budget.windowShare()) {
     for (let k = missing[0]!; k <= missing[missing.length - 1]!; k++) {
       if (chunks[k]!.series) refetched.add(k);
       chunks[k]!.series = undefined;

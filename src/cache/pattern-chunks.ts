@@ -7,12 +7,13 @@
  * cacheKey), the selector's LogsQL, the step grid, the sampling cap and the chunk window.
  */
 import type { MinedPattern } from "../engine/patterns/miner";
-import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
+import type { ResultCache } from "./result-cache";
 
 /** Larger chunks (serialized) are not kept: the chunk store is for answers, not archives. */
 const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
 
+/** Mined patterns by time chunk: what to use for a patterns request (Logs Drilldown's Patterns tab). */
 export interface PatternChunkCache {
   /** Whether the whole, aligned chunk `w` may be read from and written to the cache. */
   storable(w: TimeWindow): boolean;
@@ -22,9 +23,8 @@ export interface PatternChunkCache {
   store(w: TimeWindow, patterns: readonly MinedPattern[]): void;
 }
 
-/** The chunk cache of one patterns request, or undefined when the client has no results cache. */
-export function patternChunkCache(client: OriginClient, identity: string): PatternChunkCache | undefined {
-  const cache = client.results;
+/** The chunk cache of one patterns request, or undefined when caching is off for the request. */
+export function patternChunkCache(cache: ResultCache | undefined, identity: string): PatternChunkCache | undefined {
   if (!cache) return undefined;
   const settled = cache.nowNs() - cache.horizonNs;
   return {

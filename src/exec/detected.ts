@@ -17,6 +17,7 @@
 import type { LogSelectorExpr, Matcher } from "../logql/ast";
 import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
+import type { CachedOrigin } from "../cache/cached-origin";
 import { DetectedFieldsCollector, DetectedFieldValuesCollector, type DetectedField } from "../engine/detected/fields";
 import { type DetectedLabel, keepDetectedLabel } from "../engine/detected/labels";
 import { executeLogQuery } from "./logs";
@@ -33,7 +34,7 @@ export interface DetectionOptions {
 }
 
 export async function detectedFields(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   fieldLimit: number,
   o: DetectionOptions,
@@ -46,7 +47,7 @@ export async function detectedFields(
 }
 
 export async function detectedFieldValues(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   name: string,
   valueLimit: number,
@@ -77,7 +78,7 @@ async function withAdmission<T>(
 }
 
 /** Loki runs the query backward with `line_limit` as its limit: the newest lines, newest first. */
-async function newestEntries(client: OriginClient, expr: LogSelectorExpr, o: DetectionOptions, memory: QueryMemory) {
+async function newestEntries(client: CachedOrigin, expr: LogSelectorExpr, o: DetectionOptions, memory: QueryMemory) {
   const { entries } = await executeLogQuery(client, expr, {
     window: o.window,
     limit: o.lineLimit,

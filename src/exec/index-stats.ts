@@ -3,9 +3,9 @@
  * Loki itself only estimates from chunk metadata.
  */
 import type { Matcher } from "../logql/ast";
-import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
-import { chunkLength, extentRows } from "../cache/extents";
+import { chunkLength } from "../cache/extents";
+import type { CachedOrigin } from "../cache/cached-origin";
 import { streamFilter } from "../plan/selector";
 
 export interface IndexStats {
@@ -15,10 +15,10 @@ export interface IndexStats {
   entries: number;
 }
 
-export async function indexStats(client: OriginClient, matchers: Matcher[], window: TimeWindow): Promise<IndexStats> {
+export async function indexStats(client: CachedOrigin, matchers: Matcher[], window: TimeWindow): Promise<IndexStats> {
   // Per chunk and stream, so chunks can be cached: streams are then counted once across chunks.
   const width = wholeChunkBuckets(window);
-  const rows = await extentRows(client, {
+  const rows = await client.timeBuckets.rows({
     logsql: `${streamFilter(matchers, client.derivedFields?.serviceNameLabels)} | len(_msg) as __n | stats by (${timeBuckets(width)}, _stream_id) count() as entries, sum(__n) as bytes`,
     window,
     width,

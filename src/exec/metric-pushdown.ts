@@ -4,10 +4,10 @@
  * pass, so the work is linear in buckets plus steps whatever the range.
  */
 import type { Labels, Series } from "../engine/types";
-import type { OriginClient } from "../origin/client";
+import type { CachedOrigin } from "../cache/cached-origin";
 import type { VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
-import { POINTS_PER_STATS_ROW, extentRows } from "../cache/extents";
+import { POINTS_PER_STATS_ROW } from "../cache/extents";
 import type { BucketGrid, BucketPlan, MetricGrid } from "../plan/metric-pushdown";
 import type { ScanStats } from "./logs";
 
@@ -32,14 +32,14 @@ export interface BucketRow {
  * `maxPoints` (`MAX_METRIC_POINTS`), at most a quarter as many rows (PointLimitError past them).
  */
 export async function bucketRows(
-  client: OriginClient,
+  client: CachedOrigin,
   plan: BucketGrid,
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<BucketRow[]> {
   stats.subqueries++;
-  const rows = await extentRows(client, {
+  const rows = await client.timeBuckets.rows({
     logsql: plan.logsql,
     window: plan.window,
     width: plan.width,
@@ -87,7 +87,7 @@ export function evaluationTimes(grid: MetricGrid): bigint[] {
 }
 
 export async function runBucketPlan(
-  client: OriginClient,
+  client: CachedOrigin,
   plan: BucketPlan,
   grid: MetricGrid,
   stats: ScanStats,

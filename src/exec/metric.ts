@@ -19,10 +19,10 @@ import {
   type MetricQuery,
   type SampleSource,
 } from "../engine/metric";
-import { cachedMatrix } from "../cache/metric-results";
 import { astKey } from "../logql/ast-key";
 import { planLogQuery } from "../plan/logquery";
 import type { OriginClient } from "../origin/client";
+import type { CachedOrigin } from "../cache/cached-origin";
 import type { ScanStats } from "./logs";
 import { splitWindows } from "./windows";
 import { lineLength } from "../engine/literal-row";
@@ -61,7 +61,7 @@ export interface MetricQueryOptions {
 }
 
 export async function executeMetricQuery(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: SampleExpr,
   q: MetricQuery,
   opts: MetricQueryOptions,
@@ -107,7 +107,7 @@ class MetricRun {
   private readonly derive: boolean;
 
   constructor(
-    private readonly client: OriginClient,
+    private readonly client: CachedOrigin,
     private readonly expr: SampleExpr,
     private readonly q: MetricQuery,
     private readonly opts: MetricQueryOptions,
@@ -158,7 +158,7 @@ class MetricRun {
       const limit = new SeriesLimit(this.opts.maxSeries, this.opts.partialSeries === true);
       try {
         // Chunks are evaluated whole (strict limit) so that none is stored cut; the join may cut.
-        const series = await cachedMatrix(this.client, astKey(this.expr), this.aligned, limit, async (sub) => {
+        const series = await this.client.metricChunks.matrix(astKey(this.expr), this.aligned, limit, async (sub) => {
           const r = await evaluate(sub, this.strict);
           return r.type === "matrix" ? r.series : [];
         });

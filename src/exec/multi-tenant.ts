@@ -15,7 +15,7 @@
 import type { LogSelectorExpr, Matcher, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, Labels, LogEntry, MetricResult } from "../engine/types";
 import type { TimeWindow } from "../core/time-window";
-import type { OriginClient } from "../origin/client";
+import type { CachedOrigin } from "../cache/cached-origin";
 import { TENANT_LABEL } from "../core/tenant";
 import { validateMatchers } from "../logql/validate";
 import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
@@ -34,7 +34,7 @@ import type { PatternAnswer } from "../engine/patterns/miner";
 export interface TenantClient {
   /** The tenant's name as the caller spelled it: its `__tenant_id__` in a multi-tenant answer. */
   name: string;
-  client: OriginClient;
+  client: CachedOrigin;
 }
 
 /** `labels` with the tenant's label, an existing label of that name moved aside. */

@@ -5,7 +5,7 @@
  * locally" ("guarded"); otherwise each evaluation window adds up its buckets.
  */
 import type { Labels, Series } from "../engine/types";
-import type { OriginClient } from "../origin/client";
+import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import type { ScanStats } from "./logs";
@@ -18,7 +18,7 @@ interface Group {
 }
 
 export async function runParserPlan(
-  client: OriginClient,
+  client: CachedOrigin,
   plan: ParserBucketPlan,
   grid: MetricGrid,
   stats: ScanStats,

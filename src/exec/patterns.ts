@@ -15,6 +15,7 @@
 import type { Matcher } from "../logql/ast";
 import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
+import type { CachedOrigin } from "../cache/cached-origin";
 import { streamFilter } from "../plan/selector";
 import {
   PatternMiner,
@@ -24,7 +25,6 @@ import {
   type MinerFigures,
   type PatternAnswer,
 } from "../engine/patterns/miner";
-import { patternChunkCache } from "../cache/pattern-chunks";
 import { floorDiv } from "../core/go/intdiv";
 
 /** Lines read and mined per chunk, at most. */
@@ -54,12 +54,11 @@ export function patternChunkLength(span: bigint, step: bigint): bigint {
   return (steps > 0n ? steps : 1n) * step;
 }
 
-export async function minePatterns(client: OriginClient, matchers: Matcher[], o: PatternOptions): Promise<PatternRun> {
+export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o: PatternOptions): Promise<PatternRun> {
   const { window, step } = o;
   const stepMs = Math.max(1, Number(step / 1_000_000n));
   const filter = streamFilter(matchers, client.derivedFields?.serviceNameLabels);
-  const cache = patternChunkCache(
-    client,
+  const cache = client.patternChunks(
     JSON.stringify(["patterns", MINER_VERSION, filter, String(step), MAX_LINES_PER_CHUNK]),
   );
   const length = patternChunkLength(window.end - window.start, step);

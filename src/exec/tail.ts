@@ -23,6 +23,7 @@ import type { LogSelectorExpr } from "../logql/ast";
 import type { DroppedEntry, LogEntry, TailBatch } from "../engine/types";
 import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
+import type { CachedOrigin } from "../cache/cached-origin";
 import { OriginError, RequestError, TooManyOutstandingRequests } from "../core/errors";
 import { parseVLTime } from "../origin/timefmt";
 import { planLogQuery } from "../plan/logquery";
@@ -59,7 +60,7 @@ export interface TailOptions {
 
 /** Runs until `signal` aborts; `send` gets each batch. Errors propagate to the caller (close 1011). */
 export async function runTail(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   o: TailOptions,
   send: (batch: TailBatch) => void,
@@ -152,7 +153,7 @@ function bucketStep(lookBackNs: bigint): bigint {
  * bucket), hands each unseen entry to `fresh` in time order, and records the buckets read.
  */
 async function catchUp(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   logsql: string,
   window: TimeWindow,
@@ -275,7 +276,7 @@ function noteDropped(dropped: DroppedEntry[], e: LogEntry): DroppedEntry[] {
  * a whole cacheable interval: the tail must read the origin's current state, never a stored answer.
  */
 async function readRange(
-  client: OriginClient,
+  client: CachedOrigin,
   expr: LogSelectorExpr,
   window: TimeWindow,
   o: TailOptions,

@@ -7,7 +7,7 @@
  */
 import type { Labels, Series } from "../engine/types";
 import { quantile } from "../engine/metric/range/functions";
-import type { OriginClient } from "../origin/client";
+import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import type { ScanStats } from "./logs";
@@ -23,7 +23,7 @@ interface Bucket {
 }
 
 export async function runUnwrapPlan(
-  client: OriginClient,
+  client: CachedOrigin,
   plan: UnwrapBucketPlan,
   grid: MetricGrid,
   stats: ScanStats,

@@ -15,11 +15,11 @@
  */
 import type { Matcher } from "../logql/ast";
 import type { Labels, MetricResult, Series } from "../engine/types";
-import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
+import type { CachedOrigin } from "../cache/cached-origin";
 import { parseStreamLabels, type VLRow } from "../origin/rows";
 import { parseVLTime } from "../origin/timefmt";
-import { POINTS_PER_STATS_ROW, chunkLength, extentRows } from "../cache/extents";
+import { POINTS_PER_STATS_ROW, chunkLength } from "../cache/extents";
 import { toInt } from "./index-stats";
 import { fieldName, isSpecialField } from "../plan/logsql";
 import { streamFilter } from "../plan/selector";
@@ -49,7 +49,7 @@ const SPLIT_GAP_NS = 1_000_000n;
  * Bytes per group over the whole window, largest first, cut to `limit` groups. Several clients (a
  * multi-tenant query) add up into the same groups, as Loki merges its tenants' volumes.
  */
-export async function volume(clients: OriginClient | readonly OriginClient[], o: VolumeOptions): Promise<MetricResult> {
+export async function volume(clients: CachedOrigin | readonly CachedOrigin[], o: VolumeOptions): Promise<MetricResult> {
   const width = chunkLength(1n, o.window.end - o.window.start);
   const totals = new Map<string, Group>();
   for (const client of listOf(clients)) {
@@ -62,7 +62,7 @@ export async function volume(clients: OriginClient | readonly OriginClient[], o:
 
 /** Bytes per group per `step` bucket, the top `limit` groups of each bucket. */
 export async function volumeRange(
-  clients: OriginClient | readonly OriginClient[],
+  clients: CachedOrigin | readonly CachedOrigin[],
   o: VolumeOptions & { step: bigint },
 ): Promise<MetricResult> {
   const buckets = new Map<bigint, Map<string, Group>>();
@@ -93,8 +93,8 @@ export async function volumeRange(
   return { type: "matrix", series: ordered.map(({ labels, points }) => ({ labels, points })) };
 }
 
-function listOf(clients: OriginClient | readonly OriginClient[]): readonly OriginClient[] {
-  return Array.isArray(clients) ? clients : [clients as OriginClient];
+function listOf(clients: CachedOrigin | readonly CachedOrigin[]): readonly CachedOrigin[] {
+  return Array.isArray(clients) ? clients : [clients as CachedOrigin];
 }
 
 /** A bucket's sample time: its end on the grid less the split gap, or the request's end. */
@@ -115,10 +115,10 @@ interface Group {
  * come per stream when labels are counted by name, or when a grouped label is one the Worker
  * derives (`service_name`): the origin holds no such field to group by.
  */
-function volumeRows(client: OriginClient, o: VolumeOptions, width: bigint): Promise<VLRow[]> {
+function volumeRows(client: CachedOrigin, o: VolumeOptions, width: bigint): Promise<VLRow[]> {
   const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
   const by = [`_time:${width}ns`, ...(perStream(o, serviceNameLabels) ? ["_stream"] : seriesFields(o).map(fieldName))];
-  return extentRows(client, {
+  return client.timeBuckets.rows({
     logsql: `${streamFilter(o.matchers, serviceNameLabels)} | len(_msg) as __n | stats by (${by.join(", ")}) sum(__n) as __bytes`,
     window: o.window,
     width,

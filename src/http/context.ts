@@ -5,10 +5,10 @@
 import { isLogsDrilldownRequest } from "./query-tags";
 import { BadRequestError } from "../core/errors";
 import { AfterAnswer } from "./after-answer";
-import type { Config } from "../config";
-import { OriginClient } from "../origin/client";
+import { type Config, originConfigOf } from "../config";
 import type { Tenant } from "../core/tenant";
-import { directTransport, originConfigOf, originTransport, resultCacheFor } from "../cache/wire";
+import { CachedOrigin } from "../cache/cached-origin";
+import { directTransport, originTransport, resultCacheFor } from "../cache/request-caches";
 import { CacheStats } from "../cache/stats";
 import { RequestTelemetry } from "./telemetry";
 import { type RawParams, rawParamsFrom } from "./params";
@@ -19,7 +19,7 @@ import type { TenantClient } from "../exec/multi-tenant";
 export interface LokiRequest {
   config: Config;
   params: RawParams;
-  client: OriginClient;
+  client: CachedOrigin;
   /**
    * Every tenant the request reads, each with its own client (own cache keys, own origin requests):
    * one for a plain X-Scope-OrgID, several for a multi-tenant `a|b` (then `client` is the first's,
@@ -78,19 +78,19 @@ export async function buildLokiRequest(
   const budget = new SubrequestBudget(config.subrequestLimits);
   const use = { stats: cacheStats, defer, later: (task: () => void) => afterAnswer.add(task), budget };
   // One transport for all tenants: each request it carries names its tenant, and the cache keys
-  // it writes include it (cache/keys.ts); the results caches are per tenant.
+  // it writes include it (cache/keys.ts); the results caches, around each tenant's client, are per tenant.
   const transport = noCache
     ? directTransport(config, telemetry.meter, budget)
     : originTransport(config, use, telemetry.meter);
   const tenants = named.map(({ name, tenant }) => ({
     name,
-    client: new OriginClient(
+    client: new CachedOrigin(
       { ...originConfigOf(config), meter: telemetry.meter },
       tenant,
       req.signal,
       transport,
-      noCache ? undefined : resultCacheFor(config, tenant, use),
       budget,
+      noCache ? undefined : resultCacheFor(config, tenant, use),
     ),
   }));
   return {

@@ -6,15 +6,14 @@
  */
 import { OriginError, RequestError } from "../core/errors";
 import type { LogRow } from "../engine/types";
+import type { Tenant } from "../core/tenant";
+import type { TimeWindow } from "../core/time-window";
 import { checkAnswer } from "./answers";
 import { invalidAnswer, OriginDeadline } from "./deadline";
 import { type ChunkReader, readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
 import { FieldPicker, RowScanner, type VLRow } from "./rows";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
-import type { ResultCache } from "../cache/extents";
-import type { Tenant } from "../core/tenant";
-import type { TimeWindow } from "../core/time-window";
 import { SubrequestBudget } from "./subrequest-budget";
 
 export interface OriginConfig {
@@ -107,17 +106,15 @@ function originHeaders(config: OriginConfig, tenant: Tenant): Record<string, str
 }
 
 export class OriginClient {
-  private readonly transport: JsonTransport;
+  protected readonly transport: JsonTransport;
 
   constructor(
-    private readonly config: OriginConfig,
-    private readonly tenant: Tenant,
+    protected readonly config: OriginConfig,
+    protected readonly tenant: Tenant,
     /** Aborted when the client goes away: every origin request it caused stops too. */
-    private readonly signal?: AbortSignal,
+    protected readonly signal?: AbortSignal,
     /** How small-JSON requests reach the origin (directly by default; the cache layer wraps it). */
     transport?: JsonTransport,
-    /** Where time-bucketed results are kept (cache/extents.ts); absent when caching is off. */
-    readonly results?: ResultCache,
     /**
      * The request's count of subrequests: streamed requests are counted here, small-JSON ones by
      * the transport (which knows when the cache answers instead). Planners read it to size windows.
@@ -129,10 +126,16 @@ export class OriginClient {
 
   /** The same client, bound to a narrower signal (a sub-window that may be abandoned early). */
   withSignal(signal: AbortSignal): OriginClient {
-    if (signal === this.signal) return this;
+    const combined = this.narrowed(signal);
+    if (combined === this.signal) return this;
+    return new OriginClient(this.config, this.tenant, combined, this.transport, this.budget);
+  }
+
+  /** The signal of this client bound to `signal` too (a subclass builds its own client on it). */
+  protected narrowed(signal: AbortSignal): AbortSignal {
+    if (signal === this.signal || !this.signal) return signal;
     // Both signals stay in force: the sub-window may be abandoned, and the client may go away.
-    const combined = this.signal ? AbortSignal.any([this.signal, signal]) : signal;
-    return new OriginClient(this.config, this.tenant, combined, this.transport, this.results, this.budget);
+    return AbortSignal.any([this.signal, signal]);
   }
 
   /** The fields this client adds to log rows, which the planner must not look for at the origin. */

@@ -7,17 +7,17 @@ import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { watchOrigin } from "../support/watch-origin";
 import type { Env } from "../../src/config";
-import { readConfig } from "../../src/config";
+import { originConfigOf, readConfig } from "../../src/config";
 import { kvAnswers } from "../../src/cache/bindings";
 import { tieredChunkStore } from "../../src/cache/chunk-store";
-import { extentRows } from "../../src/cache/extents";
+import { timeBucketCache } from "../../src/cache/extents";
 import { CacheStats } from "../../src/cache/stats";
-import { originConfigOf, resultCacheFor } from "../../src/cache/wire";
+import { resultCacheFor } from "../../src/cache/request-caches";
 import { OriginClient } from "../../src/origin/client";
-import { cachingTransport } from "../../src/cache/layer";
-import { coalescerStubs } from "../../src/cache/bindings";
+import { cachingTransport } from "../../src/cache/cached-transport";
+import { coalescerStubs } from "../../src/cache/coalescer-stubs";
 import { SingleFlight } from "../../src/cache/singleflight";
-import type { OriginOutcome } from "../../src/cache/outcome";
+import type { OriginOutcome } from "../../src/cache/origin-outcome";
 import cases from "../fixtures/compat/cases.json";
 import { call } from "./support/request";
 
@@ -409,7 +409,8 @@ describe("concurrency and isolation", () => {
       defer: (p) => pending.push(p),
       later: (task) => task(),
     })!;
-    const client = new OriginClient(originConfigOf(config), tenant, undefined, undefined, {
+    const client = new OriginClient(originConfigOf(config), tenant);
+    const timeBuckets = timeBucketCache(client, {
       ...results,
       store: tieredChunkStore(undefined, kvAnswers(ENV.CACHE_KV!), null),
     });
@@ -423,7 +424,7 @@ describe("concurrency and isolation", () => {
       instant: false,
     });
     const plan = planMetricPushdown(parseExpr(params.query) as never, grid)!;
-    const rows = await extentRows(client, {
+    const rows = await timeBuckets.rows({
       logsql: plan.logsql,
       window: plan.window,
       width: plan.width,

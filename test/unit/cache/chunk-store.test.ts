@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type StoreClock, tieredChunkStore } from "../../../src/cache/chunk-store";
-import type { AnswerCache, AnswerKv } from "../../../src/cache/layer";
+import type { AnswerCache, AnswerKv } from "../../../src/cache/storage";
 import type { PurgeRecord } from "../../../src/cache/purges";
 import { stamped } from "../../../src/cache/stamp";
 import { BoundedMap } from "../../../src/util/bounded-map";

@@ -4,13 +4,13 @@ import {
   chunkLength,
   decodeChunk,
   type ExtentQuery,
-  extentRows,
   planChunks,
-  type ResultCache,
+  type StatsOrigin,
+  timeBucketCache,
 } from "../../../src/cache/extents";
+import type { ResultCache } from "../../../src/cache/result-cache";
 import { CacheStats } from "../../../src/cache/stats";
 import { PointLimitError } from "../../../src/engine/metric/errors";
-import type { OriginClient } from "../../../src/origin/client";
 import type { TimeWindow } from "../../../src/core/time-window";
 import type { VLRow } from "../../../src/origin/rows";
 import { formatRFC3339Nano } from "../../../src/origin/timefmt";
@@ -45,6 +45,14 @@ class MemoryStore implements ChunkStore {
   }
 }
 
+/** A client's origin side (its stats rows and budget) with the request's results beside it. */
+type FakeClient = StatsOrigin & { results: ResultCache };
+
+/** The time-bucket cache over a fake client, asked for the rows of one query. */
+function extentRows(client: FakeClient, q: ExtentQuery) {
+  return timeBucketCache(client, client.results).rows(q);
+}
+
 function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
   const origin = new FakeOrigin();
   const store = new MemoryStore();
@@ -59,7 +67,7 @@ function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
     later: (task) => task(),
     keyOf: async (logsql, chunk) => `${chunk.start}#${chunk.end}#${logsql}`,
   };
-  const client = { results, statsRows: origin.statsRows.bind(origin), budget } as unknown as OriginClient;
+  const client: FakeClient = { results, statsRows: origin.statsRows.bind(origin), budget } as unknown as FakeClient;
   return { origin, store, stats, client, settle: () => Promise.all(pending) };
 }
 
@@ -115,7 +123,7 @@ describe("extentRows", () => {
 
     origin.asked.length = 0;
     const slid = { start: first.start + MIN, end: first.end + MIN };
-    const client2 = { ...client, results: { ...client.results!, nowNs: () => now + MIN } } as unknown as OriginClient;
+    const client2: FakeClient = { ...client, results: { ...client.results, nowNs: () => now + MIN } };
     const rows2 = await extentRows(client2, query(slid, false));
     // Only the chunks after the horizon (now + 1m − 10m, rounded down to 5 minutes) are asked for.
     expect(origin.asked).toEqual([{ start: now - 10n * MIN, end: now + 5n * MIN }]);

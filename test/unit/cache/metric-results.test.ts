@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { ChunkStore } from "../../../src/cache/chunk-store";
-import type { ResultCache } from "../../../src/cache/extents";
+import type { ResultCache } from "../../../src/cache/result-cache";
 import { decodeEntries, encodeEntries } from "../../../src/cache/log-windows";
-import { cachedMatrix, decodeSeries, encodeSeries } from "../../../src/cache/metric-results";
+import { decodeSeries, encodeSeries, type MetricChunkCache, metricChunkCache } from "../../../src/cache/metric-results";
 import { CacheStats } from "../../../src/cache/stats";
 import { SeriesLimit, type MetricQuery } from "../../../src/engine/metric";
 import type { LogEntry, Series } from "../../../src/engine/types";
-import type { OriginClient } from "../../../src/origin/client";
 import { SubrequestBudget } from "../../../src/origin/subrequest-budget";
 
 const S = 1_000_000_000n;
@@ -27,6 +26,14 @@ function evaluator() {
   return { asked, evaluate };
 }
 
+/** The metric chunk cache over a request's results and budget, asked for one matrix. */
+function cachedMatrix(
+  client: { results: ResultCache; budget: SubrequestBudget },
+  ...args: Parameters<MetricChunkCache["matrix"]>
+) {
+  return metricChunkCache(client.budget, client.results).matrix(...args);
+}
+
 function clientAt(nowNs: bigint, store = new Map<string, string>(), budget = SubrequestBudget.unlimited()) {
   const pending: Promise<unknown>[] = [];
   const chunks: ChunkStore = {
@@ -43,7 +50,7 @@ function clientAt(nowNs: bigint, store = new Map<string, string>(), budget = Sub
     keyOf: async (material, w) => `${material}@${w.start}-${w.end}`,
   };
   return {
-    client: { results, budget } as unknown as OriginClient,
+    client: { results, budget },
     store,
     settle: () => Promise.all(pending),
     results,

@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { OriginClient } from "../../../src/origin/client";
+import { CachedOrigin } from "../../../src/cache/cached-origin";
 import { formatRFC3339Nano, parseVLTime } from "../../../src/origin/timefmt";
 import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
@@ -16,7 +16,7 @@ const S = 1_000_000_000n;
 const T0 = 1_800_000_000n * S;
 
 let server: Server;
-let client: OriginClient;
+let client: CachedOrigin;
 /** The origin's visible rows. */
 let rows: { ts: bigint; line: string }[] = [];
 /** While true, the origin answers 502. */
@@ -72,7 +72,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  client = new OriginClient({ baseUrl, timeoutMs: 5000 }, { accountId: 0, projectId: 0 });
+  client = new CachedOrigin({ baseUrl, timeoutMs: 5000 }, { accountId: 0, projectId: 0 });
 });
 
 afterAll(async () => {

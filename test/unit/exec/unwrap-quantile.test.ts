@@ -5,7 +5,8 @@
  * proved in test/worker/unwrap-pushdown.test.ts; here the rows are given.
  */
 import { describe, expect, it } from "vitest";
-import type { OriginClient } from "../../../src/origin/client";
+import type { CachedOrigin } from "../../../src/cache/cached-origin";
+import { type StatsOrigin, timeBucketCache } from "../../../src/cache/extents";
 import type { VLRow } from "../../../src/origin/rows";
 import { runUnwrapPlan } from "../../../src/exec/unwrap-pushdown";
 import type { UnwrapBucketPlan } from "../../../src/plan/unwrap-pushdown";
@@ -29,8 +30,9 @@ const plan: UnwrapBucketPlan = {
 };
 const grid = { start: 3n * MINUTE, end: 6n * MINUTE, step: MINUTE, instant: false };
 
-function clientWith(rows: VLRow[]): OriginClient {
-  return { statsRows: async () => rows } as unknown as OriginClient;
+function clientWith(rows: VLRow[]): CachedOrigin {
+  const origin = { statsRows: async () => rows } as unknown as StatsOrigin;
+  return { timeBuckets: timeBucketCache(origin, undefined) } as unknown as CachedOrigin;
 }
 
 /** The row of the bucket starting at minute `m` (so ending at minute m + 1). */

@@ -5,7 +5,7 @@
  * `RESULT {json}` line: entries sent, errors, and the peak heap above the idle baseline (live:
  * after a full collection every 100 ms). A process that runs out of memory prints nothing.
  */
-import { OriginClient } from "../../../src/origin/client";
+import { CachedOrigin } from "../../../src/cache/cached-origin";
 import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
 import { runTail } from "../../../src/exec/tail";
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   let frameBytes = 0;
   const errors: string[] = [];
   const tails = Array.from({ length: TAILS }, (_, i) => {
-    const client = new OriginClient(
+    const client = new CachedOrigin(
       { baseUrl: process.env.ORIGIN_URL!, timeoutMs: 30_000 },
       { accountId: i, projectId: 0 },
     ).withSignal(stop.signal);

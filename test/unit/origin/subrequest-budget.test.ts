@@ -94,7 +94,7 @@ describe("OriginClient within a budget", () => {
       return new Response("", { status: 200 });
     });
     const budget = new SubrequestBudget(limits(1));
-    const client = new OriginClient(CONFIG, TENANT, undefined, undefined, undefined, budget);
+    const client = new OriginClient(CONFIG, TENANT, undefined, undefined, budget);
     const window = { start: 0n, end: 1_000_000_000n };
     for await (const _ of client.logRows("*", window)) void _;
     expect(budget.used.origin).toBe(1);
@@ -115,7 +115,7 @@ describe("OriginClient within a budget", () => {
     const budget = new SubrequestBudget(limits(5));
     const abandoned = new AbortController();
     abandoned.abort();
-    const client = new OriginClient(CONFIG, TENANT, abandoned.signal, undefined, undefined, budget);
+    const client = new OriginClient(CONFIG, TENANT, abandoned.signal, undefined, budget);
     await expect(
       (async () => {
         for await (const _ of client.logRows("*", { start: 0n, end: 1n })) void _;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type AnswerCache, type AnswerKv, type CachingOptions, cachingTransport } from "../../../src/cache/layer";
-import type { OriginOutcome } from "../../../src/cache/outcome";
+import { type CachingOptions, cachingTransport } from "../../../src/cache/cached-transport";
+import type { AnswerCache, AnswerKv } from "../../../src/cache/storage";
+import type { OriginOutcome } from "../../../src/cache/origin-outcome";
 import { SingleFlight } from "../../../src/cache/singleflight";
 import type { JsonAnswer, JsonRequest, JsonTransport } from "../../../src/origin/client";
 import { OriginError, RequestError } from "../../../src/core/errors";

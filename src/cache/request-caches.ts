@@ -1,25 +1,22 @@
-/** Chooses the origin transport and the results cache for a request from configuration and bindings. */
-import type { Config } from "../config";
-import { fetchJsonTransport, type JsonTransport, type OriginConfig, type OriginMeter } from "../origin/client";
+/**
+ * Builds a request's caches from configuration and bindings: the transport its origin clients
+ * send small-JSON requests through (cached, coalesced, or direct) and, per tenant, the results
+ * cache that cached-origin.ts puts around the tenant's client. Every store is reached through the
+ * request's budget of Cache API calls and KV operations.
+ */
+import { type Config, originConfigOf } from "../config";
+import { fetchJsonTransport, type JsonTransport, type OriginMeter } from "../origin/client";
 import type { Tenant } from "../core/tenant";
-import { cacheApiAnswers, coalescerStubs, kvAnswers } from "./bindings";
+import { cacheApiAnswers, kvAnswers } from "./bindings";
+import { coalescerStubs } from "./coalescer-stubs";
 import { tieredChunkStore } from "./chunk-store";
-import type { ResultCache } from "./extents";
+import type { ResultCache } from "./result-cache";
 import { cacheKey } from "./keys";
 import { kvPurgeLog, type PurgeKv, type PurgeRecord } from "./purges";
-import { type Coalescer, cachingTransport } from "./layer";
+import { type Coalescer, cachingTransport } from "./cached-transport";
 import type { CacheSection, CacheStats } from "./stats";
-import type { AnswerCache, AnswerKv } from "./layer";
+import type { AnswerCache, AnswerKv } from "./storage";
 import type { SubrequestBudget } from "../origin/subrequest-budget";
-
-export function originConfigOf(config: Config): OriginConfig {
-  return {
-    baseUrl: config.originUrl,
-    authorization: config.originAuthorization,
-    timeoutMs: config.originTimeoutMs,
-    derivedFields: config.derivedFields,
-  };
-}
 
 /** What a request that uses the caches gives them. */
 export interface CacheUse {

@@ -1,7 +1,11 @@
 /**
- * The caching transport: wraps the direct origin transport for small-JSON endpoints with, in order,
- * the data centre's cache, KV (historical windows only), and coalescing of identical misses — in
- * this isolate always, and across isolates through the coalescer Durable Object when bound.
+ * The whole-answer cache, at the transport: the origin client's small-JSON requests (client.ts
+ * `postJson`: label names and values, series; stats rows and a tail's hit counts, which their
+ * callers keep themselves or must not reuse, are only coalesced) go through it, so callers get
+ * cached answers without knowing of a cache. It wraps the direct origin transport
+ * with, in order, the data centre's cache, KV (historical windows only), and coalescing of
+ * identical misses — in this isolate always, and across isolates through the coalescer Durable
+ * Object when bound.
  * Storage failures never fail a request: they only cost a cache miss. Entries are stamped with
  * their expiry and the time the origin was asked (stamp.ts); an expired entry, or one the tenant's
  * purges void, is a miss like a missing one.
@@ -13,20 +17,9 @@ import { cacheKey, type OriginIdentity } from "./keys";
 import { type CachePolicy, cachePolicy, fitsInKv, KV_MIN_TTL_S } from "./policy";
 import type { PurgeRecord } from "./purges";
 import { stamped, unstamped, validBody, type Validity } from "./stamp";
-import { answerOf, attemptOrigin, isCacheable, type OriginOutcome } from "./outcome";
+import { answerOf, attemptOrigin, isCacheable, type OriginOutcome } from "./origin-outcome";
 import { SingleFlight } from "./singleflight";
-
-/** A per-location cache of answer bodies (the Cache API in production). */
-export interface AnswerCache {
-  get(key: string): Promise<string | undefined>;
-  put(key: string, body: string, maxAgeSeconds: number): Promise<void>;
-}
-
-/** A global, eventually consistent store of answer bodies (KV in production). */
-export interface AnswerKv {
-  get(key: string): Promise<string | null>;
-  put(key: string, body: string, expirationTtlSeconds: number): Promise<void>;
-}
+import { type AnswerCache, type AnswerKv, quietly } from "./storage";
 
 /** One coalescing point per key (a Durable Object stub in production). */
 export interface Coalescer {
@@ -164,14 +157,4 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
-}
-
-/** A storage call whose failure is only a miss: its result, or undefined. */
-export async function quietly<T>(p: Promise<T> | undefined): Promise<T | undefined> {
-  if (!p) return undefined;
-  try {
-    return await p;
-  } catch {
-    return undefined;
-  }
 }
