@@ -1,11 +1,13 @@
 /**
  * Loki's post-parse validation (`validateExpr`): every queried selector needs at least one
- * matcher that cannot match the empty string, and `sort`/`sort_desc` take no grouping labels.
+ * matcher that cannot match the empty string, and `sort`/`sort_desc` take no grouping labels
+ * (VECTOR_AGGREGATIONS' `no-labels`).
  * Runs after construction checks, in Loki's order.
  */
 
 import type { Expr, Matcher, SampleExpr } from "./ast";
 import { semanticError } from "./errors";
+import { vectorAggregation } from "./functions";
 import { compileGoRegexp } from "./go-regexp";
 
 export const ERR_EMPTY_COMPATIBLE_MATCHERS =
@@ -29,7 +31,8 @@ function validateSample(e: SampleExpr): void {
     case "Vector":
       return;
     case "VectorAggregation":
-      if ((e.op === "sort" || e.op === "sort_desc") && e.grouping && e.grouping.labels.length > 0) {
+      if (vectorAggregation(e.op).grouping === "no-labels" && e.grouping && e.grouping.labels.length > 0) {
+        // Loki's message names sort and sort_desc, the only aggregations refusing labels.
         throw semanticError("sort and sort_desc doesn't allow grouping by ");
       }
       validateSample(e.expr);

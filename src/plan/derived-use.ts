@@ -5,6 +5,7 @@
  * gets the same answer without it.
  */
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import { vectorAggregation } from "../logql/functions";
 
 export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string>): boolean {
   if (derived.size === 0) return false;
@@ -25,9 +26,8 @@ function needs(e: SampleExpr, covered: boolean, derived: ReadonlySet<string>): b
     }
     case "VectorAggregation": {
       const g = e.grouping;
-      // These keep each series' full label set, whatever their grouping.
-      const keepsLabels = e.op === "topk" || e.op === "bottomk" || e.op === "approx_topk" || e.op.startsWith("sort");
-      if (keepsLabels) return needs(e.expr, covered, derived);
+      // Ranking keeps each series' full label set, whatever its grouping.
+      if (vectorAggregation(e.op).result === "series") return needs(e.expr, covered, derived);
       if (!g) return needs(e.expr, true, derived);
       if (g.without || g.labels.some((l) => derived.has(l))) return true;
       return needs(e.expr, true, derived);

@@ -4,6 +4,7 @@
  * whole subtrees itself through `pushdown`).
  */
 import type { Grouping, RangeAggregationExpr, SampleExpr, VectorAggregationExpr } from "../../logql/ast";
+import { rangeFunction, vectorAggregation } from "../../logql/functions";
 import type { ExtractedSample, MetricResult, Series, VectorSample } from "../types";
 import { betweenVectors, foldLiterals, withScalar } from "./binary";
 import { PointBudget } from "./budget";
@@ -139,31 +140,21 @@ function evaluateRange(
   return evaluateRangeAggregation(expr, ctx.grid, ctx.source.samples(expr, from, to), limits, outer);
 }
 
-/** Range functions whose per-series values `sum` adds up to the value over the union of the series. */
-const SUMMABLE = new Set(["count_over_time", "rate", "bytes_over_time", "bytes_rate", "sum_over_time"]);
-
 /**
  * Whether `op by (…)` over `inner` equals `inner` evaluated over the samples grouped by `op`'s
- * grouping (and the inner grouping, if any): sums of sums, the largest of maxima, the smallest of
- * minima (NaN-aware alike: a NaN is kept only when every value is NaN). Folding holds only the
- * answer's groups instead of every inner series, as Loki's memory holds only one step.
+ * grouping (and the inner grouping, if any): the table's `mergedBy` (sums of sums, the largest of
+ * maxima, the smallest of minima, NaN-aware alike: a NaN is kept only when every value is NaN).
+ * Folding holds only the answer's groups instead of every inner series, as Loki's memory holds
+ * only one step.
  */
 function foldsInto(op: VectorAggregationExpr["op"], inner: RangeAggregationExpr): boolean {
-  switch (op) {
-    case "sum":
-      return SUMMABLE.has(inner.op);
-    case "max":
-      return inner.op === "max_over_time";
-    case "min":
-      return inner.op === "min_over_time";
-    default:
-      return false;
-  }
+  return rangeFunction(inner.op).mergedBy === op;
 }
 
 async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Context): Promise<StepVectors> {
-  if (expr.op === "approx_topk" && !ctx.query.instant) {
-    throw new MetricEvalError("approx_topk error: count min sketches are only supported on instant queries", 400);
+  if (vectorAggregation(expr.op).instantOnly && !ctx.query.instant) {
+    // Loki's message: approx_topk is the one aggregation kept to instant queries (its sketches).
+    throw new MetricEvalError(`${expr.op} error: count min sketches are only supported on instant queries`, 400);
   }
   const inner = expr.expr;
   let steps: StepVectors;
@@ -249,7 +240,7 @@ function toMatrix(steps: StepVectors, grid: StepGrid, limit: SeriesLimit): Serie
 function containsSort(expr: SampleExpr): boolean {
   switch (expr.kind) {
     case "VectorAggregation":
-      return expr.op === "sort" || expr.op === "sort_desc" || containsSort(expr.expr);
+      return vectorAggregation(expr.op).ordersByValue || containsSort(expr.expr);
     case "BinaryOp":
       return containsSort(expr.lhs) || containsSort(expr.rhs);
     case "LabelReplace":
