@@ -61,6 +61,9 @@ export class WindowAcc {
         }
         this.n++;
         return;
+      default:
+        // Every kind is handled above: a new one fails the type check here.
+        return kind satisfies never;
     }
   }
 }
