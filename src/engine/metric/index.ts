@@ -153,7 +153,7 @@ function foldsInto(op: VectorAggregationExpr["op"], inner: RangeAggregationExpr)
 
 async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Context): Promise<StepVectors> {
   if (vectorAggregation(expr.op).instantOnly && !ctx.query.instant) {
-    // Loki's message: approx_topk is the one aggregation kept to instant queries (its sketches).
+    // Loki's message: approx_topk's count-min sketches answer instant queries only.
     throw new MetricEvalError(`${expr.op} error: count min sketches are only supported on instant queries`, 400);
   }
   const inner = expr.expr;
