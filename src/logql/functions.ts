@@ -35,10 +35,13 @@ export type MergingAggregation = "sum" | "min" | "max";
 export type UnwrapStat = "sum" | "min" | "max" | "avg" | "quantile";
 
 export interface RangeFunctionFacts {
-  param: "none" | "float";
+  param: Extract<FunctionParam, "none" | "float">;
   /** Whether `| unwrap` must, may or must not be written (Loki's "invalid aggregation … with(out) unwrap"). */
   unwrap: "required" | "allowed" | "forbidden";
-  /** Whether `by (…)` / `without (…)` may follow the call (Loki's "grouping not allowed for …"). */
+  /**
+   * Whether `by (…)` / `without (…)` may follow the call (Loki's "grouping not allowed for …"); a
+   * range aggregation's grouping is written after the call only.
+   */
   grouping: boolean;
   reads: LineValue;
   /**
@@ -65,10 +68,11 @@ export interface RangeFunctionFacts {
 }
 
 export interface VectorAggregationFacts {
-  param: "none" | "count";
+  param: Extract<FunctionParam, "none" | "count">;
   /**
-   * `allowed`; `forbidden` (Loki's construction error "grouping not allowed for …"); or `no-labels`
-   * (Loki's validation refuses grouping labels: "sort and sort_desc doesn't allow grouping by ").
+   * `allowed` (before or after the call); `forbidden` (Loki's construction error "grouping not
+   * allowed for …"); or `no-labels` (Loki's validation refuses grouping labels: "sort and sort_desc
+   * doesn't allow grouping by ").
    */
   grouping: "allowed" | "forbidden" | "no-labels";
   /** `groups`: one sample per group; `series`: the input series, labels untouched, ranked. */
