@@ -10,6 +10,8 @@
  * range, and arithmetic on them stays cheap. Sample timestamps are never stored in the tree.
  */
 
+import type { RangeFunctionName, VectorAggregationName } from "./functions";
+
 // ---------------------------------------------------------------------------------------------
 // Stream selectors
 
@@ -186,22 +188,8 @@ export interface LogRangeExpr {
   offsetText?: string;
 }
 
-export type RangeAggregationOp =
-  | "count_over_time"
-  | "rate"
-  | "rate_counter"
-  | "bytes_over_time"
-  | "bytes_rate"
-  | "avg_over_time"
-  | "sum_over_time"
-  | "min_over_time"
-  | "max_over_time"
-  | "stdvar_over_time"
-  | "stddev_over_time"
-  | "quantile_over_time"
-  | "first_over_time"
-  | "last_over_time"
-  | "absent_over_time";
+/** The range functions: see RANGE_FUNCTIONS in ./functions.ts. */
+export type RangeAggregationOp = RangeFunctionName;
 
 export interface Grouping {
   without: boolean;
@@ -212,30 +200,19 @@ export interface RangeAggregationExpr {
   kind: "RangeAggregation";
   op: RangeAggregationOp;
   range: LogRangeExpr;
-  /** φ of quantile_over_time. */
+  /** The argument before the log range (quantile_over_time's φ; see RANGE_FUNCTIONS). */
   param?: number;
   grouping?: Grouping;
 }
 
-export type VectorAggregationOp =
-  | "sum"
-  | "avg"
-  | "count"
-  | "max"
-  | "min"
-  | "stddev"
-  | "stdvar"
-  | "topk"
-  | "bottomk"
-  | "approx_topk"
-  | "sort"
-  | "sort_desc";
+/** The vector aggregations: see VECTOR_AGGREGATIONS in ./functions.ts. */
+export type VectorAggregationOp = VectorAggregationName;
 
 export interface VectorAggregationExpr {
   kind: "VectorAggregation";
   op: VectorAggregationOp;
   expr: SampleExpr;
-  /** k of topk/bottomk/approx_topk. */
+  /** The argument before the expression (topk's k; see VECTOR_AGGREGATIONS). */
   param?: number;
   grouping?: Grouping;
 }

@@ -26,6 +26,7 @@ import type {
   VectorMatching,
 } from "./ast";
 import { semanticError } from "./errors";
+import { type RangeFunctionFacts, type VectorAggregationFacts, rangeFunction, vectorAggregation } from "./functions";
 import { formatFloat, parseFloat, parseInt } from "../core/go/strconv";
 import { goRegexError, goRegexGroupNames } from "./regex";
 import { arithmetic, compare } from "./arith";
@@ -281,53 +282,34 @@ function buildLogRange(r: CRange): LogRangeExpr {
   return out;
 }
 
-const GROUPING_ALLOWED = new Set<RangeAggregationOp>([
-  "avg_over_time",
-  "stddev_over_time",
-  "stdvar_over_time",
-  "quantile_over_time",
-  "max_over_time",
-  "min_over_time",
-  "first_over_time",
-  "last_over_time",
-]);
-const UNWRAP_ALLOWED = new Set<RangeAggregationOp>([
-  "avg_over_time",
-  "sum_over_time",
-  "max_over_time",
-  "min_over_time",
-  "stddev_over_time",
-  "stdvar_over_time",
-  "quantile_over_time",
-  "rate",
-  "rate_counter",
-  "absent_over_time",
-  "first_over_time",
-  "last_over_time",
-]);
-const NO_UNWRAP_ALLOWED = new Set<RangeAggregationOp>([
-  "bytes_over_time",
-  "bytes_rate",
-  "count_over_time",
-  "rate",
-  "absent_over_time",
-]);
+/** The argument of a range function as Loki reads it, or its error. */
+function rangeParam(
+  op: RangeAggregationOp,
+  kind: RangeFunctionFacts["param"],
+  text: string | null,
+): number | undefined {
+  switch (kind) {
+    case "none":
+      if (text !== null) throw semanticError(`parameter ${text} not supported for operation ${op}`);
+      return undefined;
+    case "float": {
+      if (text === null) throw semanticError(`parameter required for operation ${op}`);
+      const v = parseFloat(text);
+      if (!v.ok) throw semanticError(`invalid parameter for operation ${op}: ${v.error}`);
+      return v.value;
+    }
+  }
+}
 
+/** Loki's construction checks of a range aggregation, in Loki's order, from RANGE_FUNCTIONS. */
 function buildRangeAggregation(n: Extract<CNode, { t: "ragg" }>): RangeAggregationExpr {
   const range = buildLogRange(n.r);
-  let param: number | undefined;
-  if (n.param !== null) {
-    if (n.op !== "quantile_over_time") throw semanticError(`parameter ${n.param} not supported for operation ${n.op}`);
-    const v = parseFloat(n.param);
-    if (!v.ok) throw semanticError(`invalid parameter for operation ${n.op}: ${v.error}`);
-    param = v.value;
-  } else if (n.op === "quantile_over_time") {
-    throw semanticError(`parameter required for operation ${n.op}`);
-  }
-  if (n.grouping && !GROUPING_ALLOWED.has(n.op)) throw semanticError(`grouping not allowed for ${n.op} aggregation`);
+  const facts = rangeFunction(n.op);
+  const param = rangeParam(n.op, facts.param, n.param);
+  if (n.grouping && !facts.grouping) throw semanticError(`grouping not allowed for ${n.op} aggregation`);
   if (range.unwrap) {
-    if (!UNWRAP_ALLOWED.has(n.op)) throw semanticError(`invalid aggregation ${n.op} with unwrap`);
-  } else if (!NO_UNWRAP_ALLOWED.has(n.op)) {
+    if (facts.unwrap === "forbidden") throw semanticError(`invalid aggregation ${n.op} with unwrap`);
+  } else if (facts.unwrap === "required") {
     throw semanticError(`invalid aggregation ${n.op} without unwrap`);
   }
   const out: RangeAggregationExpr = { kind: "RangeAggregation", op: n.op, range };
@@ -336,21 +318,35 @@ function buildRangeAggregation(n: Extract<CNode, { t: "ragg" }>): RangeAggregati
   return out;
 }
 
+/** The argument of a vector aggregation as Loki reads it, or its error. */
+function vectorParam(
+  op: VectorAggregationOp,
+  kind: VectorAggregationFacts["param"],
+  text: string | null,
+): number | undefined {
+  switch (kind) {
+    case "none":
+      if (text !== null) throw semanticError(`unsupported parameter for operation ${op}(${text},`);
+      return undefined;
+    case "count": {
+      if (text === null) throw semanticError(`parameter required for operation ${op}`);
+      // strconv.Atoi; k is kept as a number, so beyond 2^53 it is refused like a non-integer.
+      const atoi = parseInt(text, 10, 0);
+      const k = atoi.ok && atoi.value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(atoi.value) : undefined;
+      if (k === undefined) throw semanticError(`invalid parameter ${op}(${text},`);
+      if (k <= 0) throw semanticError(`invalid parameter (must be greater than 0) ${op}(${text}`);
+      return k;
+    }
+  }
+}
+
+/** Loki's construction checks of a vector aggregation, in Loki's order, from VECTOR_AGGREGATIONS. */
 function buildVectorAggregation(n: Extract<CNode, { t: "vagg" }>): SampleExpr {
   const expr = buildExpr(n.e) as SampleExpr;
-  let param: number | undefined;
-  if (n.op === "topk" || n.op === "bottomk" || n.op === "approx_topk") {
-    if (n.param === null) throw semanticError(`parameter required for operation ${n.op}`);
-    // strconv.Atoi; k is kept as a number, so beyond 2^53 it is refused like a non-integer.
-    const atoi = parseInt(n.param, 10, 0);
-    const k = atoi.ok && atoi.value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(atoi.value) : undefined;
-    if (k === undefined) throw semanticError(`invalid parameter ${n.op}(${n.param},`);
-    if (k <= 0) throw semanticError(`invalid parameter (must be greater than 0) ${n.op}(${n.param}`);
-    if (n.op === "approx_topk" && n.grouping) throw semanticError(`grouping not allowed for ${n.op} aggregation`);
-    param = k;
-  } else if (n.param !== null) {
-    throw semanticError(`unsupported parameter for operation ${n.op}(${n.param},`);
-  }
+  const facts = vectorAggregation(n.op);
+  const param = vectorParam(n.op, facts.param, n.param);
+  // Grouping labels of `no-labels` aggregations are refused later, by validation (validate.ts).
+  if (facts.grouping === "forbidden" && n.grouping) throw semanticError(`grouping not allowed for ${n.op} aggregation`);
   const out: SampleExpr = { kind: "VectorAggregation", op: n.op, expr };
   if (param !== undefined) out.param = param;
   // `by ()` groups everything into one series, exactly like no grouping; Loki prints neither.

@@ -12,6 +12,12 @@
 import { parseBytes } from "../core/go/bytes";
 import { parseLokiDuration, parsePromDuration } from "../core/go/duration";
 import { unquote } from "../core/go/strconv";
+import {
+  RANGE_FUNCTION_NAMES,
+  type RangeFunctionName,
+  VECTOR_AGGREGATION_NAMES,
+  type VectorAggregationName,
+} from "./functions";
 
 /**
  * Token kinds in the order Loki's grammar declares them: goyacc lists expected tokens in this
@@ -222,37 +228,23 @@ const KEYWORDS: Record<string, TokenKind> = {
   keep: "KEEP",
 };
 
+/**
+ * The token of each range function and vector aggregation: its name in capitals, as Loki declares
+ * it. The type check fails when a function of the tables has no token kind in TOKEN_TABLE.
+ */
+const FUNCTION_TOKENS = Object.fromEntries(
+  [...RANGE_FUNCTION_NAMES, ...VECTOR_AGGREGATION_NAMES].map((name) => [name, functionToken(name)]),
+);
+
+export function functionToken(name: RangeFunctionName | VectorAggregationName): TokenKind {
+  return name.toUpperCase() as Uppercase<typeof name> satisfies TokenKind;
+}
+
 /** Names that are keywords only when a `(` (or `by (` / `without (`) follows. */
 const FUNCTIONS: Record<string, TokenKind> = {
-  rate: "RATE",
-  rate_counter: "RATE_COUNTER",
-  count_over_time: "COUNT_OVER_TIME",
-  bytes_rate: "BYTES_RATE",
-  bytes_over_time: "BYTES_OVER_TIME",
-  avg_over_time: "AVG_OVER_TIME",
-  sum_over_time: "SUM_OVER_TIME",
-  min_over_time: "MIN_OVER_TIME",
-  max_over_time: "MAX_OVER_TIME",
-  stdvar_over_time: "STDVAR_OVER_TIME",
-  stddev_over_time: "STDDEV_OVER_TIME",
-  quantile_over_time: "QUANTILE_OVER_TIME",
-  first_over_time: "FIRST_OVER_TIME",
-  last_over_time: "LAST_OVER_TIME",
-  absent_over_time: "ABSENT_OVER_TIME",
+  ...FUNCTION_TOKENS,
   vector: "VECTOR",
-  sum: "SUM",
-  avg: "AVG",
-  max: "MAX",
-  min: "MIN",
-  count: "COUNT",
-  stddev: "STDDEV",
-  stdvar: "STDVAR",
-  bottomk: "BOTTOMK",
-  topk: "TOPK",
-  sort: "SORT",
-  sort_desc: "SORT_DESC",
   label_replace: "LABEL_REPLACE",
-  approx_topk: "APPROX_TOPK",
   bytes: "BYTES_CONV",
   duration: "DURATION_CONV",
   duration_seconds: "DURATION_SECONDS_CONV",

@@ -19,6 +19,7 @@ import type {
   LineFilterValue,
 } from "./ast";
 import { formatBytes } from "../core/go/bytes";
+import { type FunctionParam, rangeFunction, vectorAggregation } from "./functions";
 import { formatDuration, formatPromDuration } from "../core/go/duration";
 import { formatFloat, quote as goQuote } from "../core/go/strconv";
 import { labelRegexPrintsRaw } from "./label-regex-shape";
@@ -28,12 +29,12 @@ export function printExpr(e: Expr): string {
     case "LogSelector":
       return printLogSelector(e);
     case "RangeAggregation": {
-      const param = e.param !== undefined ? formatFloat(e.param, "f", -1) + "," : "";
+      const param = printParam(rangeFunction(e.op).param, e.param);
       return `${e.op}(${param}${printLogRange(e.range)})${e.grouping ? printGrouping(e.grouping) : ""}`;
     }
     case "VectorAggregation": {
       const g = e.grouping && (e.grouping.without || e.grouping.labels.length > 0) ? printGrouping(e.grouping) : "";
-      const param = e.param !== undefined ? `${e.param},` : "";
+      const param = printParam(vectorAggregation(e.op).param, e.param);
       return `${e.op}${g}(${param}${printExpr(e.expr)})`;
     }
     case "BinaryOp":
@@ -44,6 +45,19 @@ export function printExpr(e: Expr): string {
       return `vector(${formatFloat(e.value, "f", 6)})`;
     case "LabelReplace":
       return `label_replace(${printExpr(e.expr)},${goQuote(e.dst)},${goQuote(e.replacement)},${goQuote(e.src)},${goQuote(e.regex)})`;
+  }
+}
+
+/** A function's argument before its expression, with its comma, as Loki prints that kind. */
+function printParam(kind: FunctionParam, value: number | undefined): string {
+  if (value === undefined) return "";
+  switch (kind) {
+    case "none":
+      return "";
+    case "float":
+      return `${formatFloat(value, "f", -1)},`;
+    case "count":
+      return `${value},`;
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * Loki's post-parse validation (`validateExpr`): every queried selector needs at least one
- * matcher that cannot match the empty string, and `sort`/`sort_desc` take no grouping labels.
+ * matcher that cannot match the empty string, and `sort`/`sort_desc` take no grouping labels
+ * (VECTOR_AGGREGATIONS' `no-labels`).
  * Runs after construction checks, in Loki's order.
  */
 
 import type { Expr, LogSelectorExpr, Matcher, SampleExpr } from "./ast";
 import { semanticError } from "./errors";
+import { vectorAggregation } from "./functions";
 import { compileGoRegexp } from "./go-regexp";
 import { children, isKind, SKIP, walk, type SyntaxNode } from "./walk";
 
@@ -19,7 +21,8 @@ export function validateExpr(e: Expr): void {
       return SKIP;
     },
     VectorAggregation: (agg) => {
-      if ((agg.op === "sort" || agg.op === "sort_desc") && agg.grouping && agg.grouping.labels.length > 0) {
+      if (vectorAggregation(agg.op).grouping === "no-labels" && agg.grouping && agg.grouping.labels.length > 0) {
+        // Loki's message names sort and sort_desc, the only aggregations refusing labels.
         throw semanticError("sort and sort_desc doesn't allow grouping by ");
       }
     },

@@ -6,6 +6,7 @@
  */
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { isKind, some, type SyntaxNode } from "../logql/walk";
+import { vectorAggregation } from "../logql/functions";
 
 export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string>): boolean {
   if (derived.size === 0) return false;
@@ -34,9 +35,7 @@ export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string
  * operations) pass their inner series' labels through: each side's labels are its own aggregation's.
  */
 function keepsOnlyItsGrouping(node: SyntaxNode): boolean {
-  if (!isKind(node, "VectorAggregation")) return false;
-  const op = node.op;
-  return !(op === "topk" || op === "bottomk" || op === "approx_topk" || op.startsWith("sort"));
+  return isKind(node, "VectorAggregation") && vectorAggregation(node.op).result !== "series";
 }
 
 /** A label filter, `drop` or `keep` naming a derived field. */

@@ -2,9 +2,9 @@
  * Which metric subtrees VictoriaLogs computes exactly, and the LogsQL that does it.
  *
  * Pushed: `sum [by (labels)] (count_over_time | bytes_over_time | rate | bytes_rate (selector
- * |line filters [range] [offset]))` when every pipeline stage runs in the origin (or only drops
- * labels that are not grouped by). Without parsers a
- * sample's labels are its stream labels plus structured metadata — exactly the fields VictoriaLogs
+ * |line filters [range] [offset]))` (the functions with `origin.lines` in RANGE_FUNCTIONS) when
+ * every pipeline stage runs in the origin (or only drops labels that are not grouped by). Without
+ * parsers a sample's labels are its stream labels plus structured metadata — exactly the fields VictoriaLogs
  * groups by — so `stats by (labels)` sees the same groups Loki does.
  *
  * Loki's value at t covers (t − offset − range, t − offset]. VictoriaLogs buckets are [b, b + w);
@@ -12,6 +12,7 @@
  * divides both range and step, each Loki window is an exact union of buckets.
  */
 import type { PipelineStage, SampleExpr } from "../logql/ast";
+import { rangeFunction } from "../logql/functions";
 import { fieldName, isSpecialField } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
@@ -49,7 +50,6 @@ export interface BucketPlan extends BucketGrid {
   perSeconds: number;
 }
 
-const PUSHABLE_RANGE_OPS = new Set(["count_over_time", "bytes_over_time", "rate", "bytes_rate"]);
 /** Above this many buckets the origin's answer would outgrow local evaluation's. */
 const MAX_BUCKETS = 20_000n;
 
@@ -58,11 +58,14 @@ export function planMetricPushdown(
   grid: MetricGrid,
   derived?: DerivedFieldRules,
 ): BucketPlan | undefined {
-  if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
+  if (expr.kind !== "VectorAggregation" || expr.grouping?.without) return undefined;
   const inner = expr.expr;
-  if (inner.kind !== "RangeAggregation" || !PUSHABLE_RANGE_OPS.has(inner.op) || inner.grouping || inner.range.unwrap) {
-    return undefined;
-  }
+  if (inner.kind !== "RangeAggregation" || inner.grouping || inner.range.unwrap) return undefined;
+  // The origin totals each bucket's lines; summing the buckets' totals over a window and then the
+  // windows' values over the series is the outer aggregation only when it is the one that merges them.
+  const facts = rangeFunction(inner.op);
+  const lines = facts.origin.lines;
+  if (!lines || facts.mergedBy !== "sum" || expr.op !== "sum") return undefined;
   const plan = planLogQuery(inner.range.selector, { derived });
   const groupBy = expr.grouping?.labels ?? [];
   // A Loki label named like a VictoriaLogs field (`_stream`, …), or one the Worker derives
@@ -79,7 +82,7 @@ export function planMetricPushdown(
   if (span / width > MAX_BUCKETS) return undefined;
 
   const bucketShift = mod(grid.start - offset + 1n, width);
-  const value = inner.op === "count_over_time" || inner.op === "rate" ? "count" : "bytes";
+  const value = lines.total;
   const stats = value === "count" ? "count() as __v" : "sum(__n) as __v";
   const by = [`_time:${width}ns offset ${bucketShift}ns`, ...groupBy.map(fieldName)].join(", ");
   const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
@@ -93,7 +96,7 @@ export function planMetricPushdown(
     offset,
     groupBy,
     value,
-    perSeconds: inner.op === "rate" || inner.op === "bytes_rate" ? Number(range) / 1e9 : 0,
+    perSeconds: lines.perSecond ? Number(range) / 1e9 : 0,
   };
 }
 

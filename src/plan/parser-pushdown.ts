@@ -59,7 +59,8 @@
  * Names must start with a letter and use only [A-Za-z0-9_]; names the Worker derives
  * (`detected_level`, `service_name`) and `…_extracted` names are declined.
  */
-import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import { rangeFunction } from "../logql/functions";
+import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { escapeRegex, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, gcd, mod, type MetricGrid } from "./metric-pushdown";
@@ -76,12 +77,6 @@ export interface ParserBucketPlan extends BucketGrid {
 
 type Parser = "json" | "logfmt";
 
-const PUSHABLE_RANGE_OPS = new Set<RangeAggregationExpr["op"]>([
-  "count_over_time",
-  "bytes_over_time",
-  "rate",
-  "bytes_rate",
-]);
 const MAX_BUCKETS = 20_000n;
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const ERROR = "__error__";
@@ -130,7 +125,9 @@ export function planParserPushdown(
 ): ParserBucketPlan | undefined {
   if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
   const inner = expr.expr;
-  if (inner.kind !== "RangeAggregation" || !PUSHABLE_RANGE_OPS.has(inner.op) || inner.grouping || inner.range.unwrap) {
+  // The counting functions: line counts or byte sizes per bucket (RANGE_FUNCTIONS' `origin.lines`).
+  const lines = inner.kind === "RangeAggregation" ? rangeFunction(inner.op).origin.lines : undefined;
+  if (inner.kind !== "RangeAggregation" || !lines || inner.grouping || inner.range.unwrap) {
     return undefined;
   }
   const groupBy = expr.grouping?.labels ?? [];
@@ -179,7 +176,7 @@ export function planParserPushdown(
   if (parser === "logfmt") pipes.push(...ODD_QUOTES_PIPES);
   const counters = repeats.pipes();
   if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));
-  const bytes = inner.op === "bytes_over_time" || inner.op === "bytes_rate";
+  const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
   const kept = conditions.length === 0 ? "" : ` if (${conditions.join(" ")})`;
@@ -199,7 +196,7 @@ export function planParserPushdown(
     groupBy: groupBy.map(value),
     labels: groupBy,
     value: bytes ? "bytes" : "count",
-    perSeconds: inner.op === "rate" || inner.op === "bytes_rate" ? Number(range) / 1e9 : 0,
+    perSeconds: lines.perSecond ? Number(range) / 1e9 : 0,
   };
 }
 

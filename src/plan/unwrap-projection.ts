@@ -11,11 +11,12 @@
  * The guard runs as a second request over the same window (`limit 1`: one such row is enough); if
  * it finds one, the query is evaluated again from whole lines.
  *
- * `first_over_time` and `last_over_time` are left out: between samples of one series at the same
- * nanosecond their answer depends on the order rows arrive in, and a different request could change
- * it.
+ * `first_over_time` and `last_over_time` are left out (`origin.projection` in RANGE_FUNCTIONS):
+ * between samples of one series at the same nanosecond their answer depends on the order rows
+ * arrive in, and a different request could change it.
  */
 import type { RangeAggregationExpr } from "../logql/ast";
+import { rangeFunction } from "../logql/functions";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { fieldName } from "./logsql";
 import { jsonUnwrapSource } from "./unwrap-pushdown";
@@ -29,13 +30,11 @@ export interface UnwrapProjection {
   groupBy: readonly string[];
 }
 
-const ORDER_DEPENDENT = new Set<RangeAggregationExpr["op"]>(["first_over_time", "last_over_time"]);
-
 export function planUnwrapProjection(
   agg: RangeAggregationExpr,
   derived?: DerivedFieldRules,
 ): UnwrapProjection | undefined {
-  if (!agg.grouping || agg.grouping.without || ORDER_DEPENDENT.has(agg.op)) return undefined;
+  if (!agg.grouping || agg.grouping.without || !rangeFunction(agg.op).origin.projection) return undefined;
   const source = jsonUnwrapSource(agg, agg.grouping.labels, derived);
   if (!source) return undefined;
   const { logsql, unpack, guardPipes, parsed, bad, groupBy } = source;

@@ -9,7 +9,8 @@
  * - `quantile_over_time(φ, ...) by (labels)`: the origin sends each bucket's values (`values`, as
  *   the text it extracted) and the Worker takes the quantile of each window's values — the same
  *   multiset Loki sorts, so the same number, whatever order the values come in.
- * Anything else (no grouping, `without`, other parsers or stages, conversions) stays local.
+ * (`origin.unwrapped` and `mergedBy` in RANGE_FUNCTIONS.) Anything else (no grouping, `without`,
+ * other parsers or stages, conversions) stays local.
  *
  * VictoriaLogs and Loki agree on a row only when both see the same value for `f` and read it as
  * the same number. That holds for one value shape, EXACT_NUMBER: plain decimals of at most 9
@@ -38,12 +39,13 @@
  * guard's `_msg` terms in the same stats pipe, every `__unwrap_f` would be empty.
  */
 import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import { type UnwrapStat, rangeFunction } from "../logql/functions";
 import { escapeRegex, fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, gcd, mod, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
-export type UnwrapFn = "sum" | "min" | "max" | "avg" | "quantile";
+export type UnwrapFn = UnwrapStat;
 
 export interface UnwrapBucketPlan extends BucketGrid {
   fn: UnwrapFn;
@@ -73,19 +75,6 @@ const EXACT = `${EXACT_VALUE}:*`;
 const INEXACT = `${EXACT_VALUE}:""`;
 const MAX_BUCKETS = 20_000n;
 
-const RANGE_FN: Partial<Record<RangeAggregationExpr["op"], UnwrapFn>> = {
-  min_over_time: "min",
-  max_over_time: "max",
-  avg_over_time: "avg",
-  quantile_over_time: "quantile",
-};
-/** Outer vector aggregation ∘ range aggregation pairs that equal one aggregation of the samples. */
-const COMBINED: Record<string, UnwrapFn> = {
-  "sum/sum_over_time": "sum",
-  "min/min_over_time": "min",
-  "max/max_over_time": "max",
-};
-
 export function planUnwrapPushdown(
   expr: SampleExpr,
   grid: MetricGrid,
@@ -98,12 +87,16 @@ export function planUnwrapPushdown(
     if (!expr.grouping || expr.grouping.without) return undefined;
     inner = expr;
     groupBy = expr.grouping.labels;
-    fn = RANGE_FN[expr.op];
+    // Loki groups the samples themselves by the labels: one stats function of the samples.
+    const facts = rangeFunction(expr.op);
+    fn = facts.grouping ? facts.origin.unwrapped : undefined;
   } else if (expr.kind === "VectorAggregation" && expr.expr.kind === "RangeAggregation") {
     if (expr.grouping?.without || expr.expr.grouping) return undefined;
     inner = expr.expr;
     groupBy = expr.grouping?.labels ?? [];
-    fn = COMBINED[`${expr.op}/${inner.op}`];
+    // The outer aggregation of per-series values equals one aggregation of the samples.
+    const facts = rangeFunction(inner.op);
+    fn = facts.mergedBy === expr.op ? facts.origin.unwrapped : undefined;
   } else return undefined;
   if (!fn) return undefined;
 

@@ -5,6 +5,7 @@
  */
 import type { Grouping, RangeAggregationExpr, SampleExpr, VectorAggregationExpr } from "../../logql/ast";
 import { isKind, some } from "../../logql/walk";
+import { rangeFunction, vectorAggregation } from "../../logql/functions";
 import type { ExtractedSample, MetricResult, Series, VectorSample } from "../types";
 import { betweenVectors, foldLiterals, withScalar } from "./binary";
 import { PointBudget } from "./budget";
@@ -134,32 +135,22 @@ function evaluateRange(
   return evaluateRangeAggregation(expr, ctx.grid, ctx.source.samples(expr, from, to), limits, outer);
 }
 
-/** Range functions whose per-series values `sum` adds up to the value over the union of the series. */
-const SUMMABLE = new Set(["count_over_time", "rate", "bytes_over_time", "bytes_rate", "sum_over_time"]);
-
 /**
  * Whether `op by (…)` over `inner` equals `inner` evaluated over the samples grouped by `op`'s
- * grouping (and the inner grouping, if any): sums of sums, the largest of maxima, the smallest of
- * minima (NaN-aware alike: a NaN is kept only when every value is NaN). Folding holds only the
- * answer's groups instead of every inner series, as Loki's memory holds only one step.
+ * grouping (and the inner grouping, if any): the table's `mergedBy` (sums of sums, the largest of
+ * maxima, the smallest of minima, NaN-aware alike: a NaN is kept only when every value is NaN).
+ * Folding holds only the answer's groups instead of every inner series, as Loki's memory holds
+ * only one step.
  */
 function foldsInto(op: VectorAggregationExpr["op"], inner: RangeAggregationExpr): boolean {
-  switch (op) {
-    case "sum":
-      return SUMMABLE.has(inner.op);
-    case "max":
-      return inner.op === "max_over_time";
-    case "min":
-      return inner.op === "min_over_time";
-    default:
-      return false;
-  }
+  return rangeFunction(inner.op).mergedBy === op;
 }
 
 async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Context): Promise<StepVectors> {
-  if (expr.op === "approx_topk" && !ctx.query.instant) {
+  if (vectorAggregation(expr.op).instantOnly && !ctx.query.instant) {
+    // Loki's message: approx_topk's count-min sketches answer instant queries only.
     throw new MetricEvalError(
-      "approx_topk error: count min sketches are only supported on instant queries",
+      `${expr.op} error: count min sketches are only supported on instant queries`,
       "bad-request",
     );
   }
@@ -245,5 +236,5 @@ function toMatrix(steps: StepVectors, grid: StepGrid, limit: SeriesLimit): Serie
 }
 
 function containsSort(expr: SampleExpr): boolean {
-  return some(expr, (node) => isKind(node, "VectorAggregation") && (node.op === "sort" || node.op === "sort_desc"));
+  return some(expr, (node) => isKind(node, "VectorAggregation") && vectorAggregation(node.op).ordersByValue);
 }

@@ -1,8 +1,10 @@
 /**
  * Samples for range aggregations: the log pipeline, then the value — 1 per entry, the line's
- * UTF-8 size, or an unwrapped label converted as Loki converts it.
+ * UTF-8 size, or an unwrapped label converted as Loki converts it (what the function `reads`, in
+ * RANGE_FUNCTIONS).
  */
 import type { LogRangeExpr, RangeAggregationOp, UnwrapConversion } from "../../logql/ast";
+import { rangeFunction } from "../../logql/functions";
 import type { ExtractedSample, Labels, LogRow } from "../types";
 import { parseBytes } from "../../core/go/bytes";
 import { durationSeconds, parseDurationNs } from "../../core/go/duration";
@@ -101,7 +103,7 @@ export function compileSampleExtractor(
   const b = runner.builder;
   const unwrap = range.unwrap;
   if (unwrap === undefined) {
-    const bytes = op === "bytes_over_time" || op === "bytes_rate";
+    const bytes = rangeFunction(op).reads === "bytes";
     return {
       process(row) {
         const line = runner.run(row);

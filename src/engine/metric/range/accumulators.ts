@@ -2,8 +2,6 @@
  * Per-window accumulators for the range functions that can fold samples one at a time, so a
  * window never holds its samples. Each follows Loki's own streaming aggregator arithmetic.
  */
-import type { RangeAggregationOp } from "../../../logql/ast";
-
 export type FoldKind = "count" | "sum" | "mean" | "min" | "max" | "variance" | "first" | "last";
 
 export class WindowAcc {
@@ -63,54 +61,9 @@ export class WindowAcc {
         }
         this.n++;
         return;
+      default:
+        // Every kind is handled above: a new one fails the type check here.
+        return kind satisfies never;
     }
-  }
-}
-
-/** How an op folds, or undefined when it needs the window's points (quantile, rate_counter, absent). */
-export function foldKindOf(op: RangeAggregationOp, unwrapped: boolean): FoldKind | undefined {
-  switch (op) {
-    case "count_over_time":
-      return "count";
-    case "rate":
-      return unwrapped ? "sum" : "count";
-    case "bytes_over_time":
-    case "bytes_rate":
-    case "sum_over_time":
-      return "sum";
-    case "avg_over_time":
-      return "mean";
-    case "min_over_time":
-      return "min";
-    case "max_over_time":
-      return "max";
-    case "stdvar_over_time":
-    case "stddev_over_time":
-      return "variance";
-    case "first_over_time":
-      return "first";
-    case "last_over_time":
-      return "last";
-    default:
-      return undefined;
-  }
-}
-
-/** The window's value once every sample is folded in. */
-export function finishFold(op: RangeAggregationOp, kind: FoldKind, acc: WindowAcc, rangeSeconds: number): number {
-  switch (op) {
-    case "count_over_time":
-      return acc.n;
-    case "rate":
-      // Without unwrap a rate counts lines; with unwrap it sums the values (not a counter rate).
-      return (kind === "count" ? acc.n : acc.x) / rangeSeconds;
-    case "bytes_rate":
-      return acc.x / rangeSeconds;
-    case "stdvar_over_time":
-      return acc.m2 / acc.n;
-    case "stddev_over_time":
-      return Math.sqrt(acc.m2 / acc.n);
-    default:
-      return acc.x;
   }
 }

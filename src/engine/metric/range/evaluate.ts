@@ -16,8 +16,8 @@ import { PipelineError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from 
 import type { SeriesLimit } from "../series-limit";
 import { type StepGrid, stepsCovering, timeAt } from "../grid";
 import { compareLabels, groupLabels, isErrorSeries, labelsKey } from "../labels";
-import { type FoldKind, WindowAcc, finishFold, foldKindOf } from "./accumulators";
-import { CounterWindows, QuantileWindows } from "./sliding";
+import { WindowAcc } from "./accumulators";
+import { RANGE_IMPLEMENTATIONS, type RangeImplementation } from "./implementations";
 
 /** One vector per evaluation step, in grid order. */
 export type StepVectors = VectorSample[][];
@@ -63,12 +63,19 @@ export async function evaluateRangeAggregation(
   limits: RangeLimits,
   outerGrouping?: Grouping,
 ): Promise<StepVectors> {
-  if (expr.op === "absent_over_time") return absentOverTime(expr, grid, samples);
-  const kind = foldKindOf(expr.op, expr.range.unwrap !== undefined);
-  return kind
-    ? foldOverTime(expr, kind, grid, samples, limits, outerGrouping)
-    : pointsOverTime(expr, grid, samples, limits, outerGrouping);
+  const impl: RangeImplementation = RANGE_IMPLEMENTATIONS[expr.op];
+  switch (impl.kind) {
+    case "fold":
+      return foldOverTime(expr, impl, grid, samples, limits, outerGrouping);
+    case "points":
+      return pointsOverTime(expr, impl, grid, samples, limits, outerGrouping);
+    case "absent":
+      return absentOverTime(expr, grid, samples);
+  }
 }
+
+type FoldImplementation = Extract<RangeImplementation, { kind: "fold" }>;
+type PointsImplementation = Extract<RangeImplementation, { kind: "points" }>;
 
 /** The label set a sample is aggregated under; error samples keep every label so the error surfaces. */
 function seriesLabelsOf(sample: ExtractedSample, expr: RangeAggregationExpr, outer: Grouping | undefined): Labels {
@@ -137,13 +144,14 @@ interface TallySeries {
 
 async function foldOverTime(
   expr: RangeAggregationExpr,
-  kind: FoldKind,
+  impl: FoldImplementation,
   grid: StepGrid,
   samples: SampleStream,
   limits: RangeLimits,
   outer: Grouping | undefined,
 ): Promise<StepVectors> {
-  if (kind === "count" || kind === "sum") return tallyOverTime(expr, kind, grid, samples, limits, outer);
+  const kind = impl.fold(expr.range.unwrap !== undefined);
+  if (kind === "count" || kind === "sum") return tallyOverTime(expr, impl, kind, grid, samples, limits, outer);
   const w = windowOf(expr);
   const budget = limits.budget;
   const series = new SeriesTable<FoldSeries>(expr, outer, limits, (labels) => ({ labels, windows: new Map() }));
@@ -166,8 +174,7 @@ async function foldOverTime(
   const rangeSeconds = Number(w.range) / 1e9;
   const out = emptySteps(grid.count);
   for (const s of sortedSeries(series.all)) {
-    for (const [k, acc] of s.windows)
-      out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
+    for (const [k, acc] of s.windows) out[k]!.push({ labels: s.labels, v: impl.finish(acc, kind, rangeSeconds) });
     // The answer now holds the values: the accumulators can go while the next series is written.
     s.windows.clear();
   }
@@ -177,6 +184,7 @@ async function foldOverTime(
 /** foldOverTime for counts and sums: the same additions, in the same order, on a bare number. */
 async function tallyOverTime(
   expr: RangeAggregationExpr,
+  impl: FoldImplementation,
   kind: "count" | "sum",
   grid: StepGrid,
   samples: SampleStream,
@@ -209,7 +217,7 @@ async function tallyOverTime(
     for (const [k, tally] of s.windows) {
       if (counting) acc.n = tally;
       else acc.x = tally;
-      out[k]!.push({ labels: s.labels, v: finishFold(expr.op, kind, acc, rangeSeconds) });
+      out[k]!.push({ labels: s.labels, v: impl.finish(acc, kind, rangeSeconds) });
     }
     s.windows.clear();
   }
@@ -224,6 +232,7 @@ interface PointSeries {
 
 async function pointsOverTime(
   expr: RangeAggregationExpr,
+  impl: PointsImplementation,
   grid: StepGrid,
   samples: SampleStream,
   limits: RangeLimits,
@@ -252,7 +261,7 @@ async function pointsOverTime(
     const { ts, vs } = inTimeOrder(s);
     s.ts = [];
     s.vs = [];
-    const windows = slidingWindows(expr, ts, vs, w.range);
+    const windows = impl.window(expr, ts, vs, w.range);
     const n = ts.length;
     let lo = 0;
     let hi = 0;
@@ -283,25 +292,6 @@ function inTimeOrder(s: PointSeries): { ts: bigint[]; vs: number[] } {
   if (ordered) return s;
   const order = s.ts.map((_, i) => i).sort((a, b) => (s.ts[a]! < s.ts[b]! ? -1 : s.ts[a]! > s.ts[b]! ? 1 : a - b));
   return { ts: order.map((i) => s.ts[i]!), vs: order.map((i) => s.vs[i]!) };
-}
-
-/** A window sliding forward over one series' points in time order (see sliding.ts). */
-interface SlidingWindow {
-  enter(i: number): void;
-  leave(i: number): void;
-  /** The function's value over the points [lo, hi). */
-  value(lo: number, hi: number): number;
-}
-
-function slidingWindows(expr: RangeAggregationExpr, ts: bigint[], vs: number[], range: bigint): SlidingWindow {
-  switch (expr.op) {
-    case "quantile_over_time":
-      return new QuantileWindows(expr.param ?? NaN, vs);
-    case "rate_counter":
-      return new CounterWindows(ts, vs, range);
-    default:
-      throw new Error(`range aggregation ${expr.op} has no point function`);
-  }
 }
 
 /**

@@ -6,12 +6,20 @@
  */
 import { extrapolatedRate } from "./functions";
 
+/** A window sliding forward over one series' points in time order. */
+export interface SlidingWindow {
+  enter(i: number): void;
+  leave(i: number): void;
+  /** The function's value over the points [lo, hi). */
+  value(lo: number, hi: number): number;
+}
+
 /**
  * quantile_over_time: every point's rank among all the series' values (the order `quantile` sorts
  * in: NaN first, equal values by time, as a stable sort of the window leaves them), and a Fenwick
  * tree counting the ranks inside the window, so the k-th smallest is a descent of log n steps.
  */
-export class QuantileWindows {
+export class QuantileWindows implements SlidingWindow {
   private readonly rankOf: Int32Array;
   private readonly byRank: Float64Array;
   private readonly tree: Int32Array;
@@ -85,7 +93,7 @@ function compareValues(a: number, b: number): number {
  * predecessor) inside the window. The resets are listed once; a window adds only its own, in the
  * same order, so the sum is the same floating-point sum.
  */
-export class CounterWindows {
+export class CounterWindows implements SlidingWindow {
   /** Indexes j ≥ 1 with vs[j] < vs[j − 1], ascending. */
   private readonly resets: number[] = [];
   /** The first reset at or after the window's second point. */
