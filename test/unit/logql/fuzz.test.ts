@@ -117,11 +117,18 @@ function check(q: string): void {
   // that a loaded machine's pauses cannot reach it.
   const ms = performance.now() - t0;
   if (ms > 1000) throw new Error(`parsing took ${ms.toFixed(1)} ms for ${JSON.stringify(q)}`);
-  if (printed !== undefined) {
+  if (printed !== undefined && !NEGATIVE_ZERO.test(printed)) {
     // Canonical text must itself be valid and stable.
     expect(printExpr(parseUncached(printed))).toBe(printed);
   }
 }
+
+/**
+ * The one canonical text that is not stable, in Loki as here: a number filter against `-00`
+ * (SUB NUMBER, the float -0) prints as `-0`, which Loki's lexer reads as a duration, since Go's
+ * time.ParseDuration accepts a bare "0" after its sign.
+ */
+const NEGATIVE_ZERO = /(?<![\w.])-0(?![\w.])/;
 
 describe("parser robustness", () => {
   it("handles arbitrary strings", () => {
@@ -157,6 +164,13 @@ describe("parser robustness", () => {
       fc.property(mutated, (q) => check(q)),
       { numRuns: 5000 },
     );
+  });
+
+  it("prints a number filter against -00 as Loki does, though the text reads back as a duration", () => {
+    const printed = printExpr(parseUncached('{a="b"} | status > -00'));
+    expect(printed).toBe('{a="b"} | status>-0');
+    expect(NEGATIVE_ZERO.test(printed)).toBe(true);
+    expect(printExpr(parseUncached(printed))).toBe('{a="b"} | status>0s');
   });
 
   it("parses the seeds", () => {

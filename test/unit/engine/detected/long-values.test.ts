@@ -6,13 +6,10 @@ import { parseDurationNs } from "../../../../src/core/go/duration";
 import { parseFloat } from "../../../../src/core/go/strconv";
 
 describe("detecting the type of a 1 MB value", () => {
-  it("does not quote the whole value for an error nobody reads", () => {
+  // What this costs is measured in bench/micro/detect.bench.ts.
+  it("reads each as a string", () => {
     const values = ["x", "1x", "-x", "1.5x", "9h9x"].map((p) => p + "x".repeat(1_000_000));
-    const started = performance.now();
     for (const v of values) expect(detectFieldType(v)).toBe("string");
-    // Quoting each value in the float and duration errors, and reading a long unit to its end,
-    // took 100 to 300 ms a value.
-    expect(performance.now() - started).toBeLessThan(150);
   });
 
   it("still gives Go's message when it is read", () => {
