@@ -11,7 +11,7 @@ import { POINTS_PER_STATS_ROW } from "../cache/extents";
 import type { BucketGrid, BucketPlan, MetricGrid } from "../plan/metric-pushdown";
 import type { ScanStats } from "./logs";
 
-interface GroupBuckets {
+export interface GroupBuckets {
   labels: Labels;
   /** Bucket ends (inclusive, ns) and values, as the rows came. */
   ends: bigint[];
@@ -101,9 +101,21 @@ export async function runBucketPlan(
     g.values.push(Number(row.__v));
   }
 
+  return windowTotals(groups.values(), grid, plan);
+}
+
+/**
+ * Each group's value per evaluation time: the total of the buckets in its window (divided by the
+ * window's seconds for a rate), for the times whose window holds any of its buckets.
+ */
+export function windowTotals(
+  groups: Iterable<GroupBuckets>,
+  grid: MetricGrid,
+  plan: Pick<BucketGrid, "offset" | "width" | "bucketsPerWindow"> & { perSeconds: number },
+): Series[] {
   const times = evaluationTimes(grid);
   const out: Series[] = [];
-  for (const g of groups.values()) {
+  for (const g of groups) {
     const { ends, totals } = bucketTotals(g);
     const points: Series["points"] = [];
     // The window total, kept as the span slides: admit the buckets it gains, retire those it leaves.

@@ -74,29 +74,47 @@ export function planMetricPushdown(
   if (groupBy.some((name) => isSpecialField(name) || derivedNow.has(name))) return undefined;
   if (!plan.local.every((stage) => dropsNoneOf(stage, groupBy))) return undefined;
 
-  const range = BigInt(inner.range.range);
-  const offset = BigInt(inner.range.offset);
-  if (range <= 0n) return undefined;
-  const width = grid.instant ? range : gcd(range, grid.step);
-  const span = grid.end - grid.start + range;
-  if (span / width > MAX_BUCKETS) return undefined;
-
-  const bucketShift = mod(grid.start - offset + 1n, width);
+  const buckets = bucketsOf(inner.range, grid);
+  if (!buckets) return undefined;
   const value = lines.total;
   const stats = value === "count" ? "count() as __v" : "sum(__n) as __v";
-  const by = [`_time:${width}ns offset ${bucketShift}ns`, ...groupBy.map(fieldName)].join(", ");
+  const by = [buckets.timeGrouping, ...groupBy.map(fieldName)].join(", ");
   const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
   return {
     logsql: `${plan.logsql}${lenPipe} | stats by (${by}) ${stats}`,
     rows: plan.logsql,
-    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
-    width,
-    shift: bucketShift,
-    bucketsPerWindow: Number(range / width),
-    offset,
+    ...buckets.grid,
     groupBy,
     value,
-    perSeconds: lines.perSecond ? Number(range) / 1e9 : 0,
+    perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
+  };
+}
+
+/**
+ * The time buckets a range aggregation's windows are made of on `grid`: width the largest that
+ * divides both the range and the step, so that every window is a whole number of buckets; none
+ * past MAX_BUCKETS, where the origin's answer would outgrow local evaluation's.
+ */
+export function bucketsOf(
+  spec: { range: number | bigint; offset: number | bigint },
+  grid: MetricGrid,
+): { grid: Omit<BucketGrid, "logsql" | "groupBy">; range: bigint; timeGrouping: string } | undefined {
+  const range = BigInt(spec.range);
+  const offset = BigInt(spec.offset);
+  if (range <= 0n) return undefined;
+  const width = grid.instant ? range : gcd(range, grid.step);
+  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
+  const shift = mod(grid.start - offset + 1n, width);
+  return {
+    grid: {
+      window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
+      width,
+      shift,
+      bucketsPerWindow: Number(range / width),
+      offset,
+    },
+    range,
+    timeGrouping: `_time:${width}ns offset ${shift}ns`,
   };
 }
 
@@ -108,12 +126,12 @@ function dropsNoneOf(stage: PipelineStage, groupBy: readonly string[]): boolean 
   return stage.kind === "Drop" && stage.items.every((item) => !item.matcher && !groupBy.includes(item.name));
 }
 
-export function gcd(a: bigint, b: bigint): bigint {
+function gcd(a: bigint, b: bigint): bigint {
   while (b !== 0n) [a, b] = [b, a % b];
   return a;
 }
 
-export function mod(a: bigint, m: bigint): bigint {
+function mod(a: bigint, m: bigint): bigint {
   const r = a % m;
   return r < 0n ? r + m : r;
 }

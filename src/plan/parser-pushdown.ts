@@ -63,7 +63,7 @@ import { rangeFunction } from "../logql/functions";
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { escapeRegex, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
-import { type BucketGrid, gcd, mod, type MetricGrid } from "./metric-pushdown";
+import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { EXACT_NUMBER, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
@@ -77,7 +77,6 @@ export interface ParserBucketPlan extends BucketGrid {
 
 type Parser = "json" | "logfmt";
 
-const MAX_BUCKETS = 20_000n;
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const ERROR = "__error__";
 /** Integer constants of numeric filters both sides compare alike (see the module comment). */
@@ -152,12 +151,8 @@ export function planParserPushdown(
   if ([...names].some((n) => dropped.has(n))) return undefined;
   const relevant = [...names];
 
-  const range = BigInt(inner.range.range);
-  const offset = BigInt(inner.range.offset);
-  if (range <= 0n) return undefined;
-  const width = grid.instant ? range : gcd(range, grid.step);
-  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
-  const shift = mod(grid.start - offset + 1n, width);
+  const buckets = bucketsOf(inner.range, grid);
+  if (!buckets) return undefined;
 
   const repeats = new RepeatCounters();
   const bad = guard(parser, relevant, typed, repeats);
@@ -185,18 +180,14 @@ export function planParserPushdown(
   // The guard reads `_msg` in this same pipe, which is also what makes VictoriaLogs (v1.121) read
   // the line for the prefixed unpack at all.
   stats.push(`count() if (${bad}) as __bad`);
-  const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy.map(value)].join(", ");
+  const by = [buckets.timeGrouping, ...groupBy.map(value)].join(", ");
   return {
     logsql: `${plan.logsql} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
-    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
-    width,
-    shift,
-    bucketsPerWindow: Number(range / width),
-    offset,
+    ...buckets.grid,
     groupBy: groupBy.map(value),
     labels: groupBy,
     value: bytes ? "bytes" : "count",
-    perSeconds: lines.perSecond ? Number(range) / 1e9 : 0,
+    perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
 }
 

@@ -42,7 +42,7 @@ import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr }
 import { type UnwrapStat, rangeFunction } from "../logql/functions";
 import { escapeRegex, fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
-import { type BucketGrid, gcd, mod, type MetricGrid } from "./metric-pushdown";
+import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export type UnwrapFn = UnwrapStat;
@@ -73,7 +73,6 @@ const EXACT_VALUE = `${GUARD}exact`;
 /** Rows whose value both sides read alike, and the others. */
 const EXACT = `${EXACT_VALUE}:*`;
 const INEXACT = `${EXACT_VALUE}:""`;
-const MAX_BUCKETS = 20_000n;
 
 export function planUnwrapPushdown(
   expr: SampleExpr,
@@ -104,28 +103,20 @@ export function planUnwrapPushdown(
   if (!source) return undefined;
   const { logsql, bad, unpack, guardPipes } = source;
 
-  const range = BigInt(inner.range.range);
-  const offset = BigInt(inner.range.offset);
-  if (range <= 0n) return undefined;
-  const width = grid.instant ? range : gcd(range, grid.step);
-  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
-  const shift = mod(grid.start - offset + 1n, width);
+  const buckets = bucketsOf(inner.range, grid);
+  if (!buckets) return undefined;
 
   const valueStat =
     fn === "quantile"
       ? `values(${EXACT_VALUE}) limit ${MAX_BUCKET_VALUES}`
       : `${fn === "avg" ? "sum" : fn}(${EXACT_VALUE})`;
-  const by = [`_time:${width}ns offset ${shift}ns`, ...groupBy].join(", ");
+  const by = [buckets.timeGrouping, ...groupBy].join(", ");
   const stats =
     `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
     `count() if (${bad}) as __bad`;
   return {
     logsql: `${logsql} | ${unpack}${guardPipes} | ${stats}`,
-    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
-    width,
-    shift,
-    bucketsPerWindow: Number(range / width),
-    offset,
+    ...buckets.grid,
     groupBy,
     fn,
     phi: inner.param ?? NaN,

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { askMetric, expectSameAnswer } from "./support/metric-answers";
+import { askMetric, pushedAndLocal } from "./support/metric-answers";
 import { pushStreams } from "../support/push-streams";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
@@ -19,15 +19,6 @@ import { GATEWAY } from "./support/gateway";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
-
-async function both(query: string, params: Record<string, string>, headers: Record<string, string> = {}) {
-  const [pushed, local] = await Promise.all([
-    askMetric(query, params, true, headers),
-    askMetric(query, params, false, headers),
-  ]);
-  expectSameAnswer(pushed, local, query);
-  return { pushed, local };
-}
 
 describe("parser push-down on the compat data", () => {
   const range = { start: String(DATA_START), end: String(DATA_END), step: "300" };
@@ -48,7 +39,7 @@ describe("parser push-down on the compat data", () => {
       'sum by (level) (rate({app=~"worker|auth"} | logfmt | size >= 100MB or size < 1KiB [10m]))',
       'sum by (method) (count_over_time({app="checkout"} | json | drop __error__ | duration <= 40ms [10m]))',
     ]) {
-      const { pushed, local } = await both(query, range);
+      const { pushed, local } = await pushedAndLocal(query, range);
       expect(local.series.size, query).toBeGreaterThan(0);
       expect(local.linesScanned, query).toBeGreaterThan(0);
       expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
@@ -60,7 +51,7 @@ describe("parser push-down on the compat data", () => {
       'sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 3 [1h]))',
       'sum by (method) (rate({app="checkout"} | json | drop __error__ [30m]))',
     ]) {
-      const { pushed } = await both(query, { time: String(DATA_START + 4 * 3600) });
+      const { pushed } = await pushedAndLocal(query, { time: String(DATA_START + 4 * 3600) });
       expect(pushed.linesScanned, query).toBe(0);
     }
   });
@@ -78,7 +69,7 @@ describe("parser push-down on the compat data", () => {
       'sum by (job) (count_over_time({app="worker"} | logfmt --strict [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{.job}}" [5m]))',
     ]) {
-      const { pushed } = await both(query, range);
+      const { pushed } = await pushedAndLocal(query, range);
       expect(pushed.linesScanned, query).not.toBe(0);
     }
   });
@@ -307,7 +298,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       const queries = shapes(set.kind, `{app="pgen", set="s${k}"}`);
       const answers = await Promise.all(
         queries.map((query, j) =>
-          both(
+          pushedAndLocal(
             query,
             { start: String(DATA_START), end: String(DATA_START + 300), step: j % 2 ? "10" : "30" },
             TENANT,

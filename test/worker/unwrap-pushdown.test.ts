@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { askMetric, expectSameAnswer } from "./support/metric-answers";
+import { askMetric, pushedAndLocal } from "./support/metric-answers";
 import { pushStreams } from "../support/push-streams";
 import { watchOrigin } from "../support/watch-origin";
 import { env } from "cloudflare:workers";
@@ -29,15 +29,6 @@ async function pushCounted(tenant: string, app: string, streams: { values: unkno
     const seen = [...probe.series.values()][0]?.[0]?.[1];
     return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
   });
-}
-
-async function both(query: string, params: Record<string, string>, headers: Record<string, string> = {}) {
-  const [pushed, local] = await Promise.all([
-    askMetric(query, params, true, headers),
-    askMetric(query, params, false, headers),
-  ]);
-  expectSameAnswer(pushed, local, query);
-  return { pushed, local };
 }
 
 describe("unwrap push-down on the compat data", () => {
@@ -80,7 +71,11 @@ describe("unwrap push-down on the compat data", () => {
           const end = Math.min(DATA_END, start + step * 60);
           const off = offset ? ` offset ${offset}s` : "";
           const query = wrap(`${sel} | json | unwrap ${f}${errf} [${range}s]${off}`);
-          const { pushed } = await both(query, { start: String(start), end: String(end), step: String(step) });
+          const { pushed } = await pushedAndLocal(query, {
+            start: String(start),
+            end: String(end),
+            step: String(step),
+          });
           if (pushed.linesScanned === 0) pushedCount++;
         },
       ),
@@ -99,7 +94,7 @@ describe("unwrap push-down on the compat data", () => {
         seconds,
         fc.integer({ min: 600, max: 6 * 3600 }),
         async (sel, f, wrap, range, at) => {
-          await both(wrap(`${sel} | json | unwrap ${f} [${range}s]`), { time: String(DATA_START + at) });
+          await pushedAndLocal(wrap(`${sel} | json | unwrap ${f} [${range}s]`), { time: String(DATA_START + at) });
         },
       ),
       { numRuns: 20, seed: 11 },
@@ -117,7 +112,7 @@ describe("unwrap push-down on the compat data", () => {
       'topk(2, quantile_over_time(0.99, {app="api-gateway"} | json | unwrap latency_ms [5m]) by (pod))',
       'quantile_over_time(0.75, {app="payments"} | json | unwrap latency_ms [15m] offset 30m) by (namespace)',
     ]) {
-      const { pushed, local } = await both(query, params);
+      const { pushed, local } = await pushedAndLocal(query, params);
       expect(pushed.linesScanned, query).toBe(0);
       expect(local.linesScanned, query).toBeGreaterThan(0);
       expect(local.series.size, query).toBeGreaterThan(0);
@@ -133,7 +128,7 @@ describe("unwrap push-down on the compat data", () => {
       'topk(2, stdvar_over_time({app="api-gateway"} | json | unwrap latency_ms [5m]) by (pod))',
       'stddev_over_time({app="payments"} | json | unwrap latency_ms [15m] offset 30m) by (namespace)',
     ]) {
-      const { pushed, local } = await both(query, params);
+      const { pushed, local } = await pushedAndLocal(query, params);
       expect(local.series.size, query).toBeGreaterThan(0);
       expect(pushed.linesScanned, query).toBeGreaterThan(0);
       // Values only: a few bytes per row instead of the line.
@@ -150,7 +145,7 @@ describe("unwrap push-down on the compat data", () => {
       'stddev_over_time({app="payments"} | json | unwrap bytes(bytes) [10m]) by (app)',
       'quantile_over_time(0.9, {app="payments"} | json | unwrap latency_ms [10m])',
     ]) {
-      const { pushed, local } = await both(query, params);
+      const { pushed, local } = await pushedAndLocal(query, params);
       expect(pushed.bytesScanned, query).toBe(local.bytesScanned);
     }
   });
@@ -166,7 +161,7 @@ describe("unwrap push-down on the compat data", () => {
       'quantile_over_time(0.9, {app="payments"} | json | unwrap latency_ms [10m]) without (pod)',
       'max_over_time({app="auth"} | logfmt | unwrap attempt [10m]) by (pod)',
     ]) {
-      const { pushed } = await both(query, params);
+      const { pushed } = await pushedAndLocal(query, params);
       // Rows were read (or the same error came back): a pushed answer reads none.
       expect(pushed.linesScanned, query).not.toBe(0);
     }
@@ -336,7 +331,7 @@ describe("generated values (property, real VictoriaLogs)", () => {
         ]) {
           const query = wrap(`{app="gen", set="s${k}"} | json | unwrap ${conversion}(v) | __error__=""`);
           const params = { start: String(DATA_START), end: String(DATA_START + 300), step: "30" };
-          const { pushed, local } = await both(query, params, TENANT);
+          const { pushed, local } = await pushedAndLocal(query, params, TENANT);
           expect(pushed.bytesScanned, query).toBe(local.bytesScanned);
         }
       }
@@ -361,7 +356,7 @@ describe("generated values (property, real VictoriaLogs)", () => {
 
   it("a group label present only in the JSON keeps the query local", async () => {
     const query = 'sum by (level) (sum_over_time({app="gen"} | json | unwrap v | __error__="" [1m]))';
-    const { pushed } = await both(
+    const { pushed } = await pushedAndLocal(
       query,
       { start: String(DATA_START), end: String(DATA_START + 300), step: "60" },
       TENANT,
@@ -435,7 +430,7 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
         `sum by (set) (sum_over_time({app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]))`,
         `quantile_over_time(0.5, {app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]) by (set)`,
       ]) {
-        const { pushed, local } = await both(query, params, TENANT);
+        const { pushed, local } = await pushedAndLocal(query, params, TENANT);
         expect(local.series.size, query).toBeGreaterThan(0);
         if (odd.length === 0) expect(pushed.bytesScanned, `${query} read whole lines`).toBeLessThan(local.bytesScanned);
         else
@@ -489,7 +484,7 @@ describe("a stored field named like one of the guard's (real VictoriaLogs)", () 
         `max_over_time({app="gen3", set="${set}"} | json | unwrap v | __error__="" [1m]) by (set)`,
         `quantile_over_time(0.9, {app="gen3", set="${set}"} | json | unwrap v | __error__="" [1m]) by (set)`,
       ]) {
-        const { pushed, local } = await both(query, params, TENANT);
+        const { pushed, local } = await pushedAndLocal(query, params, TENANT);
         const values = [...local.series.values()].flat().map(([, v]) => Number(v));
         expect(values.length, query).toBeGreaterThan(0);
         expect(Math.max(...values), query).toBeLessThan(1000);

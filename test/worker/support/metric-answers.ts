@@ -84,3 +84,17 @@ export function expectSameAnswer(pushed: MetricAnswer, local: MetricAnswer, quer
     });
   }
 }
+
+/** The query answered with push-down on and off, at once; the two answers must be the same. */
+export async function pushedAndLocal(
+  query: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ pushed: MetricAnswer; local: MetricAnswer }> {
+  const [pushed, local] = await Promise.all([
+    askMetric(query, params, true, headers),
+    askMetric(query, params, false, headers),
+  ]);
+  expectSameAnswer(pushed, local, query);
+  return { pushed, local };
+}
