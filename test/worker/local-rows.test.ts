@@ -109,6 +109,39 @@ describe("a metric query evaluated in the Worker", () => {
   });
 });
 
+describe("a push-down whose guard declines", () => {
+  it("is counted before its fallback reads a row, and refused past the budget", async () => {
+    // A nested JSON object flattens into the grouped name: the guard finds such rows and the
+    // Worker would evaluate the query from whole lines.
+    const shape = 'count_over_time({app="payments"} | json | drop __error__[10m])';
+    const params = { query: `sum by (http_proto) (${shape})`, step: "600" };
+    const calls = watchOrigin(inject("originUrl"));
+    const refused = await ask(params, { MAX_LOCAL_ROWS: "100" });
+    expect(refused.status, refused.body).toBe(400);
+    const paths = calls.map((c) => c.path);
+    // The guarded push-down, then the count; no row was read after it.
+    expect(paths.at(-1)).toBe("/select/logsql/hits");
+    expect(paths.slice(0, -1).every((p) => p === "/select/logsql/query")).toBe(true);
+    expect(calls.slice(0, -1).every((c) => c.query.includes("stats"))).toBe(true);
+    const rows = await originCount(calls.at(-1)!);
+    expect(refused.body).toBe(
+      `the query would evaluate ${rows} rows in the Worker, more than 100 (MAX_LOCAL_ROWS): ` +
+        `${shape} is evaluated row by row; ${ADVICE}`,
+    );
+  });
+
+  it("a push-down whose guard finds nothing is never counted nor refused", async () => {
+    const calls = watchOrigin(inject("originUrl"));
+    const pushed = await ask(
+      { query: 'sum by (method) (count_over_time({app="checkout"} | json | drop __error__ [30m]))', step: "600" },
+      { MAX_LOCAL_ROWS: "1" },
+    );
+    expect(pushed.status, pushed.body).toBe(200);
+    expect(pushed.json.data.result.length).toBeGreaterThan(0);
+    expect(calls.some((c) => c.path === "/select/logsql/hits")).toBe(false);
+  });
+});
+
 describe("queries that read no rows, or few", () => {
   it("a query VictoriaLogs computes is never counted nor refused", async () => {
     const calls = watchOrigin(inject("originUrl"));
