@@ -109,6 +109,29 @@ describe("a metric query evaluated in the Worker", () => {
   });
 });
 
+describe("a multi-tenant query", () => {
+  it("asks each tenant's count, against the one budget of the request", async () => {
+    const first = watchOrigin(inject("originUrl"));
+    await ask(LOCAL, { MAX_LOCAL_ROWS: "1" });
+    const rows = await originCount(first[0]!);
+    const asTenants = (vars: Partial<Env>) =>
+      call(
+        "/loki/api/v1/query_range",
+        { ...RANGE, ...LOCAL },
+        // Tenant 0 holds the compat rows, tenant 1 none.
+        { headers: { "X-Scope-OrgID": "0|1" }, env: { ...BASE, ...vars } },
+      );
+    const calls = watchOrigin(inject("originUrl"));
+    const answered = await asTenants({ MAX_LOCAL_ROWS: String(rows) });
+    expect(answered.status, answered.body).toBe(200);
+    const counts = calls.filter((c) => c.path === "/select/logsql/hits");
+    expect(counts.map((c) => c.accountId).sort()).toEqual(["0", "1"]);
+    const refused = await asTenants({ MAX_LOCAL_ROWS: String(rows - 1) });
+    expect(refused.status, refused.body).toBe(400);
+    expect(refused.body).toContain(`the query would evaluate ${rows} rows in the Worker, more than ${rows - 1}`);
+  });
+});
+
 describe("a push-down whose guard declines", () => {
   it("is counted before its fallback reads a row, and refused past the budget", async () => {
     // A nested JSON object flattens into the grouped name: the guard finds such rows and the
