@@ -34,6 +34,8 @@ export interface Env {
   MAX_METRIC_POINTS?: string;
   /** Loki's `max_query_length`: the longest range a query may ask for (default 721h; 0 = no limit). */
   MAX_QUERY_LENGTH?: string;
+  /** Rows one query may evaluate in the Worker from whole lines (default 1000000; 0 = no limit). */
+  MAX_LOCAL_ROWS?: string;
   /** "single" (default): one tenant; "header": X-Scope-OrgID chooses (behind an authenticating gateway). */
   TENANCY?: string;
   /** "off" makes the Worker evaluate every metric query itself (for comparison and diagnosis). */
@@ -81,6 +83,8 @@ export interface Config {
   maxMetricPoints: number;
   /** ns; 0 means no limit. */
   maxQueryLength: bigint;
+  /** Rows one query may evaluate in the Worker (exec/local-rows.ts); 0 means no limit. */
+  maxLocalRows: number;
   /** Who may read which tenant (auth/policy.ts). */
   tenancy: TenancyPolicy;
   pushdown: boolean;
@@ -180,6 +184,7 @@ export function readConfig(env: Env): Config {
     maxQuerySeries: positiveInt(env, "MAX_QUERY_SERIES", 500),
     maxMetricPoints: positiveInt(env, "MAX_METRIC_POINTS", DEFAULT_MAX_POINTS),
     maxQueryLength: duration(env, "MAX_QUERY_LENGTH", 721n * 3_600_000_000_000n, 0n),
+    maxLocalRows: nonNegativeInt(env, "MAX_LOCAL_ROWS", DEFAULT_MAX_LOCAL_ROWS),
     tenancy,
     pushdown: flag(env, "PUSHDOWN", true),
     cache: flag(env, "CACHE", true),
@@ -203,6 +208,13 @@ export function readConfig(env: Env): Config {
   };
 }
 
+/**
+ * A whole line evaluated in the Worker costs 10-24 µs of CPU (bench/results/scale.md: 10.4 µs for
+ * the levels panel, 24.1 µs for a JSON field's), so a million rows take 10-24 s: within the Workers
+ * CPU limit's default of 30 s for every shape measured. A deployment that raised the limit (5 min at
+ * most) can raise this with it, about ten times.
+ */
+const DEFAULT_MAX_LOCAL_ROWS = 1_000_000;
 /** Workers keep at most six connections open per request: more in flight would only queue. */
 const MAX_OPEN_CONNECTIONS = 6;
 /** Each sub-window is an origin request: a sub-minute interval would turn one query into thousands. */
@@ -309,7 +321,10 @@ function telemetryKeyMaterial(env: Env, originAuthorization: string | undefined)
   return JSON.stringify(["derived", ...secrets.map((v) => v ?? null)]);
 }
 
-/** 0 is meaningful here: no calls of that kind at all (a Free plan deployment may spend none on caches). */
+/**
+ * 0 is meaningful here: for a platform limit, no calls of that kind at all (a Free plan deployment may
+ * spend none on caches); for MAX_LOCAL_ROWS, no limit.
+ */
 function nonNegativeInt(env: Env, name: StringVar, dflt: number): number {
   const v = env[name];
   if (v === undefined) return dflt;

@@ -21,6 +21,8 @@ import { spanOf } from "../cache/log-window-plan";
 import type { CachedOrigin } from "../cache/cached-origin";
 import { levelsCanWait } from "../plan/derived-use";
 import { addDetectedLevelFromRow, derivedNames } from "../engine/derived-fields";
+import type { LocalRows } from "./local-rows";
+import { printExpr } from "../logql/printer";
 
 export interface LogQueryOptions {
   window: TimeWindow;
@@ -33,6 +35,11 @@ export interface LogQueryOptions {
   prefilter?: boolean;
   /** The query's share of the isolate's memory admission, grown with the text its entries hold. */
   memory?: { cover(chars: number): void };
+  /**
+   * The rows the request may read (MAX_LOCAL_ROWS), counted as they arrive: a log query stops once it
+   * holds `limit` entries, so the rows its range holds would refuse queries that read few of them.
+   */
+  localRows?: LocalRows;
 }
 
 export interface LogQueryResult {
@@ -62,6 +69,7 @@ export async function executeLogQuery(
   const budget = new EntryTextBudget(opts.limit, opts.memory);
   const top = new EntryTopK(opts.limit, opts.direction, budget);
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
+  const shape = opts.localRows ? printExpr(expr) : "";
 
   /**
    * One origin request over adjacent windows `ws` (direction order): each window's best `limit`
@@ -75,6 +83,7 @@ export async function executeLogQuery(
     const scoped = signal ? client.withSignal(signal) : client;
     for await (const batch of scoped.logRows(logsql, spanOf(ws), { levels: !lateLevels })) {
       rows += batch.length;
+      opts.localRows?.count(batch.length, shape);
       for (const row of batch) {
         bytes += lineLength(row);
         // Rows come in runs of nearby times: the previous row's window is tried first.

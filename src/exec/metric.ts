@@ -26,6 +26,8 @@ import type { OriginClient } from "../origin/client";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { ScanStats } from "./logs";
 import { splitWindows } from "./windows";
+import type { LocalRows } from "./local-rows";
+import { printExpr } from "../logql/printer";
 import { lineLength } from "../engine/literal-row";
 import { mergeConcurrent } from "./merge";
 import { metricNeedsDerived } from "../plan/derived-use";
@@ -59,6 +61,8 @@ export interface MetricQueryOptions {
   maxPoints?: number;
   /** Let VictoriaLogs compute the subtrees it computes exactly (default on). */
   pushdown?: boolean;
+  /** The rows the request may evaluate from whole lines (MAX_LOCAL_ROWS); unbounded without it. */
+  localRows?: LocalRows;
 }
 
 export async function executeMetricQuery(
@@ -304,29 +308,40 @@ export function rangeSamples(
   derive: boolean,
 ): AsyncIterable<readonly ExtractedSample[]> {
   const range = { start: from + 1n, end: to + 1n };
-  // Within the request's share of origin requests: a wider window gives the same samples.
-  const windows = splitWindows(range, opts.splitInterval, false, client.budget.windowShare());
   const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
   const extractor = compileSampleExtractor(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,
     agg.grouping && !agg.grouping.without ? agg.grouping.labels : undefined,
   );
-  const perWindow = windows.map(
-    (w) =>
-      async function* (signal: AbortSignal): AsyncGenerator<ExtractedSample[]> {
-        stats.subqueries++;
-        for await (const batch of client.withSignal(signal).logRows(plan.logsql, w, { derive })) {
-          const samples: ExtractedSample[] = [];
-          for (const row of batch) {
-            stats.rowsScanned++;
-            stats.bytesScanned += lineLength(row);
-            const sample = extractor.process(row);
-            if (sample) samples.push(sample);
+  const local = opts.localRows;
+  const shape = local ? printExpr(agg) : "";
+  const read = () => {
+    // Within the request's share of origin requests: a wider window gives the same samples.
+    const windows = splitWindows(range, opts.splitInterval, false, client.budget.windowShare());
+    const perWindow = windows.map(
+      (w) =>
+        async function* (signal: AbortSignal): AsyncGenerator<ExtractedSample[]> {
+          stats.subqueries++;
+          for await (const batch of client.withSignal(signal).logRows(plan.logsql, w, { derive })) {
+            local?.count(batch.length, shape);
+            const samples: ExtractedSample[] = [];
+            for (const row of batch) {
+              stats.rowsScanned++;
+              stats.bytesScanned += lineLength(row);
+              const sample = extractor.process(row);
+              if (sample) samples.push(sample);
+            }
+            if (samples.length > 0) yield samples;
           }
-          if (samples.length > 0) yield samples;
-        }
-      },
-  );
-  return mergeConcurrent(perWindow, opts.maxConcurrency);
+        },
+    );
+    return mergeConcurrent(perWindow, opts.maxConcurrency);
+  };
+  if (!local) return read();
+  // Every row of the range is read: the origin counts them first, and too many are refused unread.
+  return (async function* () {
+    await local.admit(client, plan.logsql, range, shape);
+    yield* read();
+  })();
 }

@@ -23,6 +23,7 @@ import {
 import { jsonResponse, type LokiRequest } from "../http/context";
 import { executeLogQuery } from "../exec/logs";
 import { executeMetricQuery } from "../exec/metric";
+import { LocalRows } from "../exec/local-rows";
 import { streamsResponseStream } from "../encode/stream-writer";
 import { groupByLabelSet } from "../encode/label-sets";
 import { metricResponseBody } from "../encode/metric";
@@ -63,6 +64,7 @@ async function queryRange(r: LokiRequest): Promise<Response> {
         signal: r.signal,
         prefilter: config.pushdown,
         memory,
+        localRows: new LocalRows(config.maxLocalRows),
       });
       r.telemetry.mark("exec");
       // The stats object is written at the end of the stream; the log line is written before that.
@@ -141,6 +143,7 @@ async function metricQuery(r: LokiRequest, expr: SampleExpr, q: MetricQuery): Pr
     partialSeries: r.logsDrilldown,
     maxPoints: config.maxMetricPoints,
     pushdown: config.pushdown,
+    localRows: new LocalRows(config.maxLocalRows),
   });
   r.telemetry.mark("exec");
   const body = metricResponseBody(result, requestStats(r, stats, 0));

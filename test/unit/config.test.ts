@@ -36,6 +36,7 @@ describe("readConfig defaults", () => {
     expect(c.maxEntriesLimit).toBe(5000);
     expect(c.maxQuerySeries).toBe(500);
     expect(c.maxQueryLength).toBe(721n * 3_600_000_000_000n);
+    expect(c.maxLocalRows).toBe(1_000_000);
     expect(c.tenancy.mode).toBe("single");
     expect(c.pushdown).toBe(true);
     expect(c.cache).toBe(true);
@@ -115,6 +116,14 @@ describe("duration variables", () => {
         expect(refusal({ [name]: bad }), bad).toBe(`${name} must be a duration such as 90s, 10m or 1h`);
       }
       expect(refusal({ [name]: "-5m" })).toBe(`${name} must not be negative`);
+    }
+  });
+
+  it("MAX_LOCAL_ROWS: a non-negative integer, 0 for no limit", () => {
+    expect(read({ MAX_LOCAL_ROWS: "0" }).maxLocalRows).toBe(0);
+    expect(read({ MAX_LOCAL_ROWS: " 250000 " }).maxLocalRows).toBe(250_000);
+    for (const bad of ["-1", "1e6", "1.5", "many", "", "99999999999999999999"]) {
+      expect(refusal({ MAX_LOCAL_ROWS: bad }), bad).toBe("MAX_LOCAL_ROWS must be a non-negative integer");
     }
   });
 

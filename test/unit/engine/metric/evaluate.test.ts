@@ -89,6 +89,24 @@ describe("result shape", () => {
     expect(limitError).toBeInstanceOf(QueryLimitError);
     expect(statusOf(limitError as QueryLimitError)).toBe(400);
   });
+  it("refuses past max_query_series while the samples arrive, not after reading them all", async () => {
+    // One new series per batch, 10,000 batches: the refusal comes at the third series.
+    let pulled = 0;
+    const source: SampleSource = {
+      async *samples() {
+        for (let i = 0; i < 10_000; i++) {
+          pulled++;
+          yield [sample(100, 1, { app: "a", pod: `p${i}` })];
+        }
+      },
+    };
+    const e = range("count_over_time", 'app="a"', "60s");
+    for (const q of [rangeQ, instantQ]) {
+      pulled = 0;
+      await expect(evaluateMetric(e, q, source, { maxSeries: 2 })).rejects.toBeInstanceOf(QueryLimitError);
+      expect(pulled).toBe(3);
+    }
+  });
   it("sorts matrix series by labels and keeps per-step topk", async () => {
     // a: 3 then 1; b: 2 then 2 → topk(1) picks a at t=120, b at t=180.
     const s = [
