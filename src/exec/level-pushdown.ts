@@ -102,7 +102,8 @@ function lineLevel(row: VLRow): string | undefined {
   }
   const pair = row[INPUT.logfmt];
   if (pair) {
-    const value = pair.slice(pair.indexOf("=") + 1);
+    // A bare `level` key is a pair with an empty value.
+    const value = pair.includes("=") ? pair.slice(pair.indexOf("=") + 1) : "";
     return levelOfLineParts(value.startsWith('"') ? value.slice(1, -1) : value, words);
   }
   return row[INPUT.equals] ? undefined : words();

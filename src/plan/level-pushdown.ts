@@ -26,7 +26,8 @@
  *   line is one flat object of plain members only: then an empty `__dl_j` means the walk finds no
  *   level member at all. A JSON line with neither: declined.
  * - `__dl_l`: for a logfmt line, the first pair whose key is `level` in any case (Loki's
- *   earliest-listed key, which ends its scan), when every token before it is a bare key or a pair
+ *   earliest-listed key, which ends its scan; a bare `level` is such a pair, with an empty value),
+ *   when every token before it is a bare key or a pair
  *   with a plain or quoted escape-free value, as Loki's decoder splits them; `__dl_eq` says whether
  *   the line has a `=` at all (a line with one and no such pair: declined).
  * - `__dl_w`: the first level word, by a regex that finds the leftmost bounded word: at most one
@@ -87,7 +88,7 @@ const LF_KEY = String.raw`[^\x00-\x20"=\x{fffd}]+`;
 const LF_VALUE = String.raw`(?:"[^"\\]*"|[^\x00-\x20"=]*)`;
 const LOGFMT_LEVEL =
   `^(?:${LF_SPACE}*(?:${LF_KEY}|${LF_KEY}=${LF_VALUE})(?:${LF_SPACE}+|$))*?` +
-  `${LF_SPACE}*(?P<${INPUT.logfmt}>(?i:level)=${LF_VALUE})(?:${LF_SPACE}|$)`;
+  `${LF_SPACE}*(?P<${INPUT.logfmt}>(?i:level)(?:=${LF_VALUE})?)(?:${LF_SPACE}|$)`;
 const classOf = (chars: string) => [...chars].map((c) => (/[\\\][^-]/.test(c) ? `\\${c}` : c)).join("");
 const WORDS = LEVEL_WORDS.map(([w]) => w)
   .sort((a, b) => b.length - a.length)

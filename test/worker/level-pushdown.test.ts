@@ -7,6 +7,7 @@
  * first level words, lines with none) and what the reduction could read differently; the tests also
  * check which answers really were pushed (no rows scanned).
  */
+import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
@@ -154,6 +155,7 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     plain(["level=info msg=x", "LEVEL=Error msg=y", 'ts=1 msg="a b c" Level="warning"']),
     plain(["\u001b[31mERROR\u001b[0m level=error caller=x", "level= msg=fatal", 'a="" level=dbg']),
     plain(["level=loud msg=critical", "lvl=debug msg=x level=info", "x=1 y=2 level=trace"]),
+    plain(["level ERROR level=info", "a Level=warn", "x LEVEL"]),
     tricky(["severity=error msg=x", "a=b=c level=info", 'a="x\\"y" level=info', 'q"=1 level=info']),
     tricky(["a=1", "key=value only"]),
     // First level words.
@@ -209,5 +211,134 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     ]) {
       await both(query, range, TENANT);
     }
+  });
+});
+
+/** Random lines mixing JSON, logfmt and free text from the pieces Loki's level rules read. */
+describe("generated lines (property, real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "26:3" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const key = fc.constantFrom(
+    "level",
+    "LEVEL",
+    "Level",
+    "lEvEl",
+    "lvl",
+    "severity",
+    "SeverityText",
+    "log.level",
+    "msg",
+    "a",
+  );
+  const levelWord = fc.constantFrom(
+    "info",
+    "INFO",
+    "Warn",
+    "warning",
+    "err",
+    "ERROR",
+    "dbg",
+    "trace",
+    "fatal",
+    "critical",
+    "information",
+    "loud",
+    "",
+  );
+  const text = fc
+    .array(
+      fc.oneof(
+        levelWord,
+        fc.constantFrom("x", "terror", "informal", "ünï", "日本", "\u0065", 'a"b', "\u001b[31m", "İnfo", "K", "\ufffd"),
+      ),
+      { maxLength: 4 },
+    )
+    .chain((words) =>
+      fc
+        .array(fc.constantFrom(" ", "\t", "[", "]", ":", ",", "(", "!", "=", "'", "|", "-"), {
+          minLength: words.length,
+          maxLength: words.length,
+        })
+        .map((seps) => words.map((w, i) => w + seps[i]).join("")),
+    );
+  const jsonValue = fc.oneof(
+    levelWord.map((w) => JSON.stringify(w)),
+    text.map((t) => JSON.stringify(t)),
+    fc.constantFrom("1", "-2.5e3", "true", "null", '"esc\\"aped"', '{"level": "debug"}', '["error"]', "01"),
+  );
+  const jsonLine = fc
+    .tuple(
+      fc.array(fc.tuple(key, jsonValue), { maxLength: 4 }),
+      fc.constantFrom("", " ", "\u00a0", "\n"),
+      fc.constantFrom("", " ", "\u00a0"),
+    )
+    .map(
+      ([members, lead, trail]) =>
+        `${lead}{${members.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(", ")}}${trail}`,
+    );
+  const logfmtValue = fc.oneof(
+    levelWord,
+    text.map((t) => JSON.stringify(t)),
+    fc.constantFrom('"a b"', "a=b", 'x"y', ""),
+  );
+  const logfmtLine = fc
+    .array(
+      fc.oneof(
+        fc.tuple(key, logfmtValue).map(([k, v]) => `${k}=${v}`),
+        key,
+        text,
+      ),
+      { minLength: 1, maxLength: 5 },
+    )
+    .map((tokens) => tokens.join(fc.sample(fc.constantFrom(" ", "  ", "\t", "\u001b"), 1)[0]));
+  const line = fc.oneof(jsonLine, logfmtLine, text);
+  const metadata = fc.option(
+    fc.constantFrom<Record<string, string>>(
+      { level: "Warn" },
+      { severity_number: "17" },
+      { detected_level: "dbg" },
+      { lvl: "x", SEVERITY: "info" },
+    ),
+    { nil: undefined },
+  );
+  const sets = fc.sample(fc.record({ lines: fc.array(line, { minLength: 1, maxLength: 6 }), metadata }), {
+    numRuns: 40,
+    seed: 2603,
+  });
+
+  beforeAll(async () => {
+    const streams = sets.map((set, k) => ({
+      stream: { app: "lprop", set: `s${k}` },
+      values: set.lines.map((l, i) => {
+        const ts = String(base + BigInt(i * 11 + k) * 1_000_000_000n);
+        return set.metadata ? [ts, l, set.metadata] : [ts, l];
+      }),
+    }));
+    const total = streams.reduce((n, s) => n + s.values.length, 0);
+    await pushStreams("26:3", streams, async () => {
+      const probe = await askMetric(
+        'sum(count_over_time({app="lprop"}[1h]))',
+        { time: String(DATA_START + 1800) },
+        false,
+        TENANT,
+        false,
+        DISCOVERY,
+      );
+      const seen = [...probe.series.values()][0]?.[0]?.[1];
+      return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
+    });
+  });
+
+  it("pushed or not, every set gives the answer of local evaluation", async () => {
+    const range = { start: String(DATA_START), end: String(DATA_START + 600), step: "60" };
+    let pushed = 0;
+    for (const k of sets.keys()) {
+      const query = `sum by (detected_level) (count_over_time({app="lprop", set="s${k}"} [2m]))`;
+      const answers = await both(query, range, TENANT);
+      if (answers.pushed.linesScanned === 0) pushed++;
+    }
+    // Most random sets hold a line the reduction does not settle; some must be pushed for the
+    // property to compare the push-down at all.
+    expect(pushed).toBeGreaterThan(3);
   });
 });

@@ -68,6 +68,8 @@ describe("levelOfGroup", () => {
     expect(levelOfGroup({ [INPUT.logfmt]: 'LEVEL="wrn"', [INPUT.equals]: "=" })).toBe("warn");
     expect(levelOfGroup({ [INPUT.logfmt]: "level=", [INPUT.equals]: "=", [INPUT.word]: "Fatal" })).toBe("fatal");
     expect(levelOfGroup({ [INPUT.word]: "warning" })).toBe("warn");
+    // A bare `level` key ends Loki's logfmt scan with an empty value: the first level word decides.
+    expect(levelOfGroup({ [INPUT.logfmt]: "level", [INPUT.equals]: "=", [INPUT.word]: "error" })).toBe("error");
     expect(levelOfGroup({})).toBe("unknown");
   });
 
