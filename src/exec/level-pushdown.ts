@@ -12,6 +12,8 @@ import type { VLRow } from "../origin/rows";
 import { DETECTED_LEVEL, detectLevelWith, levelOfLineParts, levelOfWord } from "../engine/derived-fields";
 import { PointLimitError } from "../engine/metric/errors";
 import type { ScanStats } from "./logs";
+import type { LabelFilterExpr } from "../logql/ast";
+import { stringMatcher } from "../engine/pipeline/labelfilter";
 import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
 
 interface Group {
@@ -34,15 +36,17 @@ export async function runLevelPlan(
     if (err instanceof PointLimitError) return "declined";
     throw err;
   }
+  const keeps = plan.levelFilters.map(levelPredicate);
   const groups = new Map<string, Group>();
   const levels = new Map<string, string | undefined>();
   for (const { row, key, end } of rows) {
     let level = levels.get(key);
     if (!levels.has(key)) levels.set(key, (level = levelOfGroup(row)));
     if (level === undefined) return "declined";
+    if (!keeps.every((keep) => keep(level))) continue;
     const labels: Labels = {};
     for (const name of plan.labels) if (row[name]) labels[name] = row[name];
-    labels[DETECTED_LEVEL] = level;
+    if (plan.byLevel) labels[DETECTED_LEVEL] = level;
     const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     let g = groups.get(id);
     if (!g) groups.set(id, (g = { labels, buckets: [] }));
@@ -107,6 +111,23 @@ function lineLevel(row: VLRow): string | undefined {
     return levelOfLineParts(value.startsWith('"') ? value.slice(1, -1) : value, words);
   }
   return row[INPUT.equals] ? undefined : words();
+}
+
+/** A filter on `detected_level` alone (plan/level-pushdown.ts) as a test of a level, by Loki's matchers. */
+function levelPredicate(f: LabelFilterExpr): (level: string) => boolean {
+  switch (f.type) {
+    case "string":
+      return stringMatcher(f.op, f.value);
+    case "binary": {
+      const l = levelPredicate(f.left);
+      const r = levelPredicate(f.right);
+      return f.op === "and" ? (v) => l(v) && r(v) : (v) => l(v) || r(v);
+    }
+    case "paren":
+      return levelPredicate(f.expr);
+    default:
+      throw new Error(`not a level filter: ${f.type}`);
+  }
 }
 
 /** Distinct bucket ends, ascending, with each one's total (rows of one bucket add up). */

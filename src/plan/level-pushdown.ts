@@ -5,8 +5,10 @@
  * not rows.
  *
  * Shape: `sum by (labels, detected_level) (count_over_time | rate | bytes_over_time | bytes_rate
- * (selector | line filters | drop … [range]))`, level discovery on. Every stage but `drop` runs in the
- * origin (planLogQuery), so a row's labels are its fields and the rows counted are Loki's.
+ * (selector | line filters | drop … | detected_level="…" … [range]))`, level discovery on, grouped
+ * by `detected_level` or filtering on it (string filters naming it alone). Every other stage runs in
+ * the origin (planLogQuery), so a row's labels are its fields and the rows counted are Loki's; the
+ * `drop`s name neither `detected_level` nor a grouped label, so they change no count.
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
@@ -36,7 +38,7 @@
  * A group's level is then `levelOfLineParts` / `levelOfWord` over these, the same functions a row's
  * line goes through. Declined groups make the whole answer local (exec/level-pushdown.ts).
  */
-import type { PipelineStage, SampleExpr } from "../logql/ast";
+import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { rangeFunction } from "../logql/functions";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
@@ -54,6 +56,10 @@ import { gcd, mod, type BucketGrid, type MetricGrid } from "./metric-pushdown";
 export interface LevelBucketPlan extends BucketGrid {
   /** The Loki labels of the answer other than `detected_level` (fields of the row). */
   labels: string[];
+  /** Whether `detected_level` is one of the answer's labels. */
+  byLevel: boolean;
+  /** Label filters on `detected_level` alone, applied to each group's level, in order. */
+  levelFilters: LabelFilterExpr[];
   value: "count" | "bytes";
   perSeconds: number;
 }
@@ -127,7 +133,6 @@ export function planLevelPushdown(
   const lines = rangeFunction(inner.op).origin.lines;
   if (!lines) return undefined;
   const groupBy = expr.grouping?.labels ?? [];
-  if (!groupBy.includes(DETECTED_LEVEL)) return undefined;
   const labels = [...new Set(groupBy.filter((name) => name !== DETECTED_LEVEL))];
   const derivedNow = derivedNames(derived);
   // `service_name` is a stream's, derived from its labels: grouping by it stays local.
@@ -135,7 +140,13 @@ export function planLevelPushdown(
     return undefined;
   }
   const plan = planLogQuery(inner.range.selector, { derived });
-  if (!plan.local.every((stage) => dropsNoneOf(stage, groupBy))) return undefined;
+  const levelFilters: LabelFilterExpr[] = [];
+  for (const stage of plan.local) {
+    if (stage.kind === "LabelFilter" && filtersLevelOnly(stage.filter)) levelFilters.push(stage.filter);
+    else if (!dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL])) return undefined;
+  }
+  // Without detected_level in the answer or a filter on it, the count is pushed whole elsewhere.
+  if (!groupBy.includes(DETECTED_LEVEL) && levelFilters.length === 0) return undefined;
 
   const range = BigInt(inner.range.range);
   const offset = BigInt(inner.range.offset);
@@ -158,9 +169,28 @@ export function planLevelPushdown(
     offset,
     groupBy: fields,
     labels,
+    byLevel: groupBy.includes(DETECTED_LEVEL),
+    levelFilters,
     value,
     perSeconds: lines.perSecond ? Number(range) / 1e9 : 0,
   };
+}
+
+/**
+ * A string filter on `detected_level` (Drilldown's `| detected_level="error"`), or several joined
+ * by `and`/`or`: it reads nothing but the level, so it is decided per group.
+ */
+function filtersLevelOnly(f: LabelFilterExpr): boolean {
+  switch (f.type) {
+    case "string":
+      return f.name === DETECTED_LEVEL;
+    case "binary":
+      return filtersLevelOnly(f.left) && filtersLevelOnly(f.right);
+    case "paren":
+      return filtersLevelOnly(f.expr);
+    default:
+      return false;
+  }
 }
 
 /** `| drop` of labels not grouped by (Grafana's `| drop __error__`) leaves every count as it is. */

@@ -35,12 +35,23 @@ describe("planLevelPushdown", () => {
     });
   });
 
+  it("takes Drilldown's filters on detected_level, with or without grouping by it", () => {
+    const filtered = plan('sum(count_over_time({app="x"} | detected_level=~"err.*" or detected_level="warn" [1m]))')!;
+    expect(filtered).toMatchObject({ labels: [], byLevel: false });
+    expect(filtered.levelFilters).toHaveLength(1);
+    expect(plan('sum by (detected_level) (count_over_time({app="x"} | detected_level!="info" [1m]))')).toMatchObject({
+      byLevel: true,
+    });
+  });
+
   it("declines what it cannot count per group", () => {
     const declined = [
       'sum by (level) (count_over_time({app="x"}[1m]))', // no detected_level: pushed whole elsewhere
       'sum by (detected_level) (count_over_time({app="x"} | json [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | drop detected_level [1m]))',
-      'sum by (detected_level) (count_over_time({app="x"} | detected_level="error" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | detected_level > 1 [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | detected_level="error" or level="x" [1m]))',
+      'sum(count_over_time({app="x"} | drop detected_level | detected_level="" [1m]))',
       'sum by (service_name, detected_level) (count_over_time({app="x"}[1m]))',
       'max by (detected_level) (count_over_time({app="x"}[1m]))',
       'sum without (detected_level) (count_over_time({app="x"}[1m]))',
