@@ -32,7 +32,8 @@
  *   when every token before it is a bare key or a pair
  *   with a plain or quoted escape-free value, as Loki's decoder splits them; `__dl_eq` says whether
  *   the line has a `=` at all (a line with one and no such pair: declined).
- * - `__dl_w`: the first level word, by a regex that finds the leftmost bounded word: at most one
+ * - `__dl_w`: the first level word (computed only for rows that may need it, see `wordNeeded`),
+ *   by a regex that finds the leftmost bounded word: at most one
  *   word of LEVEL_WORDS is bounded at a position (`err`/`error`, `warn`/`warning` exclude each other
  *   by the right boundary), so the leftmost match is the earliest word Loki's search finds.
  * A group's level is then `levelOfLineParts` / `levelOfWord` over these, the same functions a row's
@@ -103,8 +104,30 @@ const LEVEL_WORD =
   `(?i)(?:^|[${classOf(LEVEL_WORD_LEFT)}])(?P<${INPUT.word}>${WORDS})` + `(?:$|[${classOf(LEVEL_WORD_RIGHT)}])`;
 const STREAM_LEVEL = `[{,](?P<${INPUT.stream}>${[...LEVEL_FIELDS, SEVERITY_NUMBER, DETECTED_LEVEL].map(escapeRegex).join("|")})=`;
 
+/** Loki's level spellings (`knownLevel`), any case: a level member or pair so spelled decides. */
+const KNOWN_LEVEL = "(?i:trace|trc|debug|dbg|info|inf|information|warn|wrn|warning|error|err|critical|fatal)";
+
+/**
+ * Rows whose level may come from the first level word, the costliest reduction: no label input,
+ * no JSON level member nor (on a line that is not JSON) logfmt level pair spelled like a known
+ * level, and some level word as a token. Elsewhere `__dl_w` is either not read
+ * (exec/level-pushdown.ts) or rightly empty (deleted first): the line has no level word.
+ */
+function wordNeeded(): string {
+  const noLabels = [DETECTED_LEVEL, ...LEVEL_FIELDS, SEVERITY_NUMBER].map((name) => `${fieldName(name)}:""`);
+  const json = `${INPUT.head}:="{" ${INPUT.tail}:="}"`;
+  const jsonKnown = `(${json} ${INPUT.json}:~${quote(`^"${KNOWN_LEVEL}"$`)})`;
+  const logfmtKnown = `(-(${json}) ${INPUT.logfmt}:~${quote(`^(?i:level)="?${KNOWN_LEVEL}"?$`)})`;
+  // A word Loki finds lies between its boundary characters, all of which end a VictoriaLogs token,
+  // so a line it finds one in holds that word as a token: the cheap token search gates the regex.
+  const anyWord = `(${LEVEL_WORDS.map(([w]) => `i(${w})`).join(" or ")})`;
+  return [...noLabels, `-${jsonKnown}`, `-${logfmtKnown}`, anyWord].join(" ");
+}
+
 /** The pipes that give each row its reduced inputs. */
 export const LEVEL_INPUT_PIPES = [
+  // The inputs computed only for some rows: a row's own fields of these names must not pass for them.
+  `delete ${INPUT.flat}, ${INPUT.word}`,
   `extract_regexp ${quote(STREAM_LEVEL)} from _stream`,
   `extract_regexp ${quote(`^[${JS_SPACE}]*(?P<${INPUT.head}>\\{)`)} from _msg`,
   `extract_regexp ${quote(`(?P<${INPUT.tail}>\\})[${JS_SPACE}]*$`)} from _msg`,
@@ -113,7 +136,7 @@ export const LEVEL_INPUT_PIPES = [
   `extract_regexp if (${INPUT.json}:"") ${quote(JSON_FLAT)} from _msg`,
   `extract_regexp ${quote(LOGFMT_LEVEL)} from _msg`,
   `extract_regexp ${quote(`(?P<${INPUT.equals}>=)`)} from _msg`,
-  `extract_regexp ${quote(LEVEL_WORD)} from _msg`,
+  `extract_regexp if (${wordNeeded()}) ${quote(LEVEL_WORD)} from _msg`,
 ].join(" | ");
 
 /** The row fields Loki's level rules read, each grouped by. */

@@ -166,6 +166,8 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     plain(["error-prone code", "errors happen", "WARNING!", "'debug' here", "trace|x", "info,x"]),
     plain(["terror", "informal", "", "   ", "debugger", "critical:x", "err"]),
     plain(["text with ünïcödé then error", "日本語 warn", "x\tinfo"]),
+    // Metadata named like the reduction's own fields must not pass for them.
+    plain(["nothing", '{"msg": "x"}', "{"], { metadata: { __dl_w: "error", __dl_jf: "{", __dl_j: '"warn"' } }),
   ];
 
   beforeAll(async () => {
