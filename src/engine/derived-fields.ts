@@ -133,7 +133,7 @@ export class FieldDeriver {
  */
 export function addDetectedLevel(row: { stream: Labels; metadata: Labels; line: string }): void {
   const existing = row.metadata[DETECTED_LEVEL];
-  const level = existing !== undefined ? normalizeLevel(existing) : detectLevel(row.stream, row.metadata, row.line);
+  const level = detectLevel(row.stream, row.metadata, row.line);
   if (level !== existing) row.metadata[DETECTED_LEVEL] = level;
 }
 
@@ -148,20 +148,30 @@ export function addDetectedLevelFromRow(
   row: { stream: Labels; metadata: Labels; line: string },
 ): void {
   if (Object.hasOwn(entry.parsed, DETECTED_LEVEL)) return;
-  const existing = row.metadata[DETECTED_LEVEL];
-  const level = existing !== undefined ? normalizeLevel(existing) : detectLevel(row.stream, row.metadata, row.line);
+  const level = detectLevel(row.stream, row.metadata, row.line);
   // Metadata named like a stream label enters the entry with a suffix (pipeline/labels.ts).
   const name = Object.hasOwn(row.stream, DETECTED_LEVEL) ? `${DETECTED_LEVEL}_extracted` : DETECTED_LEVEL;
   entry.metadata[name] = level;
 }
 
-/** The entry's level by Loki's rules, when it has no `detected_level` yet. */
+/** The entry's level by Loki's rules: its own `detected_level` normalised, else derived. */
 export function detectLevel(stream: Labels, metadata: Labels, line: string): string {
+  return detectLevelWith(stream, metadata, () => levelFromLine(line));
+}
+
+/**
+ * Loki's rules with the line's part given as `fromLine`: a row's labels and metadata decide first,
+ * and the line is read only when they say nothing. The push-down (plan/level-pushdown.ts) gives
+ * the line's part from what VictoriaLogs extracted of it, through {@link levelOfLineParts}.
+ */
+export function detectLevelWith(stream: Labels, metadata: Labels, fromLine: () => string): string {
+  const existing = metadata[DETECTED_LEVEL];
+  if (existing !== undefined) return normalizeLevel(existing);
   const fromLabel = streamLevelField(stream) ?? firstLevelField(metadata);
   if (fromLabel !== undefined) return normalizeLevel(fromLabel);
   const severity = metadata["severity_number"];
   if (severity) return levelOfSeverityNumber(severity);
-  return levelFromLine(line);
+  return fromLine();
 }
 
 /** Rank of each level field name in LEVEL_FIELDS: the first non-empty one by rank wins. */
@@ -238,11 +248,18 @@ function levelOfSeverityNumber(text: string): string {
 }
 
 function levelFromLine(line: string): string {
-  let value: string | undefined;
-  if (isJsonObjectLine(line)) value = levelFromJson(line);
-  else if (line.includes("=")) value = levelFromLogfmt(line);
-  else return levelFromWords(line);
-  return (value !== undefined ? knownLevel(value) : undefined) ?? levelFromWords(line);
+  const words = () => levelFromWords(line);
+  if (isJsonObjectLine(line)) return levelOfLineParts(levelFromJson(line), words);
+  if (line.includes("=")) return levelOfLineParts(levelFromLogfmt(line), words);
+  return words();
+}
+
+/**
+ * The level of a JSON or logfmt line from the value its level key holds (undefined: none), and
+ * the line's first level word (`words`), read only when that value is no known level.
+ */
+export function levelOfLineParts(value: string | undefined, words: () => string): string {
+  return (value !== undefined ? knownLevel(value) : undefined) ?? words();
 }
 
 /** Loki calls a line JSON when its first and last non-space characters are braces. */
@@ -294,7 +311,7 @@ function levelFromLogfmt(line: string): string | undefined {
 }
 
 /** Level words in Loki's order of preference; the earliest match in the line wins. */
-const LEVEL_WORDS: readonly [string, string][] = [
+export const LEVEL_WORDS: readonly [string, string][] = [
   ["trace", "trace"],
   ["debug", "debug"],
   ["fatal", "fatal"],
@@ -305,8 +322,18 @@ const LEVEL_WORDS: readonly [string, string][] = [
   ["warn", "warn"],
   ["info", "info"],
 ];
-const LEFT_BOUNDARY = new Set([..." \t\n[({\"'=|"]);
-const RIGHT_BOUNDARY = new Set([..." \t\n[]{}():,!\"'=|"]);
+/** The characters that may stand before and after a level word. */
+export const LEVEL_WORD_LEFT = " \t\n[({\"'=|";
+export const LEVEL_WORD_RIGHT = " \t\n[]{}():,!\"'=|";
+const LEFT_BOUNDARY = new Set([...LEVEL_WORD_LEFT]);
+const RIGHT_BOUNDARY = new Set([...LEVEL_WORD_RIGHT]);
+
+/** The level a line's first level word (as found by {@link levelFromWords}, any case) names. */
+export function levelOfWord(word: string): string {
+  const lower = word.toLowerCase();
+  for (const [w, level] of LEVEL_WORDS) if (w === lower) return level;
+  return "unknown";
+}
 
 function levelFromWords(line: string): string {
   const lower = line.toLowerCase();

@@ -39,6 +39,8 @@ import { restrictToGroups } from "./breakdown-groups";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { runParserPlan } from "./parser-pushdown";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
+import { runLevelPlan } from "./level-pushdown";
+import type { LevelBucketPlan } from "../plan/level-pushdown";
 import { type ProjectionGuard, projectedRangeSamples } from "./unwrap-projection";
 import {
   planMetricStrategy,
@@ -89,7 +91,7 @@ type Attempt =
 /** What the origin made of a subtree: its series, or why they would not be Loki's. */
 type PartOutcome =
   | { outcome: "answered"; series: Series[] }
-  | { outcome: "declined"; reason: "guarded" | "incomplete" | "parser-guarded" };
+  | { outcome: "declined"; reason: "guarded" | "incomplete" | "parser-guarded" | "levels-unsettled" };
 
 /** A Worker evaluation's strategy (see plan/metric-strategy.ts). */
 type WorkerStrategy = Extract<MetricStrategy, { kind: "projected" | "local" }>;
@@ -104,6 +106,8 @@ class MetricRun {
    * chunks hold the same kind of lines, so they are not asked again.
    */
   private parserGuarded = false;
+  /** Whether a level push-down met a group its inputs do not settle: the other chunks are alike. */
+  private levelsUnsettled = false;
   /** The query's grid as the evaluator aligns it. */
   readonly aligned: MetricQuery;
   private readonly strict: MetricOptions;
@@ -246,6 +250,8 @@ class MetricRun {
         return this.runGuarded(plan.plan, grid);
       case "parsed":
         return this.runParsed(plan.plan, grid);
+      case "levels":
+        return this.runLevels(plan.plan, grid);
     }
   }
 
@@ -286,6 +292,15 @@ class MetricRun {
     if (outcome !== "guarded") return { outcome: "answered", series: outcome };
     this.parserGuarded = true;
     return { outcome: "declined", reason: "parser-guarded" };
+  }
+
+  /** A count by `detected_level` from groups of the level rules' inputs, unless one does not settle it. */
+  private async runLevels(plan: LevelBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
+    if (this.levelsUnsettled) return { outcome: "declined", reason: "levels-unsettled" };
+    const outcome = await runLevelPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
+    if (outcome !== "declined") return { outcome: "answered", series: outcome };
+    this.levelsUnsettled = true;
+    return { outcome: "declined", reason: "levels-unsettled" };
   }
 
   private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint) {

@@ -19,7 +19,10 @@
  *   through `planPart`, each exact by the argument of its kind above, or `parsed`: a counting
  *   metric over `| json` / `| logfmt` that VictoriaLogs unpacks, filters and counts, with a
  *   same-request guard count (plan/parser-pushdown.ts); when the guard finds a row, that subtree
- *   is evaluated from whole lines, and the query's other chunks do not ask the origin again.
+ *   is evaluated from whole lines, and the query's other chunks do not ask the origin again; or
+ *   `levels`: a counting metric grouped by `detected_level`, counted by VictoriaLogs per group of
+ *   the raw inputs of Loki's level rules, which the Worker applies per group
+ *   (plan/level-pushdown.ts); a group whose inputs do not settle the level declines it likewise.
  *
  * Worker evaluations of range queries go through the series cache chunk by chunk (`seriesCache`);
  * a query pushed whole is cached as its buckets instead (cache/extents.ts), shared with panels of
@@ -30,6 +33,7 @@ import { SKIP, walk } from "../logql/walk";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
 import { planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
+import { planLevelPushdown, type LevelBucketPlan } from "./level-pushdown";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection, type UnwrapProjection } from "./unwrap-projection";
 
@@ -59,7 +63,8 @@ export type MetricStrategy =
 export type PartPlan =
   | { kind: "pushed"; plan: BucketPlan }
   | { kind: "guarded"; plan: UnwrapBucketPlan }
-  | { kind: "parsed"; plan: ParserBucketPlan };
+  | { kind: "parsed"; plan: ParserBucketPlan }
+  | { kind: "levels"; plan: LevelBucketPlan };
 
 export interface StrategyOptions {
   /** Let VictoriaLogs compute what it computes exactly (`pushdown`, default on). */
@@ -96,6 +101,8 @@ export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFie
   if (buckets) return { kind: "pushed", plan: buckets };
   const parsed = planParserPushdown(sub, grid, derived);
   if (parsed) return { kind: "parsed", plan: parsed };
+  const levels = planLevelPushdown(sub, grid, derived);
+  if (levels) return { kind: "levels", plan: levels };
   const unwrap = planUnwrapPushdown(sub, grid, derived);
   return unwrap && { kind: "guarded", plan: unwrap };
 }

@@ -135,4 +135,18 @@ describe("planPart", () => {
     const s = strategy(drilldownField, INSTANT);
     expect(s.kind === "local" && s.whole?.kind).toBe("parsed");
   });
+
+  it("offers counts grouped by detected_level as a levels part when levels are discovered", () => {
+    const part = (q: string, derived?: DerivedFieldRules) => planPart(parseExpr(q) as SampleExpr, RANGE, derived)?.kind;
+    const volume = 'sum by (level, detected_level) (count_over_time({app="x"} | drop __error__ [1m]))';
+    const levels = 'sum by (detected_level) (count_over_time({service_name="w"} | drop __error__ [1m]))';
+    expect(part(volume, DISCOVERY)).toBe("levels");
+    expect(part(levels, DISCOVERY)).toBe("levels");
+    expect(summary(strategy(volume, RANGE, true, DISCOVERY))).toBe("local+parts+cache");
+    // Without discovery, detected_level is a field like any other: pushed whole.
+    expect(part(volume)).toBe("pushed");
+    // service_name is derived from the stream's labels: grouping by it stays local.
+    expect(part('sum by (service_name, detected_level) (count_over_time({app="x"}[1m]))', DISCOVERY)).toBeUndefined();
+    expect(part('sum by (detected_level) (count_over_time({app="x"} | json [1m]))', DISCOVERY)).toBeUndefined();
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { expect } from "vitest";
 import { call } from "./request";
+import type { Env } from "../../../src/config";
 
 export interface MetricAnswer {
   status: number;
@@ -28,13 +29,15 @@ export async function askMetric(
   pushdown: boolean,
   headers: Record<string, string> = {},
   cached = false,
+  /** More of the Worker's variables (level discovery, ...). */
+  vars: Partial<Env> = {},
 ): Promise<MetricAnswer> {
   const instant = !("step" in params);
   const path = instant ? "/loki/api/v1/query" : "/loki/api/v1/query_range";
   const res = await call(
     path,
     { query, ...params },
-    { headers, env: { PUSHDOWN: pushdown ? "on" : "off", CACHE: cached ? "on" : "off" }, settle: cached },
+    { headers, env: { ...vars, PUSHDOWN: pushdown ? "on" : "off", CACHE: cached ? "on" : "off" }, settle: cached },
   );
   const body = res.body;
   const series = new Map<string, [number, string][]>();

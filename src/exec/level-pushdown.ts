@@ -1,0 +1,147 @@
+/**
+ * Runs a level push-down (src/plan/level-pushdown.ts): VictoriaLogs counts rows per (bucket, raw
+ * inputs of Loki's level rules); each group's `detected_level` is derived once, by the rules rows go
+ * through, and groups with the same labels add up. A group whose inputs do not settle the level
+ * declines the whole answer ("declined"): it is then evaluated from rows.
+ */
+import type { Labels, Series } from "../engine/types";
+import type { CachedOrigin } from "../cache/cached-origin";
+import type { MetricGrid } from "../plan/metric-pushdown";
+import { INPUT, LEVEL_LABEL_INPUTS, SEVERITY_NUMBER, type LevelBucketPlan } from "../plan/level-pushdown";
+import type { VLRow } from "../origin/rows";
+import { DETECTED_LEVEL, detectLevelWith, levelOfLineParts, levelOfWord } from "../engine/derived-fields";
+import { PointLimitError } from "../engine/metric/errors";
+import type { ScanStats } from "./logs";
+import type { LabelFilterExpr } from "../logql/ast";
+import { stringMatcher } from "../engine/pipeline/labelfilter";
+import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
+
+interface Group {
+  labels: Labels;
+  buckets: { end: bigint; value: number }[];
+}
+
+export async function runLevelPlan(
+  client: CachedOrigin,
+  plan: LevelBucketPlan,
+  grid: MetricGrid,
+  stats: ScanStats,
+  maxPoints?: number,
+): Promise<Series[] | "declined"> {
+  let rows;
+  try {
+    rows = await bucketRows(client, plan, grid, stats, maxPoints);
+  } catch (err) {
+    // More groups of inputs than the answer may hold points: local evaluation holds only its own.
+    if (err instanceof PointLimitError) return "declined";
+    throw err;
+  }
+  const keeps = plan.levelFilters.map(levelPredicate);
+  const groups = new Map<string, Group>();
+  const levels = new Map<string, string | undefined>();
+  for (const { row, key, end } of rows) {
+    let level = levels.get(key);
+    if (!levels.has(key)) levels.set(key, (level = levelOfGroup(row)));
+    if (level === undefined) return "declined";
+    if (!keeps.every((keep) => keep(level))) continue;
+    const labels: Labels = {};
+    for (const name of plan.labels) if (row[name]) labels[name] = row[name];
+    if (plan.byLevel) labels[DETECTED_LEVEL] = level;
+    const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { labels, buckets: [] }));
+    g.buckets.push({ end, value: Number(row.__v ?? "0") });
+  }
+
+  const times = evaluationTimes(grid);
+  const out: Series[] = [];
+  for (const g of groups.values()) {
+    const { ends, totals } = bucketTotals(g.buckets);
+    const points: Series["points"] = [];
+    let sum = 0;
+    let admitted = 0;
+    let retired = 0;
+    for (const { t, lo, hi } of windowSpans(ends, times, plan)) {
+      while (admitted < hi) sum += totals[admitted++]!;
+      while (retired < lo) sum -= totals[retired++]!;
+      points.push({ t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
+    }
+    if (points.length > 0) out.push({ labels: g.labels, points });
+  }
+  return out;
+}
+
+/**
+ * The `detected_level` of every row of a group, from the group's inputs (see
+ * plan/level-pushdown.ts), or undefined when they do not settle it.
+ */
+export function levelOfGroup(row: VLRow): string | undefined {
+  const metadata: Labels = {};
+  let levelFields = 0;
+  for (const name of LEVEL_LABEL_INPUTS) {
+    const v = row[name];
+    if (!v) continue;
+    metadata[name] = v;
+    if (name !== DETECTED_LEVEL && name !== SEVERITY_NUMBER) levelFields++;
+  }
+  // A level-like stream label: which fields are the stream's matters when there is a choice.
+  const choice = levelFields > 1 || metadata[DETECTED_LEVEL] !== undefined || metadata[SEVERITY_NUMBER] !== undefined;
+  if (row[INPUT.stream] && choice) return undefined;
+  let settled = true;
+  const level = detectLevelWith({}, metadata, () => {
+    const line = lineLevel(row);
+    if (line === undefined) settled = false;
+    return line ?? "unknown";
+  });
+  return settled ? level : undefined;
+}
+
+function lineLevel(row: VLRow): string | undefined {
+  const word = row[INPUT.word];
+  const words = () => (word ? levelOfWord(word) : "unknown");
+  if (row[INPUT.head] && row[INPUT.tail]) {
+    const member = row[INPUT.json];
+    if (member) return levelOfLineParts(member.slice(1, -1), words);
+    return row[INPUT.flat] ? levelOfLineParts(undefined, words) : undefined;
+  }
+  const pair = row[INPUT.logfmt];
+  if (pair) {
+    // A bare `level` key is a pair with an empty value.
+    const value = pair.includes("=") ? pair.slice(pair.indexOf("=") + 1) : "";
+    return levelOfLineParts(value.startsWith('"') ? value.slice(1, -1) : value, words);
+  }
+  return row[INPUT.equals] ? undefined : words();
+}
+
+/** A filter on `detected_level` alone (plan/level-pushdown.ts) as a test of a level, by Loki's matchers. */
+function levelPredicate(f: LabelFilterExpr): (level: string) => boolean {
+  switch (f.type) {
+    case "string":
+      return stringMatcher(f.op, f.value);
+    case "binary": {
+      const l = levelPredicate(f.left);
+      const r = levelPredicate(f.right);
+      return f.op === "and" ? (v) => l(v) && r(v) : (v) => l(v) || r(v);
+    }
+    case "paren":
+      return levelPredicate(f.expr);
+    default:
+      throw new Error(`not a level filter: ${f.type}`);
+  }
+}
+
+/** Distinct bucket ends, ascending, with each one's total (rows of one bucket add up). */
+function bucketTotals(buckets: { end: bigint; value: number }[]): { ends: bigint[]; totals: number[] } {
+  buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
+  const ends: bigint[] = [];
+  const totals: number[] = [];
+  for (const { end, value } of buckets) {
+    const last = ends.length - 1;
+    if (last >= 0 && ends[last] === end) totals[last] = totals[last]! + value;
+    else {
+      ends.push(end);
+      totals.push(value);
+    }
+  }
+  return { ends, totals };
+}

@@ -1,0 +1,222 @@
+/**
+ * Counting metrics grouped by `detected_level` (Grafana's logs volume, Logs Drilldown's level panel),
+ * computed by VictoriaLogs as counts per (bucket, the raw inputs of Loki's level rules), the rules
+ * then applied once per group by the Worker (src/exec/level-pushdown.ts): groups cross the network,
+ * not rows.
+ *
+ * Shape: `sum by (labels, detected_level) (count_over_time | rate | bytes_over_time | bytes_rate
+ * (selector | line filters | drop … | detected_level="…" … [range]))`, level discovery on, grouped
+ * by `detected_level` or filtering on it (string filters naming it alone). Every other stage runs in
+ * the origin (planLogQuery), so a row's labels are its fields and the rows counted are Loki's; the
+ * `drop`s name neither `detected_level` nor a grouped label, so they change no count.
+ *
+ * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
+ * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
+ * when they are all empty, its line. The origin groups by each of these fields, so every row of a
+ * group has the same ones. Whether a field is a stream label or metadata matters only when a row has
+ * two level fields, or a `severity_number` / `detected_level` that may be a stream label: the origin
+ * also groups by `__dl_s`, the first of those names found in `_stream`, and a group that has one and
+ * such a mix is declined. Otherwise the group's fields, read as metadata of a stream with no level
+ * label, give what each row's own labels give. The line is reduced to:
+ * - `__dl_h` / `__dl_t`: `{` when the line's first character after JavaScript whitespace (what
+ *   `trimStart` removes) is one, `}` when its last one before such whitespace is: Loki's test of a
+ *   JSON line, exactly.
+ * - `__dl_j`: for a JSON line, the first string member under a level key, when every member before it
+ *   is a plain one (a string without escapes or control characters, a JSON number, true, false,
+ *   null): Loki's depth-first walk visits them in order and stops at that member. Anything else
+ *   before it (an object it would descend into, an escape) leaves it empty. `__dl_jf` says the
+ *   line is one flat object of plain members only: then an empty `__dl_j` means the walk finds no
+ *   level member at all. A JSON line with neither: declined.
+ * - `__dl_l`: for a logfmt line, the first pair whose key is `level` in any case (Loki's
+ *   earliest-listed key, which ends its scan; a bare `level` is such a pair, with an empty value),
+ *   when every token before it is a bare key or a pair
+ *   with a plain or quoted escape-free value, as Loki's decoder splits them; `__dl_eq` says whether
+ *   the line has a `=` at all (a line with one and no such pair: declined).
+ * - `__dl_w`: the first level word (computed only for rows that may need it, see `wordNeeded`),
+ *   by a regex that finds the leftmost bounded word: at most one
+ *   word of LEVEL_WORDS is bounded at a position (`err`/`error`, `warn`/`warning` exclude each other
+ *   by the right boundary), so the leftmost match is the earliest word Loki's search finds.
+ * A group's level is then `levelOfLineParts` / `levelOfWord` over these, the same functions a row's
+ * line goes through. Declined groups make the whole answer local (exec/level-pushdown.ts).
+ */
+import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import { rangeFunction } from "../logql/functions";
+import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
+import { planLogQuery } from "./logquery";
+import {
+  DETECTED_LEVEL,
+  LEVEL_FIELDS,
+  LEVEL_WORDS,
+  LEVEL_WORD_LEFT,
+  LEVEL_WORD_RIGHT,
+  derivedNames,
+  type DerivedFieldRules,
+} from "../engine/derived-fields";
+import { gcd, mod, type BucketGrid, type MetricGrid } from "./metric-pushdown";
+
+export interface LevelBucketPlan extends BucketGrid {
+  /** The Loki labels of the answer other than `detected_level` (fields of the row). */
+  labels: string[];
+  /** Whether `detected_level` is one of the answer's labels. */
+  byLevel: boolean;
+  /** Label filters on `detected_level` alone, applied to each group's level, in order. */
+  levelFilters: LabelFilterExpr[];
+  value: "count" | "bytes";
+  perSeconds: number;
+}
+
+/** The origin's fields for the reduced inputs (see the module comment). */
+export const INPUT = {
+  stream: "__dl_s",
+  head: "__dl_h",
+  tail: "__dl_t",
+  json: "__dl_j",
+  flat: "__dl_jf",
+  logfmt: "__dl_l",
+  equals: "__dl_eq",
+  word: "__dl_w",
+} as const;
+export const SEVERITY_NUMBER = "severity_number";
+
+/** JavaScript's `\s`: what `trimStart` and `trimEnd` remove. */
+const JS_SPACE = String.raw`\t\n\x{0b}\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`;
+const JSON_WS = String.raw`[ \t\n\r]*`;
+const JSON_PLAIN_STRING = String.raw`"[^"\\\x00-\x1f]*"`;
+const JSON_NUMBER = String.raw`-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`;
+const LEVEL_KEYS = LEVEL_FIELDS.map(escapeRegex).join("|");
+const JSON_LEVEL =
+  `^${JSON_WS}\\{(?:${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}` +
+  `(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null)${JSON_WS},)*?` +
+  `${JSON_WS}"(?:${LEVEL_KEYS})"${JSON_WS}:${JSON_WS}(?P<${INPUT.json}>${JSON_PLAIN_STRING})`;
+const JSON_MEMBER = `${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null)${JSON_WS}`;
+const JSON_FLAT = `^${JSON_WS}(?P<${INPUT.flat}>\\{)(?:${JSON_MEMBER}(?:,${JSON_MEMBER})*|${JSON_WS})\\}${JSON_WS}$`;
+const LF_SPACE = String.raw`[\x00-\x20]`;
+const LF_KEY = String.raw`[^\x00-\x20"=\x{fffd}]+`;
+const LF_VALUE = String.raw`(?:"[^"\\]*"|[^\x00-\x20"=]*)`;
+const LOGFMT_LEVEL =
+  `^(?:${LF_SPACE}*(?:${LF_KEY}|${LF_KEY}=${LF_VALUE})(?:${LF_SPACE}+|$))*?` +
+  `${LF_SPACE}*(?P<${INPUT.logfmt}>(?i:level)(?:=${LF_VALUE})?)(?:${LF_SPACE}|$)`;
+const classOf = (chars: string) => [...chars].map((c) => (/[\\\][^-]/.test(c) ? `\\${c}` : c)).join("");
+const WORDS = LEVEL_WORDS.map(([w]) => w)
+  .sort((a, b) => b.length - a.length)
+  .join("|");
+const LEVEL_WORD =
+  `(?i)(?:^|[${classOf(LEVEL_WORD_LEFT)}])(?P<${INPUT.word}>${WORDS})` + `(?:$|[${classOf(LEVEL_WORD_RIGHT)}])`;
+const STREAM_LEVEL = `[{,](?P<${INPUT.stream}>${[...LEVEL_FIELDS, SEVERITY_NUMBER, DETECTED_LEVEL].map(escapeRegex).join("|")})=`;
+
+/** Loki's level spellings (`knownLevel`), any case: a level member or pair so spelled decides. */
+const KNOWN_LEVEL = "(?i:trace|trc|debug|dbg|info|inf|information|warn|wrn|warning|error|err|critical|fatal)";
+
+/**
+ * Rows whose level may come from the first level word, the costliest reduction: no label input,
+ * no JSON level member nor (on a line that is not JSON) logfmt level pair spelled like a known
+ * level, and some level word as a token. Elsewhere `__dl_w` is either not read
+ * (exec/level-pushdown.ts) or rightly empty (deleted first): the line has no level word.
+ */
+function wordNeeded(): string {
+  const noLabels = [DETECTED_LEVEL, ...LEVEL_FIELDS, SEVERITY_NUMBER].map((name) => `${fieldName(name)}:""`);
+  const json = `${INPUT.head}:="{" ${INPUT.tail}:="}"`;
+  const jsonKnown = `(${json} ${INPUT.json}:~${quote(`^"${KNOWN_LEVEL}"$`)})`;
+  const logfmtKnown = `(-(${json}) ${INPUT.logfmt}:~${quote(`^(?i:level)="?${KNOWN_LEVEL}"?$`)})`;
+  // A word Loki finds lies between its boundary characters, all of which end a VictoriaLogs token,
+  // so a line it finds one in holds that word as a token: the cheap token search gates the regex.
+  const anyWord = `(${LEVEL_WORDS.map(([w]) => `i(${w})`).join(" or ")})`;
+  return [...noLabels, `-${jsonKnown}`, `-${logfmtKnown}`, anyWord].join(" ");
+}
+
+/** The pipes that give each row its reduced inputs. */
+export const LEVEL_INPUT_PIPES = [
+  // The inputs computed only for some rows: a row's own fields of these names must not pass for them.
+  `delete ${INPUT.flat}, ${INPUT.word}`,
+  `extract_regexp ${quote(STREAM_LEVEL)} from _stream`,
+  `extract_regexp ${quote(`^[${JS_SPACE}]*(?P<${INPUT.head}>\\{)`)} from _msg`,
+  `extract_regexp ${quote(`(?P<${INPUT.tail}>\\})[${JS_SPACE}]*$`)} from _msg`,
+  `extract_regexp ${quote(JSON_LEVEL)} from _msg`,
+  // Needed only without a level member: a row's own field of that name is then overwritten.
+  `extract_regexp if (${INPUT.json}:"") ${quote(JSON_FLAT)} from _msg`,
+  `extract_regexp ${quote(LOGFMT_LEVEL)} from _msg`,
+  `extract_regexp ${quote(`(?P<${INPUT.equals}>=)`)} from _msg`,
+  `extract_regexp if (${wordNeeded()}) ${quote(LEVEL_WORD)} from _msg`,
+].join(" | ");
+
+/** The row fields Loki's level rules read, each grouped by. */
+export const LEVEL_LABEL_INPUTS: readonly string[] = [DETECTED_LEVEL, ...LEVEL_FIELDS, SEVERITY_NUMBER];
+
+const MAX_BUCKETS = 20_000n;
+
+export function planLevelPushdown(
+  expr: SampleExpr,
+  grid: MetricGrid,
+  derived?: DerivedFieldRules,
+): LevelBucketPlan | undefined {
+  if (!derived?.discoverLogLevels) return undefined;
+  if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
+  const inner = expr.expr;
+  if (inner.kind !== "RangeAggregation" || inner.grouping || inner.range.unwrap) return undefined;
+  const lines = rangeFunction(inner.op).origin.lines;
+  if (!lines) return undefined;
+  const groupBy = expr.grouping?.labels ?? [];
+  const labels = [...new Set(groupBy.filter((name) => name !== DETECTED_LEVEL))];
+  const derivedNow = derivedNames(derived);
+  // `service_name` is a stream's, derived from its labels: grouping by it stays local.
+  if (labels.some((name) => isSpecialField(name) || derivedNow.has(name) || name.startsWith("__dl_"))) {
+    return undefined;
+  }
+  const plan = planLogQuery(inner.range.selector, { derived });
+  const levelFilters: LabelFilterExpr[] = [];
+  for (const stage of plan.local) {
+    if (stage.kind === "LabelFilter" && filtersLevelOnly(stage.filter)) levelFilters.push(stage.filter);
+    else if (!dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL])) return undefined;
+  }
+  // Without detected_level in the answer or a filter on it, the count is pushed whole elsewhere.
+  if (!groupBy.includes(DETECTED_LEVEL) && levelFilters.length === 0) return undefined;
+
+  const range = BigInt(inner.range.range);
+  const offset = BigInt(inner.range.offset);
+  if (range <= 0n) return undefined;
+  const width = grid.instant ? range : gcd(range, grid.step);
+  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
+  const shift = mod(grid.start - offset + 1n, width);
+
+  const fields = [...new Set([...labels, ...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)])];
+  const value = lines.total;
+  const stats = value === "count" ? "count() as __v" : "sum(__n) as __v";
+  const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
+  const by = [`_time:${width}ns offset ${shift}ns`, ...fields.map(fieldName)].join(", ");
+  return {
+    logsql: `${plan.logsql} | ${LEVEL_INPUT_PIPES}${lenPipe} | stats by (${by}) ${stats}`,
+    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
+    width,
+    shift,
+    bucketsPerWindow: Number(range / width),
+    offset,
+    groupBy: fields,
+    labels,
+    byLevel: groupBy.includes(DETECTED_LEVEL),
+    levelFilters,
+    value,
+    perSeconds: lines.perSecond ? Number(range) / 1e9 : 0,
+  };
+}
+
+/**
+ * A string filter on `detected_level` (Drilldown's `| detected_level="error"`), or several joined
+ * by `and`/`or`: it reads nothing but the level, so it is decided per group.
+ */
+function filtersLevelOnly(f: LabelFilterExpr): boolean {
+  switch (f.type) {
+    case "string":
+      return f.name === DETECTED_LEVEL;
+    case "binary":
+      return filtersLevelOnly(f.left) && filtersLevelOnly(f.right);
+    case "paren":
+      return filtersLevelOnly(f.expr);
+    default:
+      return false;
+  }
+}
+
+/** `| drop` of labels not grouped by (Grafana's `| drop __error__`) leaves every count as it is. */
+function dropsNoneOf(stage: PipelineStage, groupBy: readonly string[]): boolean {
+  return stage.kind === "Drop" && stage.items.every((item) => !item.matcher && !groupBy.includes(item.name));
+}

@@ -1,0 +1,99 @@
+/**
+ * The level push-down's plan: which shapes it takes, the LogsQL it sends, and how a group's inputs
+ * give its level or decline. That its answers are Loki's is proved against the real VictoriaLogs in
+ * test/worker/level-pushdown.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { parseExpr } from "../../../src/logql/parser";
+import type { SampleExpr } from "../../../src/logql/ast";
+import { INPUT, planLevelPushdown } from "../../../src/plan/level-pushdown";
+import { levelOfGroup } from "../../../src/exec/level-pushdown";
+import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
+
+const S = 1_000_000_000n;
+const RANGE = { start: 3600n * S, end: 7200n * S, step: 60n * S, instant: false };
+const DISCOVERY: DerivedFieldRules = { serviceNameLabels: ["service", "app"], discoverLogLevels: true };
+const NO_DISCOVERY: DerivedFieldRules = { serviceNameLabels: ["service"], discoverLogLevels: false };
+const plan = (q: string, derived: DerivedFieldRules | undefined = DISCOVERY) =>
+  planLevelPushdown(parseExpr(q) as SampleExpr, RANGE, derived);
+
+describe("planLevelPushdown", () => {
+  it("groups Grafana's logs volume by bucket, the labels and the level rules' inputs", () => {
+    const p = plan('sum by (level, detected_level) (count_over_time({app="checkout"} | drop __error__ [1m]))')!;
+    expect(p.labels).toEqual(["level"]);
+    expect(p.width).toBe(60n * S);
+    expect(p.value).toBe("count");
+    expect(p.logsql).toMatch(/^\{app="checkout"\} \| delete __dl_jf, __dl_w \| extract_regexp /);
+    expect(p.logsql).toMatch(/\| stats by \(_time:60000000000ns offset 1ns, level, detected_level, LEVEL, /);
+    expect(p.logsql).toMatch(
+      /severity_number, __dl_s, __dl_h, __dl_t, __dl_j, __dl_jf, __dl_l, __dl_eq, __dl_w\) count\(\) as __v$/,
+    );
+    expect(plan('sum by (detected_level) (bytes_rate({app="x"} |= "e" [5m]))')).toMatchObject({
+      value: "bytes",
+      perSeconds: 300,
+      labels: [],
+    });
+  });
+
+  it("takes Drilldown's filters on detected_level, with or without grouping by it", () => {
+    const filtered = plan('sum(count_over_time({app="x"} | detected_level=~"err.*" or detected_level="warn" [1m]))')!;
+    expect(filtered).toMatchObject({ labels: [], byLevel: false });
+    expect(filtered.levelFilters).toHaveLength(1);
+    expect(plan('sum by (detected_level) (count_over_time({app="x"} | detected_level!="info" [1m]))')).toMatchObject({
+      byLevel: true,
+    });
+  });
+
+  it("declines what it cannot count per group", () => {
+    const declined = [
+      'sum by (level) (count_over_time({app="x"}[1m]))', // no detected_level: pushed whole elsewhere
+      'sum by (detected_level) (count_over_time({app="x"} | json [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | drop detected_level [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | detected_level > 1 [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | detected_level="error" or level="x" [1m]))',
+      'sum(count_over_time({app="x"} | drop detected_level | detected_level="" [1m]))',
+      'sum by (service_name, detected_level) (count_over_time({app="x"}[1m]))',
+      'max by (detected_level) (count_over_time({app="x"}[1m]))',
+      'sum without (detected_level) (count_over_time({app="x"}[1m]))',
+      'sum by (detected_level) (sum_over_time({app="x"} | unwrap v [1m]))',
+    ];
+    for (const q of declined) expect(plan(q), q).toBeUndefined();
+    expect(plan('sum by (detected_level) (count_over_time({app="x"}[1m]))', NO_DISCOVERY)).toBeUndefined();
+  });
+});
+
+describe("levelOfGroup", () => {
+  const json = (member: string) => ({ [INPUT.head]: "{", [INPUT.tail]: "}", [INPUT.json]: member });
+  it("applies Loki's rules to a group's inputs", () => {
+    expect(levelOfGroup({ level: "WARNING" })).toBe("warn");
+    expect(levelOfGroup({ detected_level: "ERR", level: "info" })).toBe("error");
+    expect(levelOfGroup({ severity_number: "18" })).toBe("error");
+    expect(levelOfGroup({ lvl: "x", level: "dbg" })).toBe("debug");
+    expect(levelOfGroup(json('"Info"'))).toBe("info");
+    expect(levelOfGroup({ ...json('"loud"'), [INPUT.word]: "ERROR" })).toBe("error");
+    expect(levelOfGroup(json('"loud"'))).toBe("unknown");
+    // A flat object without a level member: the first level word.
+    expect(levelOfGroup({ [INPUT.head]: "{", [INPUT.tail]: "}", [INPUT.flat]: "{", [INPUT.word]: "Err" })).toBe(
+      "error",
+    );
+    expect(levelOfGroup({ [INPUT.logfmt]: 'LEVEL="wrn"', [INPUT.equals]: "=" })).toBe("warn");
+    expect(levelOfGroup({ [INPUT.logfmt]: "level=", [INPUT.equals]: "=", [INPUT.word]: "Fatal" })).toBe("fatal");
+    expect(levelOfGroup({ [INPUT.word]: "warning" })).toBe("warn");
+    // A bare `level` key ends Loki's logfmt scan with an empty value: the first level word decides.
+    expect(levelOfGroup({ [INPUT.logfmt]: "level", [INPUT.equals]: "=", [INPUT.word]: "error" })).toBe("error");
+    expect(levelOfGroup({})).toBe("unknown");
+  });
+
+  it("declines a group whose inputs do not settle the level", () => {
+    // Two level fields where one is a stream label: which wins depends on which.
+    expect(levelOfGroup({ [INPUT.stream]: "severity", severity: "x", level: "y" })).toBeUndefined();
+    expect(levelOfGroup({ [INPUT.stream]: "level", level: "y" })).toBe("y");
+    expect(levelOfGroup({ [INPUT.stream]: "severity_number", severity_number: "9" })).toBeUndefined();
+    // A JSON line whose level member could not be reduced, a logfmt line without a readable pair.
+    expect(levelOfGroup({ [INPUT.head]: "{", [INPUT.tail]: "}" })).toBeUndefined();
+    expect(levelOfGroup({ [INPUT.equals]: "=" })).toBeUndefined();
+    // Braces at one end only: not a JSON line.
+    expect(levelOfGroup({ [INPUT.head]: "{", [INPUT.word]: "info" })).toBe("info");
+    expect(levelOfGroup({ [INPUT.tail]: "}", [INPUT.json]: '"debug"' })).toBe("unknown");
+  });
+});
