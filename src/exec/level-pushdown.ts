@@ -14,12 +14,7 @@ import { PointLimitError } from "../engine/metric/errors";
 import type { ScanStats } from "./logs";
 import type { LabelFilterExpr } from "../logql/ast";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
-import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
-
-interface Group {
-  labels: Labels;
-  buckets: { end: bigint; value: number }[];
-}
+import { bucketRows, windowTotals, type GroupBuckets } from "./metric-pushdown";
 
 export async function runLevelPlan(
   client: CachedOrigin,
@@ -37,7 +32,7 @@ export async function runLevelPlan(
     throw err;
   }
   const keeps = plan.levelFilters.map(levelPredicate);
-  const groups = new Map<string, Group>();
+  const groups = new Map<string, GroupBuckets>();
   const levels = new Map<string, string | undefined>();
   for (const { row, key, end } of rows) {
     let level = levels.get(key);
@@ -49,26 +44,11 @@ export async function runLevelPlan(
     if (plan.byLevel) labels[DETECTED_LEVEL] = level;
     const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     let g = groups.get(id);
-    if (!g) groups.set(id, (g = { labels, buckets: [] }));
-    g.buckets.push({ end, value: Number(row.__v ?? "0") });
+    if (!g) groups.set(id, (g = { labels, ends: [], values: [] }));
+    g.ends.push(end);
+    g.values.push(Number(row.__v ?? "0"));
   }
-
-  const times = evaluationTimes(grid);
-  const out: Series[] = [];
-  for (const g of groups.values()) {
-    const { ends, totals } = bucketTotals(g.buckets);
-    const points: Series["points"] = [];
-    let sum = 0;
-    let admitted = 0;
-    let retired = 0;
-    for (const { t, lo, hi } of windowSpans(ends, times, plan)) {
-      while (admitted < hi) sum += totals[admitted++]!;
-      while (retired < lo) sum -= totals[retired++]!;
-      points.push({ t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
-    }
-    if (points.length > 0) out.push({ labels: g.labels, points });
-  }
-  return out;
+  return windowTotals(groups.values(), grid, plan);
 }
 
 /**
@@ -128,20 +108,4 @@ function levelPredicate(f: LabelFilterExpr): (level: string) => boolean {
     default:
       throw new Error(`not a level filter: ${f.type}`);
   }
-}
-
-/** Distinct bucket ends, ascending, with each one's total (rows of one bucket add up). */
-function bucketTotals(buckets: { end: bigint; value: number }[]): { ends: bigint[]; totals: number[] } {
-  buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
-  const ends: bigint[] = [];
-  const totals: number[] = [];
-  for (const { end, value } of buckets) {
-    const last = ends.length - 1;
-    if (last >= 0 && ends[last] === end) totals[last] = totals[last]! + value;
-    else {
-      ends.push(end);
-      totals.push(value);
-    }
-  }
-  return { ends, totals };
 }

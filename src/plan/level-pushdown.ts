@@ -52,7 +52,7 @@ import {
   derivedNames,
   type DerivedFieldRules,
 } from "../engine/derived-fields";
-import { gcd, mod, type BucketGrid, type MetricGrid } from "./metric-pushdown";
+import { bucketsOf, type BucketGrid, type MetricGrid } from "./metric-pushdown";
 
 export interface LevelBucketPlan extends BucketGrid {
   /** The Loki labels of the answer other than `detected_level` (fields of the row). */
@@ -142,8 +142,6 @@ export const LEVEL_INPUT_PIPES = [
 /** The row fields Loki's level rules read, each grouped by. */
 export const LEVEL_LABEL_INPUTS: readonly string[] = [DETECTED_LEVEL, ...LEVEL_FIELDS, SEVERITY_NUMBER];
 
-const MAX_BUCKETS = 20_000n;
-
 export function planLevelPushdown(
   expr: SampleExpr,
   grid: MetricGrid,
@@ -171,31 +169,23 @@ export function planLevelPushdown(
   // Without detected_level in the answer or a filter on it, the count is pushed whole elsewhere.
   if (!groupBy.includes(DETECTED_LEVEL) && levelFilters.length === 0) return undefined;
 
-  const range = BigInt(inner.range.range);
-  const offset = BigInt(inner.range.offset);
-  if (range <= 0n) return undefined;
-  const width = grid.instant ? range : gcd(range, grid.step);
-  if ((grid.end - grid.start + range) / width > MAX_BUCKETS) return undefined;
-  const shift = mod(grid.start - offset + 1n, width);
+  const buckets = bucketsOf(inner.range, grid);
+  if (!buckets) return undefined;
 
   const fields = [...new Set([...labels, ...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)])];
   const value = lines.total;
   const stats = value === "count" ? "count() as __v" : "sum(__n) as __v";
   const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
-  const by = [`_time:${width}ns offset ${shift}ns`, ...fields.map(fieldName)].join(", ");
+  const by = [buckets.timeGrouping, ...fields.map(fieldName)].join(", ");
   return {
     logsql: `${plan.logsql} | ${LEVEL_INPUT_PIPES}${lenPipe} | stats by (${by}) ${stats}`,
-    window: { start: grid.start - offset - range + 1n, end: grid.end - offset + 1n },
-    width,
-    shift,
-    bucketsPerWindow: Number(range / width),
-    offset,
+    ...buckets.grid,
     groupBy: fields,
     labels,
     byLevel: groupBy.includes(DETECTED_LEVEL),
     levelFilters,
     value,
-    perSeconds: lines.perSecond ? Number(range) / 1e9 : 0,
+    perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
 }
 
