@@ -51,7 +51,7 @@ export async function executeLogQuery(
   expr: LogSelectorExpr,
   opts: LogQueryOptions,
 ): Promise<LogQueryResult> {
-  const plan = planLogQuery(expr, { prefilter: opts.prefilter, derived: client.derivedFields });
+  const plan = planLogQuery(expr, { prefilter: opts.prefilter, parsedFilter: true, derived: client.derivedFields });
   const pipeline = compileLogPipeline(plan.local);
   // detected_level is read from each row only when a stage may see it; otherwise it is added, from
   // the row as read, to the entries the pipeline keeps, the few out of all the rows read.

@@ -296,7 +296,11 @@ export function rangeSamples(
   const range = { start: from + 1n, end: to + 1n };
   // Within the request's share of origin requests: a wider window gives the same samples.
   const windows = splitWindows(range, opts.splitInterval, false, client.budget.windowShare());
-  const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
+  const plan = planLogQuery(agg.range.selector, {
+    prefilter: opts.pushdown,
+    parsedFilter: true,
+    derived: client.derivedFields,
+  });
   const extractor = compileSampleExtractor(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,
