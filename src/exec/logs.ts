@@ -11,7 +11,7 @@
 import type { LogSelectorExpr } from "../logql/ast";
 import type { Direction, LogEntry } from "../engine/types";
 import { compileLogPipeline } from "../engine/pipeline";
-import { planLogQuery } from "../plan/logquery";
+import { planLogRows } from "../plan/parsed-filter";
 import type { TimeWindow } from "../core/time-window";
 import { EntryTextBudget, EntryTopK } from "./topk";
 import { lineLength } from "../engine/literal-row";
@@ -51,7 +51,7 @@ export async function executeLogQuery(
   expr: LogSelectorExpr,
   opts: LogQueryOptions,
 ): Promise<LogQueryResult> {
-  const plan = planLogQuery(expr, { prefilter: opts.prefilter, parsedFilter: true, derived: client.derivedFields });
+  const plan = planLogRows(expr, { prefilter: opts.prefilter, derived: client.derivedFields });
   const pipeline = compileLogPipeline(plan.local);
   // detected_level is read from each row only when a stage may see it; otherwise it is added, from
   // the row as read, to the entries the pipeline keeps, the few out of all the rows read.

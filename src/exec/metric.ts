@@ -20,7 +20,7 @@ import {
   type SampleSource,
 } from "../engine/metric";
 import { astKey } from "../logql/ast-key";
-import { planLogQuery } from "../plan/logquery";
+import { planLogRows } from "../plan/parsed-filter";
 import type { OriginClient } from "../origin/client";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { ScanStats } from "./logs";
@@ -296,9 +296,8 @@ export function rangeSamples(
   const range = { start: from + 1n, end: to + 1n };
   // Within the request's share of origin requests: a wider window gives the same samples.
   const windows = splitWindows(range, opts.splitInterval, false, client.budget.windowShare());
-  const plan = planLogQuery(agg.range.selector, {
+  const plan = planLogRows(agg.range.selector, {
     prefilter: opts.pushdown,
-    parsedFilter: true,
     derived: client.derivedFields,
   });
   const extractor = compileSampleExtractor(

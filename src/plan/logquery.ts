@@ -14,15 +14,11 @@ import { BadRequestError } from "../core/errors";
 import { lineFilterToLogsQL } from "./linefilter";
 import { compileTemplate, TemplateParseError } from "../engine/template";
 import { labelFilterPrefilters } from "./prefilter";
-import { parsedFilterPipes } from "./parsed-filter";
 import { streamFilter } from "./selector";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export interface LogQueryPlan {
-  /**
-   * LogsQL filters (no time filter: the origin client adds the window), with pipes after them when
-   * `parsedFilter` was asked for and applies.
-   */
+  /** LogsQL filters (no time filter: the origin client adds the window). */
   logsql: string;
   /** Stages the Worker still runs, in Loki's order. */
   local: PipelineStage[];
@@ -33,20 +29,11 @@ export interface LogQueryPlan {
 export interface PlanOptions {
   /** Send label filters' necessary conditions to the origin (prefilter.ts); on unless turned off. */
   prefilter?: boolean;
-  /**
-   * Also send label filters on parsed fields as a condition the rows they keep satisfy
-   * (parsed-filter.ts): for queries that read the rows as they are (not as the input of pipes of
-   * their own). Needs `prefilter`.
-   */
-  parsedFilter?: boolean;
   /** Fields the Worker derives (engine/derived-fields.ts): no origin filter may look for them. */
   derived?: DerivedFieldRules;
 }
 
-export function planLogQuery(
-  expr: LogSelectorExpr,
-  { prefilter = true, parsedFilter = false, derived }: PlanOptions = {},
-): LogQueryPlan {
+export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived }: PlanOptions = {}): LogQueryPlan {
   const filters = [streamFilter(expr.matchers, derived?.serviceNameLabels)];
   const local: PipelineStage[] = [];
   let lineUnchanged = true;
@@ -65,9 +52,8 @@ export function planLogQuery(
     local.push(stage);
   }
   if (prefilter) filters.push(...labelFilterPrefilters(expr.pipeline, derivedNames(derived)));
-  const pipes = prefilter && parsedFilter ? (parsedFilterPipes(local, derived) ?? "") : "";
   return {
-    logsql: filters.join(" ") + pipes,
+    logsql: filters.join(" "),
     local,
     localKeepsEveryRow: local.every((s) => s.kind !== "LineFilter" && s.kind !== "LabelFilter"),
   };

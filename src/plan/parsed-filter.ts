@@ -26,16 +26,28 @@
  * reads without error unless it holds what the guard already looks for (escapes, control
  * characters, numbers only VictoriaLogs reads); anything after that object Loki ignores.
  */
-import type { LabelFilterExpr, PipelineStage } from "../logql/ast";
+import type { LabelFilterExpr, LogSelectorExpr, PipelineStage } from "../logql/ast";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { quote } from "./logsql";
 import { filterLogsQL, guard, type Parser, parsedValueFields, parsedValuePipes, pushableName } from "./parser-pushdown";
 import { RepeatCounters } from "./unwrap-pushdown";
+import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
 
 const ERROR = "__error__";
 /** Fields of the JSON readability check. */
 const WRAPPED = "__lf_w";
 const READ = "__lf__s";
+
+/**
+ * The log query's plan for reading its rows as they are (log queries, metrics evaluated in the
+ * Worker): planLogQuery's, with the parsed fields' filter after it when prefilters are on.
+ */
+export function planLogRows(expr: LogSelectorExpr, opts: PlanOptions = {}): LogQueryPlan {
+  const plan = planLogQuery(expr, opts);
+  if (opts.prefilter === false) return plan;
+  const pipes = parsedFilterPipes(plan.local, opts.derived);
+  return pipes === undefined ? plan : { ...plan, logsql: plan.logsql + pipes };
+}
 
 /**
  * The LogsQL pipes (starting with ` | `) that keep only rows the stages in `local` could keep,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
-import { parsedFilterPipes } from "../../../src/plan/parsed-filter";
+import { parsedFilterPipes, planLogRows } from "../../../src/plan/parsed-filter";
 import { planLogQuery } from "../../../src/plan/logquery";
 
 const local = (q: string) => planLogQuery(parseExpr(q) as LogSelectorExpr, { prefilter: false }).local;
@@ -73,13 +73,13 @@ describe("parsedFilterPipes", () => {
     expect(parsedFilterPipes(local('{app="a"} | json | service_name="x"'), rules)).toBeUndefined();
   });
 
-  it("is added to the log plan only when asked for, after the filters", () => {
+  it("is added to the plan for reading rows, after the filters, unless prefilters are off", () => {
     const expr = parseExpr('{app="a"} |= "x" | json | status >= 500') as LogSelectorExpr;
     expect(planLogQuery(expr).logsql).not.toContain("| filter");
-    const plan = planLogQuery(expr, { parsedFilter: true });
+    const plan = planLogRows(expr);
     expect(plan.logsql).toMatch(/^\{app="a"\} _msg:~"x" \| format /);
     expect(plan.logsql).toContain("| filter (__v_status:>=500) or ");
-    expect(planLogQuery(expr, { parsedFilter: true, prefilter: false }).logsql).not.toContain("| filter");
+    expect(planLogRows(expr, { prefilter: false }).logsql).not.toContain("| filter");
     // The Worker still runs every stage.
     expect(plan.local.map((s) => s.kind)).toEqual(["JsonParser", "LabelFilter"]);
   });
