@@ -288,6 +288,9 @@ describe("generated lines (real VictoriaLogs)", () => {
     '__error__="" | num > 0',
     'num > 0 | __error__=""',
     "drop __error__ | num >= 5",
+    '__error__!="" | num > 0',
+    'num > 1.5 | g="a"',
+    'addr = ip("10.0.0.0/8") or num > 3 | num > 0',
   ];
 
   it("every line set and filter: the same entries with the filter sent and without", async () => {

@@ -28,25 +28,16 @@ describe("parsedFilterPipes", () => {
     const p = pipes('{app="a"} | json | status >= 500')!;
     expect(p).toContain('| format "<status>" as __b_status');
     expect(p).toContain('| unpack_json from _msg fields (status) result_prefix "__p_"');
-    expect(p).toMatch(/\| delete __b_status, __p_status, __v_status, .*__lf_w, __lf__s$/);
+    expect(p).toMatch(/\| delete __b_status, __p_status, __v_status, __guard_len, __guard_m0, __guard_d0$/);
   });
 
-  it("sends every line a JSON parser error could pass when a typed filter may see it", () => {
-    const wrapped = '| format "{\\"__o\\":<_msg>,\\"__s\\":1}" as __lf_w';
-    expect(pipes('{app="a"} | json | status >= 500')).toContain(wrapped);
-    expect(pipes('{app="a"} | json | status >= 500')).toContain(
-      `__lf__s:"" or -_msg:~${JSON.stringify("^[\\t\\n\\r ]*\\{")}`,
-    );
-    // String filters drop error rows; `__error__=""` and `drop __error__` remove errors before the filter.
-    expect(pipes('{app="a"} | json | method="GET"')).not.toContain(wrapped);
-    expect(pipes('{app="a"} | json | __error__="" | status >= 500')).not.toContain(wrapped);
-    expect(pipes('{app="a"} | json | drop __error__ | status >= 500')).not.toContain(wrapped);
-    expect(pipes('{app="a"} | logfmt | status >= 500')).not.toContain(wrapped);
-  });
-
-  it("pushes the prefix of filters it can prove, and nothing past the first it cannot", () => {
+  it("pushes the filters it can prove before the first stage that could change labels, passing over the rest", () => {
     expect(exact('{app="a"} | json | status >= 500 | line_format "x" | method="GET"')).toBe("__v_status:>=500");
-    expect(exact('{app="a"} | json | method="GET" | status >= 1.5 | level="x"')).toBe('__v_method:="GET"');
+    expect(exact('{app="a"} | json | method="GET" | status >= 1.5 | level="x"')).toBe(
+      '__v_method:="GET" __v_level:="x"',
+    );
+    expect(exact('{app="a"} | json | __error__!="" | addr = ip("10.0.0.0/8") | status > 1')).toBe("__v_status:>1");
+    expect(exact('{app="a"} | json | __error__="" | status > 1')).toBe("__v_status:>1");
     expect(exact('{app="a"} | json | drop method | method="GET"')).toBeUndefined();
     expect(exact('{app="a"} | json | method="GET" | drop method | status>500')).toBe(
       '__v_method:="GET" __v_status:>500',
