@@ -117,6 +117,15 @@ export async function executeLogQuery(
   const logsql = plan.localKeepsEveryRow
     ? `${plan.logsql} | sort by (_time${backward ? " desc" : ""}) | limit ${opts.limit}`
     : plan.logsql;
+  /** `range` in aligned windows, several in flight, in direction order. */
+  const readSplit = (range: TimeWindow) =>
+    runWindows(
+      splitWindows(range, opts.splitInterval, backward, client.budget.windowShare()),
+      opts.maxConcurrency,
+      opts.signal,
+      (w, signal) => fetchWindow(plan.logsql, w, signal),
+      consume,
+    );
   const windows = client.logWindows({
     identity: JSON.stringify([logsql, astKey(plan.local), opts.direction, opts.limit]),
     range: opts.window,
@@ -144,14 +153,24 @@ export async function executeLogQuery(
       if (!consume(result)) break;
       w.observe(result.entries.length);
     }
+  } else if (plan.parsedFilter) {
+    // The origin sends little besides the rows the answer needs: windows from the edge as for a
+    // query it cuts (the edge interval, then one sized from the density found there), each read
+    // whole; what is left goes in aligned windows as below, so a dense remainder still stops early.
+    const edgeInterval = client.budget.originLeft >= 3 ? opts.splitInterval : 0n;
+    for (const w of nearEdgeFirst(opts.window, edgeInterval, backward, opts.limit)) {
+      const rest = backward ? w.window.start === opts.window.start : w.window.end === opts.window.end;
+      const whole = w.window.start === opts.window.start && w.window.end === opts.window.end;
+      if (rest && !whole) {
+        await readSplit(w.window);
+        break;
+      }
+      const result = await fetchWindow(logsql, w.window, opts.signal);
+      if (!consume(result)) break;
+      w.observe(result.entries.length);
+    }
   } else {
-    await runWindows(
-      splitWindows(opts.window, opts.splitInterval, backward, client.budget.windowShare()),
-      opts.maxConcurrency,
-      opts.signal,
-      (w, signal) => fetchWindow(plan.logsql, w, signal),
-      consume,
-    );
+    await readSplit(opts.window);
   }
   return { entries: top.sorted(), stats };
 }

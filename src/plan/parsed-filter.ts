@@ -36,11 +36,17 @@ const ERROR = "__error__";
  * The log query's plan for reading its rows as they are (log queries, metrics evaluated in the
  * Worker): planLogQuery's, with the parsed fields' filter after it when prefilters are on.
  */
-export function planLogRows(expr: LogSelectorExpr, opts: PlanOptions = {}): LogQueryPlan {
+export function planLogRows(expr: LogSelectorExpr, opts: PlanOptions = {}): LogRowsPlan {
   const plan = planLogQuery(expr, opts);
-  if (opts.prefilter === false) return plan;
-  const pipes = parsedFilterPipes(plan.local, opts.derived);
-  return pipes === undefined ? plan : { ...plan, logsql: plan.logsql + pipes };
+  const pipes = opts.prefilter === false ? undefined : parsedFilterPipes(plan.local, opts.derived);
+  return pipes === undefined
+    ? { ...plan, parsedFilter: false }
+    : { ...plan, logsql: plan.logsql + pipes, parsedFilter: true };
+}
+
+export interface LogRowsPlan extends LogQueryPlan {
+  /** The origin keeps only rows the parsed fields' filters may keep (few besides those the answer holds). */
+  parsedFilter: boolean;
 }
 
 /**

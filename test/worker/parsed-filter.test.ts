@@ -259,7 +259,8 @@ describe("generated lines (real VictoriaLogs)", () => {
     const streams = sets.map((set, k) => ({
       stream: { app: "lfgen", kind: set.kind, set: `s${k}`, ...(set.label === "stream" ? { g: "from-stream" } : {}) },
       values: set.lines.map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
+        // Every line its own second: entries of equal time may come in either order.
+        const ts = String(base + BigInt(k * 40 + i * 7) * 1_000_000_000n);
         return set.label === "metadata" ? [ts, line, { g: "from-metadata", num: "9" }] : [ts, line];
       }),
     }));
@@ -270,7 +271,7 @@ describe("generated lines (real VictoriaLogs)", () => {
     });
   });
 
-  const RANGE = { start: String(DATA_START), end: String(DATA_START + 3600) };
+  const RANGE = { start: String(DATA_START), end: String(DATA_START + 3 * 3600) };
   const filters = [
     "num > 0",
     "num >= 5",
