@@ -4,7 +4,9 @@
  * keeps the `limit` entries Loki would return. It stops as soon as later windows cannot contribute.
  *
  * When every stage runs in the origin, each request is cut to `limit` there and windows go one at a
- * time from the edge (nearEdgeFirst); otherwise aligned windows run with bounded concurrency.
+ * time from the edge (nearEdgeFirst); when the origin keeps only rows the parsed fields' filters
+ * may keep (plan/parsed-filter.ts), the first two edge windows are read whole, then the rest as
+ * below; otherwise aligned windows run with bounded concurrency.
  * Which windows the results cache serves, and which answers it keeps, is the cache's plan
  * (cache/log-window-plan.ts): this module only runs the requests it leaves to the origin.
  */
