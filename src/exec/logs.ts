@@ -4,14 +4,16 @@
  * keeps the `limit` entries Loki would return. It stops as soon as later windows cannot contribute.
  *
  * When every stage runs in the origin, each request is cut to `limit` there and windows go one at a
- * time from the edge (nearEdgeFirst); otherwise aligned windows run with bounded concurrency.
+ * time from the edge (nearEdgeFirst); when the origin keeps only rows the parsed fields' filters
+ * may keep (plan/parsed-filter.ts), the first two edge windows are read whole, then the rest as
+ * below; otherwise aligned windows run with bounded concurrency.
  * Which windows the results cache serves, and which answers it keeps, is the cache's plan
  * (cache/log-window-plan.ts): this module only runs the requests it leaves to the origin.
  */
 import type { LogSelectorExpr } from "../logql/ast";
 import type { Direction, LogEntry } from "../engine/types";
 import { compileLogPipeline } from "../engine/pipeline";
-import { planLogQuery } from "../plan/logquery";
+import { planLogRows } from "../plan/parsed-filter";
 import type { TimeWindow } from "../core/time-window";
 import { EntryTextBudget, EntryTopK } from "./topk";
 import { lineLength } from "../engine/literal-row";
@@ -58,7 +60,7 @@ export async function executeLogQuery(
   expr: LogSelectorExpr,
   opts: LogQueryOptions,
 ): Promise<LogQueryResult> {
-  const plan = planLogQuery(expr, { prefilter: opts.prefilter, derived: client.derivedFields });
+  const plan = planLogRows(expr, { prefilter: opts.prefilter, derived: client.derivedFields });
   const pipeline = compileLogPipeline(plan.local);
   // detected_level is read from each row only when a stage may see it; otherwise it is added, from
   // the row as read, to the entries the pipeline keeps, the few out of all the rows read.
@@ -126,6 +128,15 @@ export async function executeLogQuery(
   const logsql = plan.localKeepsEveryRow
     ? `${plan.logsql} | sort by (_time${backward ? " desc" : ""}) | limit ${opts.limit}`
     : plan.logsql;
+  /** `range` in aligned windows, several in flight, in direction order. */
+  const readSplit = (range: TimeWindow) =>
+    runWindows(
+      splitWindows(range, opts.splitInterval, backward, client.budget.windowShare()),
+      opts.maxConcurrency,
+      opts.signal,
+      (w, signal) => fetchWindow(plan.logsql, w, signal),
+      consume,
+    );
   const windows = client.logWindows({
     identity: JSON.stringify([logsql, astKey(plan.local), opts.direction, opts.limit]),
     range: opts.window,
@@ -153,14 +164,24 @@ export async function executeLogQuery(
       if (!consume(result)) break;
       w.observe(result.entries.length);
     }
+  } else if (plan.parsedFilter) {
+    // The origin sends little besides the rows the answer needs: windows from the edge as for a
+    // query it cuts (the edge interval, then one sized from the density found there), each read
+    // whole; what is left goes in aligned windows as below, so a dense remainder still stops early.
+    const edgeInterval = client.budget.originLeft >= 3 ? opts.splitInterval : 0n;
+    for (const w of nearEdgeFirst(opts.window, edgeInterval, backward, opts.limit)) {
+      const rest = backward ? w.window.start === opts.window.start : w.window.end === opts.window.end;
+      const whole = w.window.start === opts.window.start && w.window.end === opts.window.end;
+      if (rest && !whole) {
+        await readSplit(w.window);
+        break;
+      }
+      const result = await fetchWindow(logsql, w.window, opts.signal);
+      if (!consume(result)) break;
+      w.observe(result.entries.length);
+    }
   } else {
-    await runWindows(
-      splitWindows(opts.window, opts.splitInterval, backward, client.budget.windowShare()),
-      opts.maxConcurrency,
-      opts.signal,
-      (w, signal) => fetchWindow(plan.logsql, w, signal),
-      consume,
-    );
+    await readSplit(opts.window);
   }
   return { entries: top.sorted(), stats };
 }

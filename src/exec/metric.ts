@@ -21,7 +21,7 @@ import {
   type SampleSource,
 } from "../engine/metric";
 import { astKey } from "../logql/ast-key";
-import { planLogQuery } from "../plan/logquery";
+import { planLogRows } from "../plan/parsed-filter";
 import type { OriginClient } from "../origin/client";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { ScanStats } from "./logs";
@@ -323,7 +323,7 @@ export function rangeSamples(
   derive: boolean,
 ): AsyncIterable<readonly ExtractedSample[]> {
   const range = { start: from + 1n, end: to + 1n };
-  const plan = planLogQuery(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
+  const plan = planLogRows(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
   const extractor = compileSampleExtractor(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,

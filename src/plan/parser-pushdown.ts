@@ -75,9 +75,15 @@ export interface ParserBucketPlan extends BucketGrid {
   labels: string[];
 }
 
-type Parser = "json" | "logfmt";
+export type Parser = "json" | "logfmt";
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/** Names the origin can carry a label's value under (see the module comment). */
+export function pushableName(derived?: DerivedFieldRules): (name: string) => boolean {
+  const derivedNow = derivedNames(derived);
+  return (name) => NAME.test(name) && !derivedNow.has(name) && !name.endsWith("_extracted");
+}
 const ERROR = "__error__";
 /** Integer constants of numeric filters both sides compare alike (see the module comment). */
 const MAX_INTEGER = 999_999_999;
@@ -130,8 +136,7 @@ export function planParserPushdown(
     return undefined;
   }
   const groupBy = expr.grouping?.labels ?? [];
-  const derivedNow = derivedNames(derived);
-  const usable = (name: string) => NAME.test(name) && !derivedNow.has(name) && !name.endsWith("_extracted");
+  const usable = pushableName(derived);
   if (!groupBy.every(usable)) return undefined;
 
   // Label filters must not become the origin's prefilters: the guard must see every parsed row.
@@ -156,21 +161,7 @@ export function planParserPushdown(
 
   const repeats = new RepeatCounters();
   const bad = guard(parser, relevant, typed, repeats);
-  const pipes: string[] = [];
-  if (relevant.length > 0) {
-    // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
-    // unpack names as its output, prefix or not, and no longer reads the stored one for later pipes.
-    for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
-    pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
-    for (const n of relevant) {
-      pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
-      pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
-    }
-  }
-  if (parser === "logfmt") pipes.push(...ODD_QUOTES_PIPES);
-  const counters = repeats.pipes();
-  if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));
+  const pipes = parsedValuePipes(parser, relevant, repeats);
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
@@ -189,6 +180,36 @@ export function planParserPushdown(
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
+}
+
+/**
+ * The pipes computing, for each relevant label, Loki's value (`value(name)`) and the fields the
+ * guard reads (run `guard` with the same `repeats` first: it registers the counters).
+ */
+export function parsedValuePipes(parser: Parser, relevant: readonly string[], repeats: RepeatCounters): string[] {
+  const pipes: string[] = [];
+  if (relevant.length > 0) {
+    // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
+    // unpack names as its output, prefix or not, and no longer reads the stored one for later pipes.
+    for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
+    pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
+    pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
+    for (const n of relevant) {
+      pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
+      pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
+    }
+  }
+  if (parser === "logfmt") pipes.push(...ODD_QUOTES_PIPES);
+  const counters = repeats.pipes();
+  if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));
+  return pipes;
+}
+
+/** Every field `parsedValuePipes` and the guard's counters add to a row. */
+export function parsedValueFields(parser: Parser, relevant: readonly string[], repeats: RepeatCounters): string[] {
+  const fields = relevant.flatMap((n) => [base(n), parsed(n), value(n)]);
+  if (parser === "logfmt") fields.push(...ODD_QUOTES_FIELDS);
+  return [...fields, ...repeats.fields()];
 }
 
 interface ParsedPipeline {
@@ -240,7 +261,7 @@ function isNoErrorFilter(f: LabelFilterExpr): boolean {
  * the labels it reads (in `names`; typed ones also in `typed`, with the value shapes they need). Undefined when it cannot be
  * pushed exactly.
  */
-function filterLogsQL(
+export function filterLogsQL(
   f: LabelFilterExpr,
   typed: Map<string, Set<string>>,
   names: Set<string>,
@@ -303,7 +324,7 @@ function filterLogsQL(
 }
 
 /** The filter matching every row where VictoriaLogs could see another value than Loki (module comment). */
-function guard(
+export function guard(
   parser: Parser,
   relevant: readonly string[],
   typed: ReadonlyMap<string, ReadonlySet<string>>,
@@ -389,6 +410,7 @@ function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
  * Pipes computing `__odd`: 1 when the line holds an odd number of `"` (an unterminated quoted
  * value, or an escaped quote), by the same substring removal as RepeatCounters.
  */
+const ODD_QUOTES_FIELDS = ["__len", "__unquoted", "__odd"];
 const ODD_QUOTES_PIPES = [
   "len(_msg) as __len",
   "copy _msg as __unquoted",

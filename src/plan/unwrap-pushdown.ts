@@ -215,6 +215,14 @@ export class RepeatCounters {
     return `${removed}:>${literal.length}`;
   }
 
+  /** The fields the counters' pipes add to a row. */
+  fields(): string[] {
+    if (this.count === 0) return [];
+    const out = [`${GUARD}len`];
+    for (let k = 0; k < this.count; k++) out.push(`${GUARD}m${k}`, `${GUARD}d${k}`);
+    return out;
+  }
+
   /** The pipes that compute the counters' fields (empty when none was asked for). */
   pipes(): string {
     return this.steps.length === 0 ? "" : [` | len(_msg) as ${GUARD}len`, ...this.steps].join(" | ");

@@ -1,0 +1,77 @@
+/** Label filters on parsed fields sent to the origin as `(exact) or (guard)`: which ones, and the text. */
+import { describe, expect, it } from "vitest";
+import { parseExpr } from "../../../src/logql/parser";
+import type { LogSelectorExpr } from "../../../src/logql/ast";
+import { parsedFilterPipes, planLogRows } from "../../../src/plan/parsed-filter";
+import { planLogQuery } from "../../../src/plan/logquery";
+
+const local = (q: string) => planLogQuery(parseExpr(q) as LogSelectorExpr, { prefilter: false }).local;
+const pipes = (q: string) => parsedFilterPipes(local(q));
+/** The `filter` pipe's exact part (before the guard). */
+const exact = (q: string) => /\| filter \((.*?)\) or /.exec(pipes(q) ?? "")?.[1];
+
+describe("parsedFilterPipes", () => {
+  it("pushes numeric, string, duration and bytes filters after | json / | logfmt", () => {
+    expect(exact('{app="a"} | json | status >= 500')).toBe("__v_status:>=500");
+    expect(exact('{app="a"} | logfmt | level="error", latency > 2s')).toBe(
+      '(__v_level:="error" __v_latency:>2000000000)',
+    );
+    expect(exact('{app="a"} | json | size <= 1KB or method=~"GET|PUT"')).toBe(
+      '(__v_size:<=1000 or __v_method:~"^(?:GET|PUT)$")',
+    );
+    expect(exact('{app="a"} |= "x" | json | status != 404')).toBe(
+      "(__v_status:* -(__v_status:>=404 __v_status:<=404))",
+    );
+  });
+
+  it("unpacks into prefixed fields, keeps the row's own value first, and deletes its own fields", () => {
+    const p = pipes('{app="a"} | json | status >= 500')!;
+    expect(p).toContain('| format "<status>" as __b_status');
+    expect(p).toContain('| unpack_json from _msg fields (status) result_prefix "__p_"');
+    expect(p).toMatch(/\| delete __b_status, __p_status, __v_status, __guard_len, __guard_m0, __guard_d0$/);
+  });
+
+  it("pushes the filters it can prove before the first stage that could change labels, passing over the rest", () => {
+    expect(exact('{app="a"} | json | status >= 500 | line_format "x" | method="GET"')).toBe("__v_status:>=500");
+    expect(exact('{app="a"} | json | method="GET" | status >= 1.5 | level="x"')).toBe(
+      '__v_method:="GET" __v_level:="x"',
+    );
+    expect(exact('{app="a"} | json | __error__!="" | addr = ip("10.0.0.0/8") | status > 1')).toBe("__v_status:>1");
+    expect(exact('{app="a"} | json | __error__="" | status > 1')).toBe("__v_status:>1");
+    expect(exact('{app="a"} | json | drop method | method="GET"')).toBeUndefined();
+    expect(exact('{app="a"} | json | method="GET" | drop method | status>500')).toBe(
+      '__v_method:="GET" __v_status:>500',
+    );
+  });
+
+  it("declines other parsers, parameters, strictness, and filters it cannot read exactly", () => {
+    for (const q of [
+      '{app="a"} | json x="y" | x="1"',
+      '{app="a"} | logfmt --strict | x="1"',
+      '{app="a"} | logfmt --keep-empty | x="1"',
+      '{app="a"} | regexp "(?P<x>.)" | x="1"',
+      '{app="a"} | json',
+      '{app="a"} | line_format "{{.x}}" | json | x="1"',
+      '{app="a"} | json | x_extracted="1"',
+      '{app="a"} | json | __error__!=""',
+      '{app="a"} | json | addr = ip("10.0.0.0/8")',
+    ]) {
+      expect(pipes(q), q).toBeUndefined();
+    }
+    // Fields the Worker derives are not the origin's to filter on.
+    const rules = { serviceNameLabels: ["app"], discoverLogLevels: true };
+    expect(parsedFilterPipes(local('{app="a"} | json | detected_level="error"'), rules)).toBeUndefined();
+    expect(parsedFilterPipes(local('{app="a"} | json | service_name="x"'), rules)).toBeUndefined();
+  });
+
+  it("is added to the plan for reading rows, after the filters, unless prefilters are off", () => {
+    const expr = parseExpr('{app="a"} |= "x" | json | status >= 500') as LogSelectorExpr;
+    expect(planLogQuery(expr).logsql).not.toContain("| filter");
+    const plan = planLogRows(expr);
+    expect(plan.logsql).toMatch(/^\{app="a"\} _msg:~"x" \| format /);
+    expect(plan.logsql).toContain("| filter (__v_status:>=500) or ");
+    expect(planLogRows(expr, { prefilter: false }).logsql).not.toContain("| filter");
+    // The Worker still runs every stage.
+    expect(plan.local.map((s) => s.kind)).toEqual(["JsonParser", "LabelFilter"]);
+  });
+});
