@@ -9,13 +9,10 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { askMetric, expectSameAnswer } from "./support/metric-answers";
+import { askMetric, pushedAndLocal } from "./support/metric-answers";
 import { pushStreams } from "../support/push-streams";
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { queryTraffic } from "./support/traffic";
 import { DEFAULT_SERVICE_NAME_LABELS } from "../../src/engine/derived-fields";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
@@ -26,14 +23,9 @@ const DISCOVERY: Partial<Env> = {
   DISCOVER_SERVICE_NAME: DEFAULT_SERVICE_NAME_LABELS.join(","),
 };
 
-async function both(query: string, params: Record<string, string>, headers: Record<string, string> = {}) {
-  const [pushed, local] = await Promise.all([
-    askMetric(query, params, true, headers, false, DISCOVERY),
-    askMetric(query, params, false, headers, false, DISCOVERY),
-  ]);
-  expectSameAnswer(pushed, local, query);
-  return { pushed, local };
-}
+/** The query answered with push-down on and off, level discovery on. */
+const both = (query: string, params: Record<string, string>, headers: Record<string, string> = {}) =>
+  pushedAndLocal(query, params, headers, DISCOVERY);
 
 describe("level push-down on the compat data", () => {
   const range = { start: String(DATA_START), end: String(DATA_END), step: "60" };
@@ -75,25 +67,6 @@ describe("level push-down on the compat data", () => {
   });
 });
 
-/** A query_range's telemetry line (origin requests and bytes, rows scanned), cache off. */
-async function traffic(query: string, params: Record<string, string>, pushdown: boolean) {
-  const lines: string[] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query, ...params })}`, {
-      headers: GATEWAY,
-    }),
-    { ...(env as Env), ...DISCOVERY, CACHE: "off", PUSHDOWN: pushdown ? "on" : "off" },
-    ctx,
-  );
-  expect(res.status, await res.text()).toBe(200);
-  await waitOnExecutionContext(ctx);
-  spy.mockRestore();
-  const line = lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))[0];
-  return { originBytes: line.origin.bytes as number, rows: line.scanned.rows as number, ms: line.durationMs as number };
-}
-
 describe("origin traffic of the logs volume and levels panels (compat data, 6 h)", () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -103,8 +76,8 @@ describe("origin traffic of the logs volume and levels panels (compat data, 6 h)
       'sum by (level, detected_level) (count_over_time({app="checkout"} | drop __error__ [1m]))',
       'sum by (detected_level) (count_over_time({service_name="worker"} | drop __error__ [1m]))',
     ]) {
-      const local = await traffic(query, params, false);
-      const pushed = await traffic(query, params, true);
+      const local = await queryTraffic(query, params, false, DISCOVERY);
+      const pushed = await queryTraffic(query, params, true, DISCOVERY);
       console.info(
         `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
       );

@@ -7,13 +7,9 @@
  * sent fewer rows, so the property never compares local evaluation with itself.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { queryRange } from "./support/request";
 import { pushStreams } from "../support/push-streams";
-import { createApp } from "../../src/app";
-import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { queryTraffic } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
@@ -106,8 +102,8 @@ describe("origin traffic of a log query with a parsed-field filter (compat data,
   it("sends a fraction of the rows", async () => {
     const query = '{app="checkout"} | json | status >= 500';
     const params = { start: String(DATA_START), end: String(DATA_END), limit: "1000" };
-    const local = await traffic(query, params, false);
-    const pushed = await traffic(query, params, true);
+    const local = await queryTraffic(query, params, false);
+    const pushed = await queryTraffic(query, params, true);
     console.info(
       `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
     );
@@ -115,25 +111,6 @@ describe("origin traffic of a log query with a parsed-field filter (compat data,
     expect(pushed.originBytes * 5).toBeLessThan(local.originBytes);
   });
 });
-
-/** A query_range's telemetry line (origin bytes, rows scanned), cache off. */
-async function traffic(query: string, params: Record<string, string>, pushdown: boolean) {
-  const lines: string[] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query, ...params })}`, {
-      headers: GATEWAY,
-    }),
-    { ...(env as Env), CACHE: "off", PUSHDOWN: pushdown ? "on" : "off" },
-    ctx,
-  );
-  expect(res.status, await res.text()).toBe(200);
-  await waitOnExecutionContext(ctx);
-  spy.mockRestore();
-  const line = lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))[0];
-  return { originBytes: line.origin.bytes as number, rows: line.scanned.rows as number, ms: line.durationMs as number };
-}
 
 /**
  * Lines built to probe what VictoriaLogs and Loki could read differently, each in a stream of its

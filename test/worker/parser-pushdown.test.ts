@@ -9,13 +9,9 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { askMetric, pushedAndLocal } from "./support/metric-answers";
 import { pushStreams } from "../support/push-streams";
-import { createApp } from "../../src/app";
-import type { Env } from "../../src/config";
-import { GATEWAY } from "./support/gateway";
+import { queryTraffic } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
@@ -75,25 +71,6 @@ describe("parser push-down on the compat data", () => {
   });
 });
 
-/** A query_range's telemetry line (origin requests and bytes, rows scanned), cache off. */
-async function traffic(query: string, params: Record<string, string>, pushdown: boolean) {
-  const lines: string[] = [];
-  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
-  const ctx = createExecutionContext();
-  const res = await createApp().fetch(
-    new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query, ...params })}`, {
-      headers: GATEWAY,
-    }),
-    { ...(env as Env), CACHE: "off", PUSHDOWN: pushdown ? "on" : "off" },
-    ctx,
-  );
-  expect(res.status, await res.text()).toBe(200);
-  await waitOnExecutionContext(ctx);
-  spy.mockRestore();
-  const line = lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))[0];
-  return { originBytes: line.origin.bytes as number, rows: line.scanned.rows as number, ms: line.durationMs as number };
-}
-
 describe("origin traffic of Drilldown's field panels (compat data, 6 h)", () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -104,8 +81,8 @@ describe("origin traffic of Drilldown's field panels (compat data, 6 h)", () => 
       'sum by (job) (count_over_time({service_name="worker"} | logfmt | drop __error__, __error_details__ [1m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 3 [5m]))',
     ]) {
-      const local = await traffic(query, params, false);
-      const pushed = await traffic(query, params, true);
+      const local = await queryTraffic(query, params, false);
+      const pushed = await queryTraffic(query, params, true);
       console.info(
         `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
       );

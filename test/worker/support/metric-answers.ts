@@ -93,10 +93,11 @@ export async function pushedAndLocal(
   query: string,
   params: Record<string, string>,
   headers: Record<string, string> = {},
+  vars: Partial<Env> = {},
 ): Promise<{ pushed: MetricAnswer; local: MetricAnswer }> {
   const [pushed, local] = await Promise.all([
-    askMetric(query, params, true, headers),
-    askMetric(query, params, false, headers),
+    askMetric(query, params, true, headers, false, vars),
+    askMetric(query, params, false, headers, false, vars),
   ]);
   expectSameAnswer(pushed, local, query);
   return { pushed, local };

@@ -1,0 +1,43 @@
+/**
+ * What one query_range cost the origin, read from the Worker's own telemetry line (the one an
+ * operator sees): origin bytes, rows scanned in the Worker and the duration, with the results
+ * cache off and push-down on or off.
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { expect, vi } from "vitest";
+import { createApp } from "../../../src/app";
+import type { Env } from "../../../src/config";
+import { GATEWAY } from "./gateway";
+
+export interface Traffic {
+  originBytes: number;
+  rows: number;
+  ms: number;
+}
+
+export async function queryTraffic(
+  query: string,
+  params: Record<string, string>,
+  pushdown: boolean,
+  vars: Partial<Env> = {},
+): Promise<Traffic> {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
+  const ctx = createExecutionContext();
+  try {
+    const res = await createApp().fetch(
+      new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query, ...params })}`, {
+        headers: GATEWAY,
+      }),
+      { ...(env as Env), ...vars, CACHE: "off", PUSHDOWN: pushdown ? "on" : "off" },
+      ctx,
+    );
+    expect(res.status, await res.text()).toBe(200);
+    await waitOnExecutionContext(ctx);
+  } finally {
+    spy.mockRestore();
+  }
+  const line = lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))[0];
+  return { originBytes: line.origin.bytes as number, rows: line.scanned.rows as number, ms: line.durationMs as number };
+}
