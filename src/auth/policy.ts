@@ -112,9 +112,10 @@ function parseTenantMap(text: string | undefined): TenantMap {
   // A map that is set restricts header mode to the tenants it lists; an empty one would restrict
   // nothing, so it is refused rather than read as "any tenant".
   if (text.trim() === "") throw new ConfigError("TENANT_MAP is set but empty");
-  for (const [name, value] of Object.entries(parseJsonObject("TENANT_MAP", text))) {
+  for (const [i, [name, value]] of Object.entries(parseJsonObject("TENANT_MAP", text)).entries()) {
     const tenant = typeof value === "string" ? parseTenantId(value) : undefined;
-    if (!tenant) throw new ConfigError(`TENANT_MAP: ${JSON.stringify(name)} must map to "AccountID:ProjectID"`);
+    // Which entry, by position: configuration errors never quote the configured text.
+    if (!tenant) throw new ConfigError(`TENANT_MAP: entry ${i + 1} must map to "AccountID:ProjectID"`);
     map.set(name, tenant);
   }
   if (map.size === 0) throw new ConfigError("TENANT_MAP lists no tenant");

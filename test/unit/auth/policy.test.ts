@@ -146,8 +146,8 @@ describe("readTenancyPolicy", () => {
     expect(configError({ AUTH_TOKEN: "t", TENANTS: tenants })).toBe("set AUTH_TOKEN or TENANTS, not both");
     expect(configError({ TENANCY: "open" })).toBe('TENANCY must be "single" or "header"');
     expect(configError({ TENANT: "team-a" })).toBe('TENANT must be "AccountID" or "AccountID:ProjectID"');
-    expect(configError({ TENANCY: "header", TENANT_MAP: '{"a":"nope"}' })).toBe(
-      'TENANT_MAP: "a" must map to "AccountID:ProjectID"',
+    expect(configError({ TENANCY: "header", TENANT_MAP: '{"a":"0:0","secret-name":"nope"}' })).toBe(
+      'TENANT_MAP: entry 2 must map to "AccountID:ProjectID"',
     );
   });
 });
