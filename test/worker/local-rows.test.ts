@@ -194,7 +194,11 @@ describe("queries that read no rows, or few", () => {
     );
     expect(calls.some((c) => c.path === "/select/logsql/hits")).toBe(false);
 
-    const budgeted = await ask({ query, limit: "5000" }, { MAX_LOCAL_ROWS: String(read) });
+    // Windows read at once may be cut once the answer is full, after some of their rows came:
+    // what the origin holds for the selector bounds what any schedule reads.
+    const held = await originCount({ query: '{app="nginx"}', start: RANGE.start, end: RANGE.end });
+    expect(held).toBeGreaterThanOrEqual(read);
+    const budgeted = await ask({ query, limit: "5000" }, { MAX_LOCAL_ROWS: String(held) });
     expect(budgeted.status, budgeted.body).toBe(200);
     expect(budgeted.json.data.result).toEqual(free.json.data.result);
   });
