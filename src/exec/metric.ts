@@ -10,7 +10,6 @@ import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, MetricResult, Series } from "../engine/types";
 import { compileSampleExtractor } from "../engine/pipeline";
 import {
-  PointLimitError,
   QueryLimitError,
   SeriesLimit,
   alignToStep,
@@ -279,16 +278,7 @@ class MetricRun {
   /** A counting metric over a parser, unless its same-request guard found rows Loki may read differently. */
   private async runParsed(plan: ParserBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
     if (this.parserGuarded) return { outcome: "declined", reason: "parser-guarded" };
-    let outcome: Series[] | "guarded";
-    try {
-      outcome = await runParserPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
-    } catch (err) {
-      // A stats row holds more than the point it stands for: an answer whose groups × buckets
-      // pass the points budget as rows may still fit as series, as Loki (which has no such
-      // limit) would answer it. The Worker's evaluation bounds its own points.
-      if (!(err instanceof PointLimitError)) throw err;
-      outcome = "guarded";
-    }
+    const outcome = await runParserPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
     if (outcome !== "guarded") return { outcome: "answered", series: outcome };
     this.parserGuarded = true;
     return { outcome: "declined", reason: "parser-guarded" };

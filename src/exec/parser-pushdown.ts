@@ -5,6 +5,7 @@
  * locally" ("guarded"); otherwise each evaluation window adds up its buckets.
  */
 import type { Labels, Series } from "../engine/types";
+import { PointLimitError } from "../engine/metric/errors";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
@@ -18,8 +19,18 @@ export async function runParserPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[] | "guarded"> {
+  let rows;
+  try {
+    rows = await bucketRows(client, plan, grid, stats, maxPoints);
+  } catch (err) {
+    // A stats row holds more than the point it stands for: an answer whose groups × buckets pass
+    // the points budget as rows may still fit as series, as Loki (which has no such limit) would
+    // answer it. The Worker's evaluation bounds its own points.
+    if (err instanceof PointLimitError) return "guarded";
+    throw err;
+  }
   const groups = new Map<string, GroupBuckets>();
-  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats, maxPoints)) {
+  for (const { row, labels, key, end } of rows) {
     if (Number(row.__bad ?? "0") !== 0) return "guarded";
     // The stats pipe also makes groups of rows the filters refused: Loki has no sample for them.
     const count = Number(row.__c ?? "0");
