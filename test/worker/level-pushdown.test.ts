@@ -9,8 +9,7 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { askMetric, pushedAndLocal } from "./support/metric-answers";
-import { pushStreams } from "../support/push-streams";
+import { pushCounted, pushedAndLocal } from "./support/metric-answers";
 import type { Env } from "../../src/config";
 import { queryTraffic } from "./support/traffic";
 import { DEFAULT_SERVICE_NAME_LABELS } from "../../src/engine/derived-fields";
@@ -153,19 +152,7 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
         return set.metadata ? [ts, line, set.metadata] : [ts, line];
       }),
     }));
-    const total = streams.reduce((n, s) => n + s.values.length, 0);
-    await pushStreams("26:2", streams, async () => {
-      const probe = await askMetric(
-        'sum(count_over_time({app="lgen"}[1h]))',
-        { time: String(DATA_START + 1800) },
-        false,
-        TENANT,
-        false,
-        DISCOVERY,
-      );
-      const seen = [...probe.series.values()][0]?.[0]?.[1];
-      return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
-    });
+    await pushCounted("26:2", "lgen", streams, DATA_START, DISCOVERY);
   });
 
   it("each set: the same answer, pushed when the reduction settles it", async () => {
@@ -295,19 +282,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
         return set.metadata ? [ts, l, set.metadata] : [ts, l];
       }),
     }));
-    const total = streams.reduce((n, s) => n + s.values.length, 0);
-    await pushStreams("26:3", streams, async () => {
-      const probe = await askMetric(
-        'sum(count_over_time({app="lprop"}[1h]))',
-        { time: String(DATA_START + 1800) },
-        false,
-        TENANT,
-        false,
-        DISCOVERY,
-      );
-      const seen = [...probe.series.values()][0]?.[0]?.[1];
-      return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
-    });
+    await pushCounted("26:3", "lprop", streams, DATA_START, DISCOVERY);
   });
 
   it("pushed or not, every set gives the answer of local evaluation", async () => {

@@ -9,8 +9,7 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { askMetric, pushedAndLocal } from "./support/metric-answers";
-import { pushStreams } from "../support/push-streams";
+import { pushCounted, pushedAndLocal } from "./support/metric-answers";
 import { queryTraffic } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
@@ -240,17 +239,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
         return set.label === "metadata" ? [ts, line, { g: "from-metadata" }] : [ts, line];
       }),
     }));
-    const total = streams.reduce((n, s) => n + s.values.length, 0);
-    await pushStreams("26:1", streams, async () => {
-      const probe = await askMetric(
-        'sum(count_over_time({app="pgen"}[1h]))',
-        { time: String(DATA_START + 1800) },
-        false,
-        TENANT,
-      );
-      const seen = [...probe.series.values()][0]?.[0]?.[1];
-      return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
-    });
+    await pushCounted("26:1", "pgen", streams, DATA_START);
   });
 
   const shapes = (kind: Kind, sel: string) => {

@@ -7,29 +7,13 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { askMetric, expectSameAnswer, pushedAndLocal } from "./support/metric-answers";
-import { pushStreams } from "../support/push-streams";
+import { askMetric, expectSameAnswer, pushCounted, pushedAndLocal } from "./support/metric-answers";
 import { watchOrigin } from "../support/watch-origin";
 import { env } from "cloudflare:workers";
 import { readConfig, type Env } from "../../src/config";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
-
-/** Pushes `streams` (of label app=`app`) into `tenant`, and waits until every line is counted. */
-async function pushCounted(tenant: string, app: string, streams: { values: unknown[] }[]): Promise<void> {
-  const total = streams.reduce((n, s) => n + s.values.length, 0);
-  await pushStreams(tenant, streams, async () => {
-    const probe = await askMetric(
-      `sum(count_over_time({app="${app}"}[1h]))`,
-      { time: String(DATA_START + 1800) },
-      false,
-      { "X-Scope-OrgID": tenant },
-    );
-    const seen = [...probe.series.values()][0]?.[0]?.[1];
-    return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
-  });
-}
 
 describe("unwrap push-down on the compat data", () => {
   const selector = fc.constantFrom(
@@ -273,7 +257,7 @@ describe("generated values (property, real VictoriaLogs)", () => {
         values: lines.map((line, i) => [String(base + BigInt(i * 7 + k) * 1_000_000_000n), line]),
       };
     });
-    await pushCounted("7:7", "gen", streams);
+    await pushCounted("7:7", "gen", streams, DATA_START);
   });
 
   const shapes = [
@@ -394,7 +378,7 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
         line,
       ]),
     }));
-    await pushCounted("8:8", "gen2", streams);
+    await pushCounted("8:8", "gen2", streams, DATA_START);
   });
 
   it("caches an accepted push-down as its buckets alone, a declined one also as its series", async () => {
@@ -473,7 +457,7 @@ describe("a stored field named like one of the guard's (real VictoriaLogs)", () 
         ],
       },
     ];
-    await pushCounted("8:9", "gen3", streams);
+    await pushCounted("8:9", "gen3", streams, DATA_START);
   });
 
   it("reads the row's own value, and sends a row it cannot read back to whole lines", async () => {

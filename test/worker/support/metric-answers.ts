@@ -5,6 +5,7 @@
  */
 import { expect } from "vitest";
 import { call } from "./request";
+import { pushStreams } from "../../support/push-streams";
 import type { Env } from "../../../src/config";
 
 export interface MetricAnswer {
@@ -101,4 +102,30 @@ export async function pushedAndLocal(
   ]);
   expectSameAnswer(pushed, local, query);
   return { pushed, local };
+}
+
+/**
+ * Pushes `streams` (each labelled app=`app`) into `tenant`, and waits until the Worker counts every
+ * line in the hour that ends half an hour after `at` (unix seconds), where the tests put them.
+ */
+export async function pushCounted(
+  tenant: string,
+  app: string,
+  streams: { values: unknown[] }[],
+  at: number,
+  vars: Partial<Env> = {},
+): Promise<void> {
+  const total = streams.reduce((n, s) => n + s.values.length, 0);
+  await pushStreams(tenant, streams, async () => {
+    const probe = await askMetric(
+      `sum(count_over_time({app="${app}"}[1h]))`,
+      { time: String(at + 1800) },
+      false,
+      { "X-Scope-OrgID": tenant },
+      false,
+      vars,
+    );
+    const seen = [...probe.series.values()][0]?.[0]?.[1];
+    return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
+  });
 }
