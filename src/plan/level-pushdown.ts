@@ -178,7 +178,7 @@ export function planLevelPushdown(
   const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
   const by = [buckets.timeGrouping, ...fields.map(fieldName)].join(", ");
   return {
-    logsql: `${plan.logsql} | ${LEVEL_INPUT_PIPES}${lenPipe} | stats by (${by}) ${stats}`,
+    logsql: `${plan.logsql}${buckets.inWindows} | ${LEVEL_INPUT_PIPES}${lenPipe} | stats by (${by}) ${stats}`,
     ...buckets.grid,
     groupBy: fields,
     labels,

@@ -81,7 +81,7 @@ export function planMetricPushdown(
   const by = [buckets.timeGrouping, ...groupBy.map(fieldName)].join(", ");
   const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
   return {
-    logsql: `${plan.logsql}${lenPipe} | stats by (${by}) ${stats}`,
+    logsql: `${plan.logsql}${buckets.inWindows}${lenPipe} | stats by (${by}) ${stats}`,
     rows: plan.logsql,
     ...buckets.grid,
     groupBy,
@@ -93,12 +93,14 @@ export function planMetricPushdown(
 /**
  * The time buckets a range aggregation's windows are made of on `grid`: width the largest that
  * divides both the range and the step, so that every window is a whole number of buckets; none
- * past MAX_BUCKETS, where the origin's answer would outgrow local evaluation's.
+ * past MAX_BUCKETS, where the origin's answer would outgrow local evaluation's. `inWindows` is the
+ * pipe to put right after the row filters (see inWindowsFilter).
  */
 export function bucketsOf(
   spec: { range: number | bigint; offset: number | bigint },
   grid: MetricGrid,
-): { grid: Omit<BucketGrid, "logsql" | "groupBy">; range: bigint; timeGrouping: string } | undefined {
+):
+  { grid: Omit<BucketGrid, "logsql" | "groupBy">; range: bigint; timeGrouping: string; inWindows: string } | undefined {
   const range = BigInt(spec.range);
   const offset = BigInt(spec.offset);
   if (range <= 0n) return undefined;
@@ -115,7 +117,40 @@ export function bucketsOf(
     },
     range,
     timeGrouping: `_time:${width}ns offset ${shift}ns`,
+    inWindows: grid.instant ? "" : inWindowsFilter(range, offset, grid),
   };
+}
+
+/**
+ * How far (ns) VictoriaLogs' `math` may place a row from its true time: it computes in float64,
+ * whose unit in the last place is 256 ns for today's times in nanoseconds (a few such errors add
+ * up in `(_time - anchor) % step`). A row this close to a window's edge is kept whichever side it
+ * lies: the filter keeps a superset of the rows the windows hold.
+ */
+const PHASE_MARGIN_NS = 1_000_000n;
+
+/**
+ * When the step is longer than the range, the windows (t − offset − range, t − offset] leave gaps
+ * between them, and the rows in the gaps count in no evaluation: ` | math … | filter …` drops them
+ * before the origin parses, unpacks or guards them (with a 10 min step and a 5 min range, half the
+ * rows). A row's phase is its time past the last window end at or before it; it lies in a window
+ * when that phase is 0 or more than step − range. The buckets are still grouped by the row's own
+ * `_time`, so a row the margin keeps lands in a bucket no window adds up: the answer is unchanged.
+ * Empty when the windows leave no gap wider than twice the margin.
+ */
+function inWindowsFilter(range: bigint, offset: bigint, grid: MetricGrid): string {
+  const step = grid.step;
+  const gap = step - range;
+  if (gap <= 2n * PHASE_MARGIN_NS) return "";
+  // Window ends are anchor + k·step; a small anchor keeps the filter's text (and the cache key of
+  // every chunk asked with it) the same for every query on the same step and phase.
+  const anchor = mod(grid.start - offset, step);
+  const phase = "__window_phase";
+  return (
+    ` | math ((_time - ${anchor}) % ${step}) as ${phase}` +
+    ` | filter ${phase}:>${gap - PHASE_MARGIN_NS} or ${phase}:<${PHASE_MARGIN_NS}` +
+    ` | delete ${phase}`
+  );
 }
 
 /**

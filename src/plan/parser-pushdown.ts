@@ -173,7 +173,7 @@ export function planParserPushdown(
   stats.push(`count() if (${bad}) as __bad`);
   const by = [buckets.timeGrouping, ...groupBy.map(value)].join(", ");
   return {
-    logsql: `${plan.logsql} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
+    logsql: `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
     ...buckets.grid,
     groupBy: groupBy.map(value),
     labels: groupBy,

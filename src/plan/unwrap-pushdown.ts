@@ -115,7 +115,7 @@ export function planUnwrapPushdown(
     `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
     `count() if (${bad}) as __bad`;
   return {
-    logsql: `${logsql} | ${unpack}${guardPipes} | ${stats}`,
+    logsql: `${logsql}${buckets.inWindows} | ${unpack}${guardPipes} | ${stats}`,
     ...buckets.grid,
     groupBy,
     fn,

@@ -22,7 +22,11 @@ describe("metric push-down planning", () => {
     expect(p.width).toBe(10n * S);
     expect(p.bucketsPerWindow).toBe(18);
     expect(p.perSeconds).toBe(180);
-    expect(p.logsql).toBe('{app="x"} | len(_msg) as __n | stats by (_time:10000000000ns offset 1ns) sum(__n) as __v');
+    expect(p.logsql).toBe(
+      '{app="x"} | math ((_time - 40000000000) % 190000000000) as __window_phase' +
+        " | filter __window_phase:>9999000000 or __window_phase:<1000000 | delete __window_phase" +
+        " | len(_msg) as __n | stats by (_time:10000000000ns offset 1ns) sum(__n) as __v",
+    );
   });
 
   it("moves buckets with offset and with an unaligned start", () => {
@@ -42,7 +46,9 @@ describe("metric push-down planning", () => {
   it("pushes Grafana's log-volume query: dropping labels nobody groups by changes no sum", () => {
     const p = plan('sum by (level, detected_level) (count_over_time({app="x"} |= "e" | drop __error__ [1m]))')!;
     expect(p.logsql).toBe(
-      '{app="x"} _msg:~"e" | stats by (_time:60000000000ns offset 1ns, level, detected_level) count() as __v',
+      '{app="x"} _msg:~"e" | math ((_time - 0) % 600000000000) as __window_phase' +
+        " | filter __window_phase:>539999000000 or __window_phase:<1000000 | delete __window_phase" +
+        " | stats by (_time:60000000000ns offset 1ns, level, detected_level) count() as __v",
     );
     expect(plan('sum by (pod) (count_over_time({app="x"} | drop pod [1m]))')).toBeUndefined();
     expect(plan('sum(count_over_time({app="x"} | drop pod="a" [1m]))')).toBeUndefined();
@@ -57,6 +63,57 @@ describe("metric push-down planning", () => {
     ['sum(count_over_time({app="x"} |> "<_> x" [10m]))', "pattern filter runs in the Worker"],
   ])("declines %s (%s)", (q) => {
     expect(plan(q)).toBeUndefined();
+  });
+
+  it("drops the rows between windows when the step is longer than the range, and only then", () => {
+    const late = { ...grid, start: grid.start + 7n * S };
+    const p = plan('sum(count_over_time({app="x"}[2m] offset 1h))', late)!;
+    // Windows end at t − 1h ≡ start + 7s (mod 10m); the phase past such an end must be 0 or > 8m.
+    expect(p.logsql).toBe(
+      '{app="x"} | math ((_time - 7000000000) % 600000000000) as __window_phase' +
+        " | filter __window_phase:>479999000000 or __window_phase:<1000000 | delete __window_phase" +
+        " | stats by (_time:120000000000ns offset 7000000001ns) count() as __v",
+    );
+    expect(plan('sum(count_over_time({app="x"}[10m]))')!.logsql).not.toContain("__window_phase");
+    expect(plan('sum(count_over_time({app="x"}[1h]))')!.logsql).not.toContain("__window_phase");
+    const at = 1769925600n * S;
+    const instant = plan('sum(count_over_time({app="x"}[1m]))', { start: at, end: at, step: 0n, instant: true })!;
+    expect(instant.logsql).not.toContain("__window_phase");
+  });
+
+  it("keeps every row a window holds, as VictoriaLogs' float64 math computes the phase", () => {
+    const cases: [string, typeof grid][] = [
+      ['sum(count_over_time({app="x"}[5m]))', grid],
+      ['sum(count_over_time({app="x"}[5m]))', { ...grid, start: grid.start + 1n }],
+      ['sum(count_over_time({app="x"}[1m] offset 37s))', { ...grid, start: grid.start + 123_456_789n }],
+      ['sum(rate({app="x"}[90s]))', { ...grid, step: 3600n * S }],
+    ];
+    for (const [q, g] of cases) {
+      const p = plan(q, g)!;
+      const m =
+        /math \(\(_time - (\d+)\) % (\d+)\) as __window_phase \| filter __window_phase:>(\d+) or __window_phase:<(\d+)/.exec(
+          p.logsql,
+        )!;
+      const [anchor, step, above, below] = m.slice(1).map(Number) as [number, number, number, number];
+      // What VictoriaLogs computes: `_time` in nanoseconds as a float64, then float64 arithmetic.
+      const kept = (t: bigint) => {
+        const phase = (Number(t) - anchor) % step;
+        return phase > above || phase < below;
+      };
+      const range = BigInt(p.width) * BigInt(p.bucketsPerWindow);
+      let dropped = 0;
+      for (let t = g.start; t <= g.end; t += g.step) {
+        const end = t - p.offset;
+        // A window is (end − range, end]: its edges, a few ns either side, and points inside.
+        for (const d of [0n, 1n, 255n, 256n, 257n, 1000n, range / 2n, range - 257n, range - 1n]) {
+          expect(kept(end - d), `${q}: ${end - d} in the window ending ${end}`).toBe(true);
+        }
+        // Well inside the gap before the window: nothing asks for these rows.
+        const gapMiddle = end - range - (g.step - range) / 2n;
+        if (!kept(gapMiddle)) dropped++;
+      }
+      expect(dropped).toBeGreaterThan(0);
+    }
   });
 
   it("declines when the buckets would outnumber local evaluation's work", () => {
