@@ -6,7 +6,7 @@
  * origin did not all send ("incomplete"); otherwise each evaluation window combines its buckets.
  */
 import type { Labels, Series } from "../engine/types";
-import { quantile } from "../engine/metric/range/functions";
+import { quantileOfSorted } from "../engine/metric/range/functions";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
@@ -84,10 +84,17 @@ function bucketValues(list: string | undefined, count: number): Float64Array | u
 function windowQuantile(phi: number, buckets: readonly Bucket[], lo: number, hi: number): number {
   let n = 0;
   for (let i = lo; i < hi; i++) n += buckets[i]!.count;
-  const values = new Array<number>(n);
+  const values = new Float64Array(n);
   let at = 0;
-  for (let i = lo; i < hi; i++) for (const v of buckets[i]!.values!) values[at++] = v;
-  return quantile(phi, values);
+  for (let i = lo; i < hi; i++) {
+    values.set(buckets[i]!.values!, at);
+    at += buckets[i]!.count;
+  }
+  // The guard admits plain decimals only: no NaN and no −0, the two values whose place the numeric
+  // sort of a Float64Array (native, without a comparator called per pair) could give otherwise
+  // than `quantile`'s order.
+  values.sort();
+  return quantileOfSorted(phi, values);
 }
 
 function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: number, hi: number): number {

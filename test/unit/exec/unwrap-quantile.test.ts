@@ -4,7 +4,9 @@
  * any row the guard counted, declines. Equality with local evaluation against the real origin is
  * proved in test/worker/unwrap-pushdown.test.ts; here the rows are given.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { quantile } from "../../../src/engine/metric/range/functions";
 import type { CachedOrigin } from "../../../src/cache/cached-origin";
 import { type StatsOrigin, timeBucketCache } from "../../../src/cache/extents";
 import type { VLRow } from "../../../src/origin/rows";
@@ -105,6 +107,41 @@ describe("runUnwrapPlan, quantile", () => {
     );
     expect(await runUnwrapPlan(clientWith([row(2, "a", [], { __v: "not json", __n: "1" })]), plan, grid, stats())).toBe(
       "incomplete",
+    );
+  });
+
+  it("equals `quantile` over each window's values, whatever the values and their order", async () => {
+    // The shape of every value the guard lets through: a plain decimal, never −0.
+    const decimal = fc
+      .tuple(fc.boolean(), fc.integer({ min: 0, max: 999_999_999 }), fc.option(fc.integer({ min: 0, max: 999_999 })))
+      .map(
+        ([neg, int, frac]) =>
+          `${neg && (int > 0 || (frac ?? 0) > 0) ? "-" : ""}${int}${frac === null ? "" : `.${frac}`}`,
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.array(decimal, { minLength: 1, maxLength: 8 })), {
+          maxLength: 7,
+        }),
+        fc.constantFrom(0, 0.01, 0.25, 0.5, 0.9, 0.99, 1),
+        async (buckets, phi) => {
+          // One row per bucket minute (the origin groups them so).
+          const byMinute = new Map<number, string[]>();
+          for (const [m, values] of buckets) byMinute.set(m, [...(byMinute.get(m) ?? []), ...values]);
+          const rows = [...byMinute].map(([m, values]) => row(m, "a", values));
+          const out = seriesOf(await runUnwrapPlan(clientWith(rows), { ...plan, phi }, grid, stats()));
+          const expected: { t: bigint; v: number }[] = [];
+          for (let t = grid.start; t <= grid.end; t += grid.step) {
+            // The window of t holds the buckets ending at minutes t − 2 … t (starting at t − 3 … t − 1).
+            const minute = Number(t / MINUTE);
+            const values: number[] = [];
+            for (let m = minute - 3; m < minute; m++) values.push(...(byMinute.get(m) ?? []).map(Number));
+            if (values.length > 0) expected.push({ t, v: quantile(phi, values) });
+          }
+          expect(out[0]?.points ?? []).toEqual(expected);
+        },
+      ),
+      { numRuns: 300, seed: 2611 },
     );
   });
 

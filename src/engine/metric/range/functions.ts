@@ -8,12 +8,18 @@
  * and an empty window NaN. `values` is sorted in place (NaN first, as Loki's heap ordering does).
  */
 export function quantile(phi: number, values: number[]): number {
-  if (values.length === 0) return NaN;
-  if (phi < 0) return -Infinity;
-  if (phi > 1) return Infinity;
+  if (values.length === 0 || phi < 0 || phi > 1) return quantileOfSorted(phi, values);
   values.sort((a, b) =>
     Number.isNaN(a) ? (Number.isNaN(b) ? 0 : -1) : Number.isNaN(b) ? 1 : a < b ? -1 : a > b ? 1 : 0,
   );
+  return quantileOfSorted(phi, values);
+}
+
+/** `quantile` of values already in its order (NaN first, then ascending). */
+export function quantileOfSorted(phi: number, values: ArrayLike<number>): number {
+  if (values.length === 0) return NaN;
+  if (phi < 0) return -Infinity;
+  if (phi > 1) return Infinity;
   const n = values.length;
   const rank = phi * (n - 1);
   const lower = Math.max(0, Math.floor(rank));
