@@ -3,7 +3,8 @@
  * this Node process, its heap capped at 128 MB like an isolate, cold: no cache layer and
  * `Cache-Control: no-cache`, one run. Measured around the request: wall time until the answer's
  * last byte, this process's CPU time (process.cpuUsage: the Worker's JavaScript and the HTTP
- * client reading the origin's answers), the heap's peak above idle (bench/lib/heap-watch.ts), and
+ * client reading the origin's answers), the heap's peak above idle (bench/lib/heap-watch.ts; no
+ * collection forced meanwhile, which would be charged to the request's CPU), and
  * the CPU time the VictoriaLogs process spent meanwhile (utime + stime from /proc/<pid>/stat: the
  * benchmark's own VictoriaLogs, serving nothing else). What the answer holds is summarised:
  * series, fields or labels, and Loki's warnings.
@@ -91,7 +92,7 @@ async function once(params: Record<string, string>, measure: boolean) {
   lines.length = 0;
   const url = `http://loki.local${spec.path}?${new URLSearchParams(params)}`;
   const headers = { ...spec.headers, "Cache-Control": "no-cache" };
-  const stopHeap = measure ? watchHeap(5, 50) : undefined;
+  const stopHeap = measure ? watchHeap(5) : undefined;
   const vl0 = victoriaLogsCpuS();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();

@@ -41,6 +41,7 @@ function outcome(c) {
 
 function vlCell(c) {
   if (c.vl.dnf) return "did not finish";
+  if (c.vl.status === undefined) return "connection broke";
   if (c.vl.status !== 200) return `HTTP ${c.vl.status}`;
   return int(c.vl.ms);
 }
@@ -63,7 +64,6 @@ export function markdown(cases, meta) {
   const workerWall = sum(cases, (c) => c.worker.wallMs ?? (c.worker.seconds ?? 0) * 1000);
   const vlWall = sum(cases, (c) => c.vl.ms);
   const peakHeap = Math.max(0, ...cases.map((c) => c.worker.heap?.peakHeapGrowthMB ?? 0));
-  const peakLive = Math.max(0, ...cases.map((c) => c.worker.heap?.peakLiveGrowthMB ?? 0));
   const m1 = meta.measured?.["1 h"] ?? {};
   const m24 = meta.measured?.["24 h"] ?? {};
   const lines = [
@@ -88,8 +88,8 @@ export function markdown(cases, meta) {
     "The calls are the ones Logs Drilldown makes on a namespace's page, as its query builders write them, tagged",
     "`X-Query-Tags: Source=grafana-lokiexplore-app`: the labels tab's breakdown by `pod`, the fields tab's breakdowns by",
     "`trace_id` and `k8s_pod_name` (structured metadata) and by `service_version` (a parsed field, so `| json … | logfmt`),",
-    "the fields tab's `detected_fields` and the labels tab's `detected_labels` (Drilldown calls `labels`, without a query,",
-    "only on its landing page). Each range ends at the data's end, with the step Grafana picks (range ÷ 1,000 points on its",
+    "the fields tab's `detected_fields` and the labels tab's `detected_labels` (the list of labels on a namespace's page comes",
+    "from `detected_labels`; Drilldown's `labels` call takes no query). Each range ends at the data's end, with the step Grafana picks (range ÷ 1,000 points on its",
     "interval ladder: 2 s at 30 m, 5 s at 1 h and 2 h, 10 s at 3 h, 20 s at 6 h, 1 min at 24 h; `[$__auto]` is that step).",
     "",
     "**Worker**: the Loki request through the Worker's app (`createApp().fetch`) in a Node process with a 128 MB heap, cold",
@@ -97,7 +97,8 @@ export function markdown(cases, meta) {
     "warm-up request of the same shape over five minutes of other data. **CPU ms**: `process.cpuUsage()` of that process around",
     "the request. **VL CPU ms**: utime + stime of the VictoriaLogs process (`/proc/<pid>/stat`, 10 ms ticks) over the same",
     "interval: what the Worker's request cost VictoriaLogs. **Peak heap**: the heap's peak above idle during the request",
-    "(sampled every 5 ms; garbage not yet collected included). **VL direct**: the LogsQL that computes the comparable answer",
+    "(`heapUsed` sampled every 5 ms, garbage not yet collected included: no collection is forced while the request runs, so",
+    "that none is charged to its CPU). **VL direct**: the LogsQL that computes the comparable answer",
     "(every series of `stats by (field) count()` over the same buckets; `field_names`; `stream_field_names`), once, read to",
     `its last byte, with its CPU from /proc the same way. A request past ${meta.timeoutS} s is stopped and reported as not finished.`,
     "",
@@ -106,13 +107,13 @@ export function markdown(cases, meta) {
     "| | answers with data | blank | errors | time-outs | CPU·s |",
     "|---|---|---|---|---|---|",
     `| **Worker, this run** | **${withData} of ${n}** (${partial} partial, with Loki's warning) | ${blank} | ${errors} | ${timeouts} | Worker ${secs(workerCpu)} + VictoriaLogs ${secs(vlForWorker)} |`,
-    `| VictoriaLogs direct, this run (every series, not Loki's answer) | ${cases.filter((c) => c.vl.status === 200 && (c.vl.items ?? 1) > 0).length} of ${n} | — | ${cases.filter((c) => c.vl.status !== undefined && c.vl.status !== 200).length} | ${cases.filter((c) => c.vl.dnf).length} | ${secs(vlDirectCpu)} |`,
+    `| VictoriaLogs direct, this run (every series, not Loki's answer) | ${cases.filter((c) => c.vl.status === 200 && (c.vl.items ?? 1) > 0).length} of ${n} | — | ${cases.filter((c) => c.vl.status !== 200 && !c.vl.dnf).length} | ${cases.filter((c) => c.vl.dnf).length} | ${secs(vlDirectCpu)} |`,
     ...PUBLISHED.map(([who, answers, cpu]) => `| ${who} (published, not measured here) | ${answers} | | | | ${cpu} |`),
     "",
     `The Worker's own CPU over the session: ${secs(workerCpu)} s, ${vlDirectCpu > 0 ? `${((100 * workerCpu) / vlDirectCpu).toFixed(1)}%` : "—"} of what VictoriaLogs spent computing the`,
     `comparable answers directly (${secs(vlDirectCpu)} s); VictoriaLogs spent ${secs(vlForWorker)} s serving the Worker's requests.`,
     `Wall time summed over the ${n} calls: Worker ${secs(workerWall)} s, VictoriaLogs direct ${secs(vlWall)} s. Calls past Grafana's`,
-    `default ${GRAFANA_TIMEOUT_S} s data source timeout: ${slow}. Peak heap above idle: ${peakHeap} MB (live after a full collection: ${peakLive} MB).`,
+    `default ${GRAFANA_TIMEOUT_S} s data source timeout: ${slow}. Peak heap above idle: ${peakHeap} MB.`,
     "",
     "## Per call",
     "",

@@ -87,9 +87,12 @@ async function timeVictoriaLogs(vl, req) {
     if (res.status !== 200) return { status: res.status, error: text.slice(0, 300), ms, cpuMs };
     return { status: 200, ms, cpuMs, bytes, items: bytes <= PARSE_LIMIT ? itemsOf(text) : undefined };
   } catch (err) {
-    if (err instanceof Error && err.name === "TimeoutError")
-      return { dnf: true, cpuMs: Math.round((cpuSecondsOf(vl.pid) - cpu0) * 1000) };
-    throw err;
+    const cpuMs = Math.round((cpuSecondsOf(vl.pid) - cpu0) * 1000);
+    if (err instanceof Error && err.name === "TimeoutError") return { dnf: true, cpuMs };
+    // VictoriaLogs ends an answer it is still writing when the query outlives its own
+    // -search.maxQueryDuration (30 s by default): the connection breaks mid-answer.
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
+    return { error: `connection broke after ${Math.round(performance.now() - t0)} ms (${String(err)}${cause})`, cpuMs };
   }
 }
 
