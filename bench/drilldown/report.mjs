@@ -55,7 +55,8 @@ export function markdown(cases, meta) {
   const withData = cases.filter(hasData).length;
   const blank = cases.filter((c) => answered(c) && !hasData(c)).length;
   const errors = cases.filter((c) => c.worker.status !== undefined && c.worker.status !== 200).length;
-  const timeouts = cases.filter((c) => c.worker.dnf || c.worker.crashed).length;
+  const timeouts = cases.filter((c) => c.worker.dnf).length;
+  const crashes = cases.filter((c) => c.worker.crashed).length;
   const partial = cases.filter((c) => answered(c) && c.worker.warnings).length;
   const slow = cases.filter((c) => answered(c) && c.worker.wallMs > GRAFANA_TIMEOUT_S * 1000).length;
   const workerCpu = sum(cases, (c) => c.worker.cpuMs);
@@ -104,9 +105,9 @@ export function markdown(cases, meta) {
     "",
     "## Totals",
     "",
-    "| | answers with data | blank | errors | time-outs | CPU·s |",
+    "| | answers with data | blank | errors | time-outs (and crashes) | CPU·s |",
     "|---|---|---|---|---|---|",
-    `| **Worker, this run** | **${withData} of ${n}** (${partial} partial, with Loki's warning) | ${blank} | ${errors} | ${timeouts} | Worker ${secs(workerCpu)} + VictoriaLogs ${secs(vlForWorker)} |`,
+    `| **Worker, this run** | **${withData} of ${n}** (${partial} partial, with Loki's warning) | ${blank} | ${errors} | ${timeouts}${crashes ? ` (+ ${crashes} out of heap)` : ""} | Worker ${secs(workerCpu)} + VictoriaLogs ${secs(vlForWorker)} |`,
     `| VictoriaLogs direct, this run (every series, not Loki's answer) | ${cases.filter((c) => c.vl.status === 200 && (c.vl.items ?? 1) > 0).length} of ${n} | — | ${cases.filter((c) => c.vl.status !== 200 && !c.vl.dnf).length} | ${cases.filter((c) => c.vl.dnf).length} | ${secs(vlDirectCpu)} |`,
     ...PUBLISHED.map(([who, answers, cpu]) => `| ${who} (published, not measured here) | ${answers} | | | | ${cpu} |`),
     "",
