@@ -39,6 +39,20 @@ function outcome(c) {
   return c.worker.warnings ? "200, partial" : "200";
 }
 
+/** Why a call failed, from what the Worker answered. */
+function reason(c) {
+  const e = c.worker.error ?? "";
+  if (/MAX_LOCAL_ROWS/.test(e))
+    return "the breakdown is evaluated from rows in the Worker (no push-down for this shape), and the range holds more rows than `MAX_LOCAL_ROWS`";
+  if (/MAX_METRIC_POINTS/.test(e))
+    return "the bucket rows VictoriaLogs returns for the breakdown (counted 4 points each) are more than `MAX_METRIC_POINTS` allows";
+  if (/connection broke|HTTP 503/.test(e))
+    return "VictoriaLogs ended a row stream the Worker was still reading at its own `-search.maxQueryDuration` (30 s by default)";
+  if (c.worker.crashed) return "the 128 MB heap ran out";
+  if (c.worker.dnf) return "no answer within the time limit";
+  return "";
+}
+
 function vlCell(c) {
   if (c.vl.dnf) return "did not finish";
   if (c.vl.status === undefined) return "connection broke";
@@ -127,8 +141,8 @@ export function markdown(cases, meta) {
     const cpuRatio =
       ok && c.vl.cpuMs ? `${((c.worker.cpuMs + (c.worker.vlCpuMs ?? 0)) / c.vl.cpuMs).toFixed(2)}×` : "—";
     lines.push(
-      `| ${cellText(c.shape)} | ${c.range} | ${outcome(c)} | ${ok ? int(c.worker.items ?? 0) : "—"} | ${ok ? int(c.worker.wallMs) : "—"} | ${
-        ok ? int(c.worker.cpuMs) : "—"
+      `| ${cellText(c.shape)} | ${c.range} | ${outcome(c)} | ${ok ? int(c.worker.items ?? 0) : "—"} | ${c.worker.wallMs !== undefined ? int(c.worker.wallMs) : "—"} | ${
+        c.worker.cpuMs !== undefined ? int(c.worker.cpuMs) : "—"
       } | ${c.worker.vlCpuMs !== undefined ? int(c.worker.vlCpuMs) : "—"} | ${c.worker.heap?.peakHeapGrowthMB ?? "—"} | ${
         ok && c.worker.originBytes !== undefined ? (c.worker.originBytes / 1e6).toFixed(2) : "—"
       } | ${vlCell(c)} | ${c.vl.cpuMs !== undefined ? int(c.vl.cpuMs) : "—"} | ${
@@ -155,8 +169,12 @@ export function markdown(cases, meta) {
   if (failed.length > 0) {
     lines.push("", "## Calls without data or with an error", "");
     for (const c of failed) {
-      if (!hasData(c))
-        lines.push(`- ${c.shape} ${c.range}, Worker: ${outcome(c)}${c.worker.error ? ` ${c.worker.error}` : ""}`);
+      if (!hasData(c)) {
+        const why = reason(c);
+        lines.push(
+          `- ${c.shape} ${c.range}, Worker: ${outcome(c)}${why ? `: ${why}` : ""}${c.worker.error ? `. Its answer: ${c.worker.error}` : ""}`,
+        );
+      }
       if (c.vl.status !== 200)
         lines.push(`- ${c.shape} ${c.range}, VictoriaLogs direct: ${vlCell(c)}${c.vl.error ? ` ${c.vl.error}` : ""}`);
     }
