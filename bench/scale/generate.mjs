@@ -48,7 +48,7 @@ const TENANTS = ["acme", "globex", "initech"];
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** Helpers over one seeded PRNG. */
-function random(seed) {
+export function random(seed) {
   const next = prng(seed);
   const int = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
   return {
@@ -88,7 +88,7 @@ function nginxTime(ms) {
 }
 
 /** One row's line and structured metadata for `app`. */
-function lineFor(r, app, ms) {
+export function lineFor(r, app, ms) {
   const level = r.weighted(LEVELS);
   const method = r.weighted(METHODS);
   const path = r.pick(PATHS);
@@ -156,7 +156,7 @@ function streamsOf(r) {
 }
 
 /** RFC 3339 with nanoseconds, which VictoriaLogs stores exactly. */
-function rfc3339(ns) {
+export function rfc3339(ns) {
   const ms = Number(ns / 1_000_000n);
   return `${new Date(ms).toISOString().slice(0, 19)}.${(ns % 1_000_000_000n).toString().padStart(9, "0")}Z`;
 }

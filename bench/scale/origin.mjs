@@ -21,10 +21,24 @@ const IN_FLIGHT = 2;
 
 /**
  * @param {{ rows: number, days: number, endMs: number, say: (m: string) => void }} options
- * @returns {Promise<{ vl: Awaited<ReturnType<typeof startVictoriaLogs>>, startMs: number, endMs: number, rows: number, loadSeconds: number, pushedMB: number, dataDir: string, loadedNow: boolean }>}
  */
 export async function scaleOrigin({ rows, days, endMs, say }) {
-  const dataDir = join(cacheDir(), `scale-g${GENERATOR_VERSION}-${rows}-${days}d-${VICTORIA_METRICS_VERSION}`);
+  return loadedOrigin({
+    dataDir: join(cacheDir(), `scale-g${GENERATOR_VERSION}-${rows}-${days}d-${VICTORIA_METRICS_VERSION}`),
+    dataset: scaleDataset({ rows, days, endMs }),
+    streamFields: STREAM_FIELDS,
+    what: `about ${rows.toLocaleString("en")} rows over ${days} days`,
+    say,
+  });
+}
+
+/**
+ * A VictoriaLogs on `dataDir` holding `dataset`'s rows: loaded through jsonline ingestion the first
+ * time, reused as it is when an earlier load finished (its marker file says how many rows).
+ * @param {{ dataDir: string, dataset: { startMs: number, endMs: number, streams: Record<string, string>[], bodies: (onRow?: (si: number, bytes: number) => void) => Iterable<string> }, streamFields: string[], what: string, say: (m: string) => void }} options
+ * @returns {Promise<{ vl: Awaited<ReturnType<typeof startVictoriaLogs>>, startMs: number, endMs: number, streams: Record<string, string>[], rows: number, loadSeconds: number, pushedMB: number, dataDir: string, loadedNow: boolean }>}
+ */
+export async function loadedOrigin({ dataDir, dataset: ds, streamFields, what, say }) {
   const marker = join(dataDir, "loaded.json");
   const fresh = !existsSync(marker);
   // A load that did not finish leaves no marker: its partial data is dropped, not added to.
@@ -32,7 +46,6 @@ export async function scaleOrigin({ rows, days, endMs, say }) {
   await mkdir(dataDir, { recursive: true });
   const vl = await startVictoriaLogs({ dataDir });
   say(`VictoriaLogs ${vl.url} (data in ${dataDir})`);
-  const ds = scaleDataset({ rows, days, endMs });
   const range = { start: new Date(ds.startMs - 1000).toISOString(), end: new Date(ds.endMs + 1000).toISOString() };
   if (!fresh) {
     const loaded = JSON.parse(await readFile(marker, "utf8"));
@@ -42,11 +55,11 @@ export async function scaleOrigin({ rows, days, endMs, say }) {
     }
     return { vl, ...ds, ...loaded, dataDir, loadedNow: false };
   }
-  say(`generating and loading about ${rows.toLocaleString("en")} rows over ${days} days...`);
+  say(`generating and loading ${what}...`);
   const t0 = Date.now();
   const endpoint =
     `${vl.url}/insert/jsonline?` +
-    new URLSearchParams({ _stream_fields: STREAM_FIELDS.join(","), _time_field: "_time", _msg_field: "_msg" });
+    new URLSearchParams({ _stream_fields: streamFields.join(","), _time_field: "_time", _msg_field: "_msg" });
   const perStream = ds.streams.map((labels) => ({ labels, entries: 0 }));
   let pushed = 0;
   let bytes = 0;

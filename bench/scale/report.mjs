@@ -180,14 +180,18 @@ const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, 
 /**
  * Horizontal bars, one group per shape, one bar per range: Worker ÷ VictoriaLogs on a log scale,
  * with the 1.3× and 2× targets; a request that did not finish or failed is drawn to the right edge
- * in red with what happened.
+ * in red with what happened. Below, unless `projection` is false, the projected CPU per shape.
  * @param {Case[]} cases
  * @param {Record<string, any>} meta
+ * @param {{ projection?: boolean, colours?: string[] }} [options]
  */
-export function svg(cases, meta) {
+export function svg(
+  cases,
+  meta,
+  { projection: withProjection = true, colours = ["#6baed6", "#3182bd", "#08519c"] } = {},
+) {
   const shapes = [...new Set(cases.map((c) => c.shape))];
   const ranges = [...new Set(cases.map((c) => c.range))];
-  const colours = ["#6baed6", "#3182bd", "#08519c"];
   const labelW = 190;
   const plotW = 560;
   const barH = 9;
@@ -253,6 +257,10 @@ export function svg(cases, meta) {
       out.push(`<text x="${(labelW + w + 4).toFixed(1)}" y="${y + barH - 1}">${ratio.toFixed(1)}×</text>`);
     });
   });
+  if (!withProjection) {
+    out.push("</svg>");
+    return out.join("\n") + "\n";
+  }
   // Below: the projected CPU of the 24 h query at 100 M rows a day, against the Workers limits.
   const py = top + shapes.length * groupH + 40;
   out.push(

@@ -8,26 +8,42 @@ export async function* mergeConcurrent<T>(
 ): AsyncGenerator<T> {
   const controller = new AbortController();
   const iterators: (AsyncIterator<T> | undefined)[] = [];
-  const inFlight = new Map<number, Promise<{ i: number; r: IteratorResult<T> }>>();
+  // Results in the order they arrive, and the loop's wake-up when it waits for one. Not
+  // Promise.race over the pending pulls: each race leaves a reaction on every pull still pending,
+  // and that reaction holds the race's result (a whole batch) until the pull settles, so a source
+  // that keeps the others waiting (an origin window not yet answering) pinned every batch yielded
+  // meanwhile.
+  const arrived: ({ i: number; r: IteratorResult<T> } | { failure: unknown })[] = [];
+  let wake: (() => void) | undefined;
+  const settle = (entry: (typeof arrived)[number]) => {
+    arrived.push(entry);
+    wake?.();
+  };
+  let running = 0;
   let next = 0;
   const start = () => {
     const i = next++;
     const it = sources[i]!(controller.signal)[Symbol.asyncIterator]();
     iterators[i] = it;
+    running++;
     pull(i);
   };
   const pull = (i: number) => {
-    inFlight.set(
-      i,
-      iterators[i]!.next().then((r) => ({ i, r })),
+    iterators[i]!.next().then(
+      (r) => settle({ i, r }),
+      (failure: unknown) => settle({ failure }),
     );
   };
   try {
-    while (next < sources.length && inFlight.size < maxConcurrency) start();
-    while (inFlight.size > 0) {
-      const { i, r } = await Promise.race(inFlight.values());
+    while (next < sources.length && running < maxConcurrency) start();
+    while (running > 0) {
+      if (arrived.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const entry = arrived.shift()!;
+      if ("failure" in entry) throw entry.failure;
+      const { i, r } = entry;
       if (r.done) {
-        inFlight.delete(i);
+        running--;
         iterators[i] = undefined;
         if (next < sources.length) start();
         continue;
@@ -37,7 +53,6 @@ export async function* mergeConcurrent<T>(
     }
   } finally {
     controller.abort();
-    for (const p of inFlight.values()) p.catch(() => {});
     await Promise.allSettled(iterators.filter((it) => it !== undefined).map((it) => it!.return?.()));
   }
 }

@@ -1,4 +1,6 @@
 /** mergeConcurrent: every item of every source, bounded concurrency, and abort on early exit or failure. */
+import { runInNewContext } from "node:vm";
+import v8 from "node:v8";
 import { describe, expect, it } from "vitest";
 import { mergeConcurrent } from "../../../src/exec/merge";
 
@@ -125,5 +127,38 @@ describe("mergeConcurrent", () => {
     const got: number[] = [];
     for await (const x of mergeConcurrent<number>(empties, 1)) got.push(x);
     expect(got).toEqual([7]);
+  });
+
+  it("holds no item already yielded while another source waits", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const yielded: WeakRef<object>[] = [];
+    const sources = [
+      // A window whose origin has not started answering yet.
+      async function* () {
+        await gate;
+        yield { last: true };
+      },
+      async function* () {
+        for (let i = 0; i < 200; i++) {
+          const batch = { rows: new Array(100).fill(i) };
+          yielded.push(new WeakRef(batch));
+          yield batch;
+        }
+      },
+    ];
+    const merged = mergeConcurrent<object>(sources, 2)[Symbol.asyncIterator]();
+    for (let i = 0; i < 200; i++) await merged.next();
+    // WeakRef targets stay alive until the current job ends; a timer tick ends it.
+    await sleep(1);
+    gc();
+    const held = yielded.filter((r) => r.deref() !== undefined).length;
+    open();
+    expect(await merged.next()).toEqual({ done: false, value: { last: true } });
+    expect((await merged.next()).done).toBe(true);
+    // The batch being consumed may still be referenced; the 199 before it must not be.
+    expect(held).toBeLessThanOrEqual(1);
   });
 });
