@@ -1,19 +1,20 @@
 /**
- * /patterns without a pattern ingester: the lines of the selector are read from the origin chunk by
- * chunk and mined at the edge (engine/patterns), each chunk's patterns counted on the request's step
- * grid, then the chunks' patterns merged into one answer.
+ * /patterns without a pattern ingester: VictoriaLogs groups each chunk's lines (plan/pattern-groups:
+ * lines that differ only in their digits, with their counts per step bucket and up to SAMPLE_LINES
+ * of their distinct lines), and the Worker mines the groups' lines (engine/patterns), each chunk's
+ * patterns counted on the request's step grid, then merges the chunks' patterns into one answer.
  *
- * Cost is bounded by reading at most MAX_LINES_PER_CHUNK lines of each of at most ~TARGET_CHUNKS
- * chunks. Counts are exact for every chunk that holds no more lines than that: every line was mined
- * and counted once. A chunk holding more is mined from a cap-sized sample, and its counts are scaled
- * by (lines in the chunk, counted exactly by the origin) / (lines sampled) — an estimate, whose
- * total per chunk is right but whose split between patterns and buckets is the sample's.
+ * Counts are exact: every line of a group is counted by the origin and booked to the pattern(s) its
+ * group's lines joined. Templates are exact for a group with fewer than SAMPLE_LINES distinct lines
+ * (all of them are mined); a larger group is mined from SAMPLE_LINES of them, so a digit-bearing
+ * token that is the same in those lines but not in others reads as that value, not `<_>`. A chunk
+ * with more than MAX_GROUPS groups mines the largest ones, and their counts are scaled by (lines in
+ * the chunk) / (lines in those groups): an estimate, whose total per chunk is right.
  *
  * Whole historical chunks are cached (cache/pattern-chunks.ts); chunk boundaries are multiples of
  * the step, so no bucket straddles two chunks and cached and fresh chunks add up exactly.
  */
 import type { Matcher } from "../logql/ast";
-import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
 import type { CachedOrigin } from "../cache/cached-origin";
 import { streamFilter } from "../plan/selector";
@@ -26,14 +27,17 @@ import {
   type PatternAnswer,
 } from "../engine/patterns/miner";
 import { floorDiv } from "../core/go/intdiv";
-
-/** Lines read and mined per chunk, at most. */
-export const MAX_LINES_PER_CHUNK = 2_000;
+import { GROUP_FIELD, MAX_GROUPS, SAMPLE_LINES, patternGroupsQuery } from "../plan/pattern-groups";
+import { LEVEL_LABEL_INPUTS } from "../plan/level-pushdown";
+import { DETECTED_LEVEL, addDetectedLevel } from "../engine/derived-fields";
+import { timeFilter } from "../origin/client";
+import { parseVLTime } from "../origin/timefmt";
+import type { VLRow } from "../origin/rows";
 /** The range is cut into about this many chunks (fewer when the step or the minimum is larger). */
 const TARGET_CHUNKS = 12n;
 const MIN_CHUNK_NS = 5n * 60_000_000_000n;
 /** Names the miner's rules in cache keys: a change to them must not read old chunks. */
-const MINER_VERSION = 1;
+const MINER_VERSION = 2;
 
 export interface PatternOptions {
   window: TimeWindow;
@@ -59,8 +63,10 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
   const stepMs = Math.max(1, Number(step / 1_000_000n));
   const filter = streamFilter(matchers, client.derivedFields?.serviceNameLabels);
   const cache = client.patternChunks(
-    JSON.stringify(["patterns", MINER_VERSION, filter, String(step), MAX_LINES_PER_CHUNK]),
+    JSON.stringify(["patterns", MINER_VERSION, filter, String(step), SAMPLE_LINES, MAX_GROUPS]),
   );
+  const discover = client.derivedFields?.discoverLogLevels === true;
+  const levelFields = discover ? LEVEL_LABEL_INPUTS : [DETECTED_LEVEL];
   const length = patternChunkLength(window.end - window.start, step);
   const chunks: { whole: TimeWindow; part: TimeWindow }[] = [];
   for (let c = floorDiv(window.start, length); c * length < window.end; c++) {
@@ -85,19 +91,19 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
         return hit;
       }
     }
+    const rows = await client.statsRows(patternGroupsQuery(filter, timeFilter(part), stepMs, levelFields), part);
+    const { groups, total } = readGroups(rows, levelFields);
     const miner = new PatternMiner(stepMs);
-    let read = 0;
-    for await (const batch of client.logRows(`${filter} | limit ${MAX_LINES_PER_CHUNK}`, part)) {
-      for (const row of batch) miner.addLine(row.line, row.ts, patternLevel(row.stream, row.metadata));
-      read += batch.length;
+    let covered = 0;
+    for (const g of groups) {
+      const lines = g.lines.map((line) => ({ line, level: lineLevel(line, g.levelInputs, discover) }));
+      miner.addGroup(lines, g.samples);
+      covered += g.count;
     }
     let patterns = miner.result();
-    if (read >= MAX_LINES_PER_CHUNK) {
-      const total = await countLines(client, filter, part);
-      if (total > read) {
-        scaledChunks++;
-        patterns = scale(patterns, total / read);
-      }
+    if (total > covered && covered > 0) {
+      scaledChunks++;
+      patterns = scale(patterns, total / covered);
     }
     if (storable) cache.store(whole, patterns);
     return patterns;
@@ -119,10 +125,76 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
   };
 }
 
-/** Lines of the selector in `w`, counted by the origin. */
-async function countLines(client: OriginClient, filter: string, w: TimeWindow): Promise<number> {
-  const rows = await client.statsRows(`${filter} | stats count() as lines`, w);
-  const n = Number(rows[0]?.["lines"] ?? 0);
+interface LineGroup {
+  /** Its distinct lines, or a sample of them. */
+  lines: string[];
+  /** The level fields' values (empty ones left out: VictoriaLogs stores no empty field). */
+  levelInputs: Record<string, string>;
+  count: number;
+  first: bigint;
+  /** [bucket start in ms, lines], oldest first. */
+  samples: [number, number][];
+}
+
+/**
+ * The groups of a chunk's answer (plan/pattern-groups.ts), oldest first line first (the order the
+ * lines came in, as near as groups allow), and the chunk's line count. A group missing from either
+ * list (none should) is left out, so its lines count as the uncovered rest.
+ */
+function readGroups(rows: readonly VLRow[], levelFields: readonly string[]): { groups: LineGroup[]; total: number } {
+  const F = GROUP_FIELD;
+  const keyOf = (row: VLRow) => JSON.stringify([row[F.template] ?? "", ...levelFields.map((f) => row[f] ?? "")]);
+  const sampled = new Map<string, VLRow>();
+  const bucketed = new Map<string, VLRow>();
+  let total = 0;
+  for (const row of rows) {
+    if (row[F.total] !== undefined) total = wholeNumber(row[F.total]);
+    else if (row[F.sample] !== undefined) sampled.set(keyOf(row), row);
+    else if (row[F.buckets] !== undefined) bucketed.set(keyOf(row), row);
+  }
+  const groups: LineGroup[] = [];
+  for (const [key, row] of sampled) {
+    const b = bucketed.get(key);
+    if (!b) continue;
+    const lines = stringArray(row[F.sample]);
+    if (lines.length === 0) continue;
+    const levelInputs: Record<string, string> = {};
+    for (const f of levelFields) {
+      const v = row[f];
+      if (v) levelInputs[f] = v;
+    }
+    const counts = new Map<number, number>();
+    for (const packed of stringArray(b[F.buckets])) {
+      const at = packed.lastIndexOf("=");
+      const ms = Number(parseVLTime(packed.slice(0, at)) / 1_000_000n);
+      counts.set(ms, (counts.get(ms) ?? 0) + wholeNumber(packed.slice(at + 1)));
+    }
+    const samples = [...counts].sort((x, y) => x[0] - y[0]);
+    const count = samples.reduce((sum, [, n]) => sum + n, 0);
+    const firstTime = row[F.first];
+    const first = firstTime ? parseVLTime(firstTime) : 0n;
+    groups.push({ lines, levelInputs, count, first, samples });
+  }
+  groups.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
+  return { groups, total };
+}
+
+/** A line's pattern level from its group's level fields, as the row's own fields would give it. */
+function lineLevel(line: string, inputs: Record<string, string>, discover: boolean): string {
+  const metadata = { ...inputs };
+  if (discover) addDetectedLevel({ stream: {}, metadata, line });
+  return patternLevel({}, metadata);
+}
+
+function stringArray(json: string | undefined): string[] {
+  if (!json) return [];
+  const parsed = JSON.parse(json) as unknown;
+  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === "string")) throw new Error("not a list of strings");
+  return parsed;
+}
+
+function wholeNumber(s: string | undefined): number {
+  const n = Number(s ?? 0);
   return Number.isFinite(n) ? n : 0;
 }
 
