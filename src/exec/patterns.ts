@@ -27,10 +27,17 @@ import {
   type PatternAnswer,
 } from "../engine/patterns/miner";
 import { floorDiv } from "../core/go/intdiv";
-import { GROUP_FIELD, MAX_GROUPS, SAMPLE_LINES, patternGroupsQuery } from "../plan/pattern-groups";
+import {
+  GROUP_FIELD,
+  MAX_GROUPS,
+  MAX_LINES_PER_CHUNK,
+  chunkLinesQuery,
+  patternGroupsQuery,
+  type GroupRun,
+} from "../plan/pattern-groups";
 import { LEVEL_LABEL_INPUTS } from "../plan/level-pushdown";
 import { DETECTED_LEVEL, addDetectedLevel } from "../engine/derived-fields";
-import { timeFilter } from "../origin/client";
+import type { OriginClient } from "../origin/client";
 import { parseVLTime } from "../origin/timefmt";
 import type { VLRow } from "../origin/rows";
 /** The range is cut into about this many chunks (fewer when the step or the minimum is larger). */
@@ -63,70 +70,121 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
   const stepMs = Math.max(1, Number(step / 1_000_000n));
   const filter = streamFilter(matchers, client.derivedFields?.serviceNameLabels);
   const cache = client.patternChunks(
-    JSON.stringify(["patterns", MINER_VERSION, filter, String(step), SAMPLE_LINES, MAX_GROUPS]),
+    JSON.stringify(["patterns", MINER_VERSION, filter, String(step), MAX_GROUPS, MAX_LINES_PER_CHUNK]),
   );
   const discover = client.derivedFields?.discoverLogLevels === true;
   const levelFields = discover ? LEVEL_LABEL_INPUTS : [DETECTED_LEVEL];
   const length = patternChunkLength(window.end - window.start, step);
-  const chunks: { whole: TimeWindow; part: TimeWindow }[] = [];
+  const chunks: Chunk[] = [];
   for (let c = floorDiv(window.start, length); c * length < window.end; c++) {
     const whole = { start: c * length, end: (c + 1n) * length };
     const part = {
       start: whole.start > window.start ? whole.start : window.start,
       end: whole.end < window.end ? whole.end : window.end,
     };
-    chunks.push({ whole, part });
+    chunks.push({ whole, part, patterns: undefined, storable: false });
   }
 
   let cachedChunks = 0;
   let scaledChunks = 0;
-  const mineChunk = async ({ whole, part }: { whole: TimeWindow; part: TimeWindow }): Promise<MinedPattern[]> => {
-    const isWhole = part.start === whole.start && part.end === whole.end;
-    const storable = cache !== undefined && isWhole && cache.storable(whole);
-    if (cache !== undefined && !storable) cache.passedOver(whole);
-    if (storable) {
-      const hit = await cache.lookup(whole);
-      if (hit) {
-        cachedChunks++;
-        return hit;
-      }
-    }
-    const rows = await client.statsRows(patternGroupsQuery(filter, timeFilter(part), stepMs, levelFields), part);
-    const { groups, total } = readGroups(rows, levelFields);
-    const miner = new PatternMiner(stepMs);
-    let covered = 0;
-    for (const g of groups) {
-      const lines = g.lines.map((line) => ({ line, level: lineLevel(line, g.levelInputs, discover) }));
-      miner.addGroup(lines, g.samples);
-      covered += g.count;
-    }
-    let patterns = miner.result();
-    if (total > covered && covered > 0) {
-      scaledChunks++;
-      patterns = scale(patterns, total / covered);
-    }
-    if (storable) cache.store(whole, patterns);
-    return patterns;
-  };
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      const { whole, part } = chunk;
+      const isWhole = part.start === whole.start && part.end === whole.end;
+      chunk.storable = cache !== undefined && isWhole && cache.storable(whole);
+      if (cache === undefined) return;
+      if (!chunk.storable) cache.passedOver(whole);
+      else if ((chunk.patterns = await cache.lookup(whole))) cachedChunks++;
+    }),
+  );
 
-  const perChunk: MinedPattern[][] = new Array(chunks.length);
-  const limit = Math.max(1, o.maxConcurrency);
-  for (let i = 0; i < chunks.length; i += limit) {
-    const batch = chunks.slice(i, i + limit);
-    const mined = await Promise.all(batch.map(mineChunk));
-    mined.forEach((m, j) => (perChunk[i + j] = m));
+  // Consecutive chunks to mine are read in one request: a cold range costs one, a refreshing tab
+  // (every chunk but the newest cached) one.
+  const runs: Chunk[][] = [];
+  for (const chunk of chunks) {
+    if (chunk.patterns) continue;
+    const last = runs[runs.length - 1];
+    if (last && last[last.length - 1]!.whole.end === chunk.whole.start) last.push(chunk);
+    else runs.push([chunk]);
   }
+  const mineRun = async (run: Chunk[]): Promise<void> => {
+    const w = { start: run[0]!.part.start, end: run[run.length - 1]!.part.end };
+    const totals = await chunkLines(client, filter, Number(length / 1_000_000n), w);
+    let most = 0;
+    for (const n of totals.values()) most = Math.max(most, n);
+    if (most === 0) {
+      for (const chunk of run) {
+        chunk.patterns = [];
+        if (chunk.storable) cache?.store(chunk.whole, []);
+      }
+      return;
+    }
+    const groupRun: GroupRun = {
+      filter,
+      stepMs,
+      chunkSteps: Number(length / step),
+      startNs: run[0]!.whole.start,
+      levelFields,
+      sample: Math.ceil(most / MAX_LINES_PER_CHUNK),
+    };
+    const perChunk = readGroups(await client.statsRows(patternGroupsQuery(groupRun), w), groupRun);
+    const mined = run.map(async (chunk, k) => {
+      const groups = perChunk.get(k) ?? [];
+      const miner = new PatternMiner(stepMs);
+      let covered = 0;
+      for (const g of groups) {
+        miner.addGroup(
+          g.lines.map((line) => ({ line, level: lineLevel(line, g.levelInputs, discover) })),
+          g.samples,
+        );
+        covered += g.count;
+      }
+      let patterns = miner.result();
+      const total = totals.get(Number(chunk.whole.start / 1_000_000n)) ?? 0;
+      if (total > covered && covered > 0) {
+        scaledChunks++;
+        patterns = scale(patterns, total / covered);
+      }
+      chunk.patterns = patterns;
+      if (chunk.storable) cache?.store(chunk.whole, patterns);
+    });
+    await Promise.all(mined);
+  };
+  const limit = Math.max(1, o.maxConcurrency);
+  for (let i = 0; i < runs.length; i += limit) await Promise.all(runs.slice(i, i + limit).map(mineRun));
 
   const merged = new PatternMiner(stepMs);
-  for (const patterns of perChunk) for (const p of patterns) merged.addPattern(p);
+  for (const chunk of chunks) for (const p of chunk.patterns ?? []) merged.addPattern(p);
   return {
     patterns: answers(merged.result()),
     figures: { ...merged.figures, chunks: chunks.length, cachedChunks, scaledChunks },
   };
 }
 
+interface Chunk {
+  whole: TimeWindow;
+  part: TimeWindow;
+  patterns: MinedPattern[] | undefined;
+  storable: boolean;
+}
+
+/** Lines of the selector in `w` by chunk start (ms), counted by the origin. */
+async function chunkLines(
+  client: OriginClient,
+  filter: string,
+  chunkMs: number,
+  w: TimeWindow,
+): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const row of await client.statsRows(chunkLinesQuery(filter, chunkMs), w)) {
+    const at = row["_time"];
+    if (at) out.set(Number(parseVLTime(at) / 1_000_000n), wholeNumber(row[GROUP_FIELD.lines]));
+  }
+  return out;
+}
+
 interface LineGroup {
-  /** Its distinct lines, or a sample of them. */
+  /** Its distinct lines when it has at most two, else its smallest and largest. */
   lines: string[];
   /** The level fields' values (empty ones left out: VictoriaLogs stores no empty field). */
   levelInputs: Record<string, string>;
@@ -137,46 +195,43 @@ interface LineGroup {
 }
 
 /**
- * The groups of a chunk's answer (plan/pattern-groups.ts), oldest first line first (the order the
- * lines came in, as near as groups allow), and the chunk's line count. A group missing from either
- * list (none should) is left out, so its lines count as the uncovered rest.
+ * The groups of a run's answer (plan/pattern-groups.ts) by chunk index in the run, each chunk's
+ * oldest first line first: the order the lines came in, as near as groups allow.
  */
-function readGroups(rows: readonly VLRow[], levelFields: readonly string[]): { groups: LineGroup[]; total: number } {
+function readGroups(rows: readonly VLRow[], run: GroupRun): Map<number, LineGroup[]> {
   const F = GROUP_FIELD;
-  const keyOf = (row: VLRow) => JSON.stringify([row[F.template] ?? "", ...levelFields.map((f) => row[f] ?? "")]);
-  const sampled = new Map<string, VLRow>();
-  const bucketed = new Map<string, VLRow>();
-  let total = 0;
+  const startMs = Number(run.startNs / 1_000_000n);
+  const out = new Map<number, LineGroup[]>();
   for (const row of rows) {
-    if (row[F.total] !== undefined) total = wholeNumber(row[F.total]);
-    else if (row[F.sample] !== undefined) sampled.set(keyOf(row), row);
-    else if (row[F.buckets] !== undefined) bucketed.set(keyOf(row), row);
-  }
-  const groups: LineGroup[] = [];
-  for (const [key, row] of sampled) {
-    const b = bucketed.get(key);
-    if (!b) continue;
-    const lines = stringArray(row[F.sample]);
-    if (lines.length === 0) continue;
+    const lowest = row[F.lowest] ?? "";
+    const highest = row[F.highest] ?? "";
     const levelInputs: Record<string, string> = {};
-    for (const f of levelFields) {
+    for (const f of run.levelFields) {
       const v = row[f];
       if (v) levelInputs[f] = v;
     }
     const counts = new Map<number, number>();
-    for (const packed of stringArray(b[F.buckets])) {
-      const at = packed.lastIndexOf("=");
-      const ms = Number(parseVLTime(packed.slice(0, at)) / 1_000_000n);
+    for (const packed of stringArray(row[F.buckets])) {
+      const at = packed.indexOf(":");
+      const ms = startMs + wholeNumber(packed.slice(0, at)) * run.stepMs;
       counts.set(ms, (counts.get(ms) ?? 0) + wholeNumber(packed.slice(at + 1)));
     }
     const samples = [...counts].sort((x, y) => x[0] - y[0]);
-    const count = samples.reduce((sum, [, n]) => sum + n, 0);
     const firstTime = row[F.first];
-    const first = firstTime ? parseVLTime(firstTime) : 0n;
-    groups.push({ lines, levelInputs, count, first, samples });
+    const group: LineGroup = {
+      lines: highest === "" || highest === lowest ? [lowest] : [lowest, highest],
+      levelInputs,
+      count: samples.reduce((sum, [, n]) => sum + n, 0),
+      first: firstTime ? parseVLTime(firstTime) : 0n,
+      samples,
+    };
+    const k = wholeNumber(row[F.chunk]);
+    let list = out.get(k);
+    if (!list) out.set(k, (list = []));
+    list.push(group);
   }
-  groups.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
-  return { groups, total };
+  for (const list of out.values()) list.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
+  return out;
 }
 
 /** A line's pattern level from its group's level fields, as the row's own fields would give it. */

@@ -1,19 +1,21 @@
 /**
- * LogsQL that has VictoriaLogs group a chunk's lines for pattern mining, so that groups cross the
- * network instead of lines (exec/patterns.ts mines them).
+ * LogsQL that has VictoriaLogs group the lines of a run of pattern chunks, so that groups cross the
+ * network instead of lines (exec/patterns.ts mines them), in one request for the whole run.
  *
- * A group is the lines that read the same once every ASCII digit is `0` and runs of up to eight
- * zeros are one `0` (`replace` pipes: a fixed scan, no regex): lines of a group differ only in their
- * digits, so they split into the same tokens in the same places, the tokens that differ all hold a
- * digit, and the level words they hold are the same. A line that starts with `{` is mined by its
- * JSON message alone (engine/patterns/tokenize.ts): it reads as its message members and level
- * members instead (`unpack_json`), digits made `0` likewise. Per group, in one request (`union`):
- * - its lines and up to SAMPLE_LINES of its distinct lines (`uniq_values … limit`), with the time
- *   of its first line (mining order);
- * - its lines per step bucket, packed into one row (`values` of `<bucket start>=<count>`);
- * - the chunk's line count, for the lines of groups past MAX_GROUPS.
- * Both group lists are sorted the same way (most lines first, then by key) and cut at MAX_GROUPS, so
- * they name the same groups.
+ * A group is the lines that read the same after `collapse_nums` and with every remaining ASCII
+ * digit `0` and runs of up to eight zeros one `0` (`replace` pipes: fixed scans, no regex). So the
+ * lines of a group differ in numbers (and, through `collapse_nums`, in words that read as hex
+ * numbers: `cafe`, `dead`), split into the same tokens in the same places, and hold the same level
+ * words. A line that starts with `{` is mined by its JSON message alone
+ * (engine/patterns/tokenize.ts): it reads as its message and level members (`unpack_json`) instead.
+ *
+ * Per chunk and group, one row: its lines, its lines per step bucket packed into one list
+ * (`<bucket index>:<count>`, the index counted in steps from the run's start), its lexicographically
+ * smallest and largest line (the largest left out when it is the smallest), and the time of its
+ * first line (mining order). Lines that lie between
+ * the smallest and the largest share every character the two share at the start, so the two lines
+ * show which tokens vary up to there; they are the group's only lines when it has at most two
+ * distinct ones. At most MAX_GROUPS groups per chunk, the most lines first.
  *
  * Levels: the groups are also keyed by `levelFields`, the row fields a line's level is read from
  * (`detected_level`, and with level discovery the fields Loki's level rules read), each as its
@@ -23,20 +25,25 @@ import { fieldName, quote } from "./logsql";
 import { JSON_MESSAGE_FIELDS } from "../engine/patterns/tokenize";
 import { LEVEL_FIELDS } from "../engine/derived-fields";
 
-/** Distinct lines sent per group at most: a group with fewer is mined from all of its lines. */
-export const SAMPLE_LINES = 8;
 /** Groups per chunk at most (the most lines first); the lines of the rest are counted, not mined. */
-export const MAX_GROUPS = 500;
+export const MAX_GROUPS = 1000;
+/**
+ * Lines per chunk grouped at most: past this, the run's lines are grouped from a random sample of
+ * one line in N (`sample N`), so the origin's work per request stays bounded.
+ */
+export const MAX_LINES_PER_CHUNK = 2_000;
 
 /** The fields of the answer rows. */
 export const GROUP_FIELD = {
   template: "__pt",
+  chunk: "__pk",
   lines: "__pn",
-  sample: "__ps",
+  lowest: "__plo",
+  highest: "__phi",
   first: "__pf",
   count: "__pc",
+  bucket: "__pi",
   buckets: "__pb",
-  total: "__ptotal",
 } as const;
 
 const F = GROUP_FIELD;
@@ -53,7 +60,8 @@ function templatePipes(): string {
     `copy _msg as ${F.template} | ` +
     `unpack_json if (${STARTS_JSON}) from _msg fields (${members.map(fieldName).join(", ")}) ` +
     `result_prefix ${quote(JSON_PREFIX)} | ` +
-    `format if (${STARTS_JSON}) ${quote(json)} as ${F.template}`;
+    `format if (${STARTS_JSON}) ${quote(json)} as ${F.template} | ` +
+    `collapse_nums at ${F.template}`;
   for (let d = 1; d <= 9; d++) out += ` | replace ("${d}", "0") at ${F.template}`;
   // Three halvings take a run of up to eight zeros to one.
   for (let i = 0; i < 3; i++) out += ` | replace ("00", "0") at ${F.template}`;
@@ -62,26 +70,42 @@ function templatePipes(): string {
 
 const TEMPLATE_PIPES = templatePipes();
 
-/**
- * The chunk's groups: `filter` is the selector's LogsQL, `timeFilter` the chunk's exact time filter
- * (the main query gets it from the client; the `union` parts need it spelled out), `stepMs` the
- * bucket width.
- */
-export function patternGroupsQuery(
-  filter: string,
-  timeFilter: string,
-  stepMs: number,
-  levelFields: readonly string[],
-): string {
-  const keys = [F.template, ...levelFields].map(fieldName).join(", ");
-  const order = `sort by (${F.lines} desc, ${keys}) | limit ${MAX_GROUPS}`;
-  const samples =
-    `${filter} | ${TEMPLATE_PIPES} | stats by (${keys}) count() ${F.lines}, ` +
-    `uniq_values(_msg) limit ${SAMPLE_LINES} ${F.sample}, min(_time) ${F.first} | ${order}`;
-  const buckets =
-    `${timeFilter} ${filter} | ${TEMPLATE_PIPES} | stats by (_time:${stepMs}ms, ${keys}) count() ${F.count} | ` +
-    `format "<_time>=<${F.count}>" as ${F.buckets} | ` +
-    `stats by (${keys}) sum(${F.count}) ${F.lines}, values(${F.buckets}) ${F.buckets} | ${order}`;
-  const total = `${timeFilter} ${filter} | stats count() ${F.total}`;
-  return `${samples} | union (${buckets}) | union (${total})`;
+export interface GroupRun {
+  /** The selector's LogsQL. */
+  filter: string;
+  stepMs: number;
+  /** Steps per chunk. */
+  chunkSteps: number;
+  /** The start of the run's first chunk, in ns: a multiple of the step. */
+  startNs: bigint;
+  levelFields: readonly string[];
+  /** Group one line in this many (1: every line). */
+  sample: number;
+}
+
+/** The selector's lines per chunk of `chunkMs` (epoch-aligned, as chunks are). */
+export function chunkLinesQuery(filter: string, chunkMs: number): string {
+  return `${filter} | stats by (_time:${chunkMs}ms) count() ${F.lines}`;
+}
+
+/** The groups of every chunk of a run (the client adds the run's time filter). */
+export function patternGroupsQuery(run: GroupRun): string {
+  const keys = [F.template, ...run.levelFields].map(fieldName).join(", ");
+  const stepNs = BigInt(run.stepMs) * 1_000_000n;
+  return (
+    `${run.filter} | ${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ` +
+    `stats by (_time:${run.stepMs}ms, ${keys}) count() ${F.count}, min(_msg) ${F.lowest}, max(_msg) ${F.highest}, ` +
+    `min(_time) ${F.first} | ` +
+    // Bucket starts are exact multiples of the step: the quotient is a whole number give or take
+    // float rounding of the nanosecond times, which round() takes away.
+    `math round((_time - ${run.startNs}) / ${stepNs}) as ${F.bucket} | ` +
+    `math floor(${F.bucket} / ${run.chunkSteps}) as ${F.chunk} | ` +
+    `format "<${F.bucket}>:<${F.count}>" as ${F.buckets} | ` +
+    `stats by (${F.chunk}, ${keys}) sum(${F.count}) ${F.lines}, values(${F.buckets}) ${F.buckets}, ` +
+    `min(${F.lowest}) ${F.lowest}, max(${F.highest}) ${F.highest}, min(${F.first}) ${F.first} | ` +
+    `sort by (${F.lines} desc) partition by (${F.chunk}) limit ${MAX_GROUPS} | ` +
+    // What the Worker does not read is not sent: the key (the lines stand for it) and a largest
+    // line equal to the smallest (a group of one distinct line).
+    `format if (${F.highest}:eq_field(${F.lowest})) "" as ${F.highest} | delete ${F.template}`
+  );
 }
