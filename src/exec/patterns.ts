@@ -43,6 +43,8 @@ import type { VLRow } from "../origin/rows";
 /** The range is cut into about this many chunks (fewer when the step or the minimum is larger). */
 const TARGET_CHUNKS = 12n;
 const MIN_CHUNK_NS = 5n * 60_000_000_000n;
+/** Chunks read in one request at most. */
+const RUN_CHUNKS = 4;
 /** Names the miner's rules in cache keys: a change to them must not read old chunks. */
 const MINER_VERSION = 2;
 
@@ -98,13 +100,14 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
     }),
   );
 
-  // Consecutive chunks to mine are read in one request: a cold range costs one, a refreshing tab
-  // (every chunk but the newest cached) one.
+  // Consecutive chunks to mine are read together, RUN_CHUNKS at a time: a refreshing tab (every
+  // chunk but the newest cached) costs one request, a cold range a few that the origin works on at
+  // once.
   const runs: Chunk[][] = [];
   for (const chunk of chunks) {
     if (chunk.patterns) continue;
     const last = runs[runs.length - 1];
-    if (last && last[last.length - 1]!.whole.end === chunk.whole.start) last.push(chunk);
+    if (last && last.length < RUN_CHUNKS && last[last.length - 1]!.whole.end === chunk.whole.start) last.push(chunk);
     else runs.push([chunk]);
   }
   const mineRun = async (run: Chunk[]): Promise<void> => {
