@@ -43,8 +43,8 @@ import type { VLRow } from "../origin/rows";
 /** The range is cut into about this many chunks (fewer when the step or the minimum is larger). */
 const TARGET_CHUNKS = 12n;
 const MIN_CHUNK_NS = 5n * 60_000_000_000n;
-/** Chunks read in one request at most. */
-const RUN_CHUNKS = 4;
+/** Lines grouped by one request at most (after sampling), unless one chunk holds more. */
+const RUN_LINES = 8_000;
 /** Names the miner's rules in cache keys: a change to them must not read old chunks. */
 const MINER_VERSION = 2;
 
@@ -100,35 +100,48 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
     }),
   );
 
-  // Consecutive chunks to mine are read together, RUN_CHUNKS at a time: a refreshing tab (every
-  // chunk but the newest cached) costs one request, a cold range a few that the origin works on at
-  // once.
+  const toMine = chunks.filter((c) => !c.patterns);
+  const totals =
+    toMine.length === 0
+      ? new Map<number, number>()
+      : await chunkLines(client, filter, Number(length / 1_000_000n), {
+          start: toMine[0]!.part.start,
+          end: toMine[toMine.length - 1]!.part.end,
+        });
+  const linesOf = (c: Chunk) => totals.get(Number(c.whole.start / 1_000_000n)) ?? 0;
+  const sampleOf = (c: Chunk) => Math.max(1, Math.ceil(linesOf(c) / MAX_LINES_PER_CHUNK));
+
+  // Consecutive chunks to mine are grouped in one request while the lines it groups stay under
+  // RUN_LINES: a small range or a refreshing tab (every chunk but the newest cached) costs one
+  // request, a large range a few that the origin works on at once. Chunks without lines need none.
   const runs: Chunk[][] = [];
-  for (const chunk of chunks) {
-    if (chunk.patterns) continue;
+  let runLines = 0;
+  for (const chunk of toMine) {
+    if (linesOf(chunk) === 0) {
+      chunk.patterns = [];
+      if (chunk.storable) cache?.store(chunk.whole, []);
+      continue;
+    }
+    const lines = linesOf(chunk) / sampleOf(chunk);
     const last = runs[runs.length - 1];
-    if (last && last.length < RUN_CHUNKS && last[last.length - 1]!.whole.end === chunk.whole.start) last.push(chunk);
-    else runs.push([chunk]);
+    const tail = last?.[last.length - 1];
+    if (last && tail!.whole.end === chunk.whole.start && runLines + lines <= RUN_LINES) {
+      last.push(chunk);
+      runLines += lines;
+    } else {
+      runs.push([chunk]);
+      runLines = lines;
+    }
   }
   const mineRun = async (run: Chunk[]): Promise<void> => {
     const w = { start: run[0]!.part.start, end: run[run.length - 1]!.part.end };
-    const totals = await chunkLines(client, filter, Number(length / 1_000_000n), w);
-    let most = 0;
-    for (const n of totals.values()) most = Math.max(most, n);
-    if (most === 0) {
-      for (const chunk of run) {
-        chunk.patterns = [];
-        if (chunk.storable) cache?.store(chunk.whole, []);
-      }
-      return;
-    }
     const groupRun: GroupRun = {
       filter,
       stepMs,
       chunkSteps: Number(length / step),
       startNs: run[0]!.whole.start,
       levelFields,
-      sample: Math.ceil(most / MAX_LINES_PER_CHUNK),
+      sample: Math.max(...run.map(sampleOf)),
     };
     const perChunk = readGroups(await client.statsRows(patternGroupsQuery(groupRun), w), groupRun);
     const mined = run.map(async (chunk, k) => {
@@ -143,7 +156,7 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
         covered += g.count;
       }
       let patterns = miner.result();
-      const total = totals.get(Number(chunk.whole.start / 1_000_000n)) ?? 0;
+      const total = linesOf(chunk);
       if (total > covered && covered > 0) {
         scaledChunks++;
         patterns = scale(patterns, total / covered);

@@ -159,8 +159,8 @@ describe("patterns on the compat dataset", () => {
     const uncached = await patterns(query);
     const calls = countOriginCalls();
     expect(await patterns(query, STEP, {})).toEqual(uncached);
-    // Twelve chunks, read four at a time: per four, their line counts and their groups; each chunk stored.
-    expect(calls.n).toBe(6);
+    // Twelve chunks, two requests (their line counts, then their groups), each chunk stored.
+    expect(calls.n).toBe(2);
     calls.n = 0;
     expect(await patterns(query, STEP, {})).toEqual(uncached);
     expect(calls.n).toBe(0);
