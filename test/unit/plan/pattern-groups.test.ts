@@ -16,7 +16,7 @@ describe("pattern groups in LogsQL", () => {
     expect(q.startsWith('{app="worker"} | copy _msg as __pt | ')).toBe(true);
     expect(q).toContain("| collapse_nums at __pt | ");
     expect(q).toContain('| replace ("9", "0") at __pt | ');
-    expect(q).toContain('stats by (_time:60000ms, __pt, detected_level, "log.level") count() __pc, ');
+    expect(q).toContain("stats by (_time:60000ms, __pt, detected_level, log.level) count() __pc, ");
     expect(q).toContain(
       "math round((_time - 1769904000000000000) / 60000000000) as __pi | math floor(__pi / 30) as __pk",
     );
