@@ -1,15 +1,24 @@
 /**
- * /patterns without a pattern ingester: VictoriaLogs groups each chunk's lines (plan/pattern-groups:
- * lines that differ only in their digits, with their counts per step bucket and up to SAMPLE_LINES
- * of their distinct lines), and the Worker mines the groups' lines (engine/patterns), each chunk's
- * patterns counted on the request's step grid, then merges the chunks' patterns into one answer.
+ * /patterns without a pattern ingester: VictoriaLogs groups the lines of each chunk
+ * (plan/pattern-groups: lines equal but for their numbers, with their counts per step bucket and
+ * their smallest and largest line), and the Worker mines the groups' lines (engine/patterns), each
+ * chunk's patterns counted on the request's step grid, then merges the chunks' patterns into one
+ * answer. Groups cross the network, not lines.
  *
- * Counts are exact: every line of a group is counted by the origin and booked to the pattern(s) its
- * group's lines joined. Templates are exact for a group with fewer than SAMPLE_LINES distinct lines
- * (all of them are mined); a larger group is mined from SAMPLE_LINES of them, so a digit-bearing
- * token that is the same in those lines but not in others reads as that value, not `<_>`. A chunk
- * with more than MAX_GROUPS groups mines the largest ones, and their counts are scaled by (lines in
- * the chunk) / (lines in those groups): an estimate, whose total per chunk is right.
+ * Counts: one request counts every chunk's lines. A chunk of at most MAX_LINES_PER_CHUNK lines is
+ * grouped whole and its counts are exact: every line is counted by the origin in its group and
+ * booked to the pattern its group's lines joined. A larger chunk is grouped from a random sample of
+ * one line in N (N = lines ÷ MAX_LINES_PER_CHUNK, rounded up), and so is a chunk past MAX_GROUPS
+ * groups from its largest groups: their counts are scaled by (lines in the chunk) / (lines grouped),
+ * an estimate whose total per chunk is right and whose split between patterns and buckets is the
+ * sample's.
+ *
+ * Templates: a group with at most two distinct lines in a chunk is mined from all of them, so the
+ * chunk's patterns are those of mining every line (up to the order lines are mined in, which Drain
+ * is sensitive to only when a line is as close to two patterns). A group with more is mined from
+ * its smallest and largest line: a number they share stays in the pattern even if another line of
+ * the group has another there; patterns of several groups and chunks merge, so it stays only when
+ * every group's two lines agree on it.
  *
  * Whole historical chunks are cached (cache/pattern-chunks.ts); chunk boundaries are multiples of
  * the step, so no bucket straddles two chunks and cached and fresh chunks add up exactly.
