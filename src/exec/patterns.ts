@@ -230,11 +230,7 @@ function readGroups(rows: readonly VLRow[], run: GroupRun): Map<number, LineGrou
   for (const row of rows) {
     const lowest = row[F.lowest] ?? "";
     const highest = row[F.highest] ?? "";
-    const levelInputs: Record<string, string> = {};
-    for (const f of run.levelFields) {
-      const v = row[f];
-      if (v) levelInputs[f] = v;
-    }
+    const levelInputs = levelInputsOf(row, run.levelFields);
     const counts = new Map<number, number>();
     for (const packed of stringArray(row[F.buckets])) {
       const at = packed.indexOf(":");
@@ -256,6 +252,18 @@ function readGroups(rows: readonly VLRow[], run: GroupRun): Map<number, LineGrou
     list.push(group);
   }
   for (const list of out.values()) list.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
+  return out;
+}
+
+/** The level fields' values of a group's row, packed (plan/pattern-groups.ts) or one field. */
+function levelInputsOf(row: VLRow, fields: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const packed = row[GROUP_FIELD.levels];
+  const values = fields.length > 1 ? stringArray(packed === undefined ? undefined : `[${packed}]`) : [row[fields[0]!]];
+  fields.forEach((f, i) => {
+    const v = values[i];
+    if (v) out[f] = v;
+  });
   return out;
 }
 

@@ -19,7 +19,8 @@
  *
  * Levels: the groups are also keyed by `levelFields`, the row fields a line's level is read from
  * (`detected_level`, and with level discovery the fields Loki's level rules read), each as its
- * value whether it is a stream label or structured metadata.
+ * value whether it is a stream label or structured metadata. Several are packed into one field, a
+ * list of JSON strings (`levels`): one grouping field instead of sixteen.
  */
 import { fieldName, quote } from "./logsql";
 import { JSON_MESSAGE_FIELDS } from "../engine/patterns/tokenize";
@@ -44,6 +45,7 @@ export const GROUP_FIELD = {
   count: "__pc",
   bucket: "__pi",
   buckets: "__pb",
+  levels: "__pl",
 } as const;
 
 const F = GROUP_FIELD;
@@ -56,9 +58,10 @@ function templatePipes(): string {
   // Tab-separated: a member's value holding a tab could pair with another's, which only merges groups
   // whose lines are then mined from their samples.
   const json = "{" + members.map((m) => `<${JSON_PREFIX}${m}>`).join("\t");
+  // Unpacking a line that is not JSON stops at its first character: only the format is conditional.
   let out =
     `copy _msg as ${F.template} | ` +
-    `unpack_json if (${STARTS_JSON}) from _msg fields (${members.map(fieldName).join(", ")}) ` +
+    `unpack_json from _msg fields (${members.map(fieldName).join(", ")}) ` +
     `result_prefix ${quote(JSON_PREFIX)} | ` +
     `format if (${STARTS_JSON}) ${quote(json)} as ${F.template} | ` +
     `collapse_nums at ${F.template}`;
@@ -90,10 +93,12 @@ export function chunkLinesQuery(filter: string, chunkMs: number): string {
 
 /** The groups of every chunk of a run (the client adds the run's time filter). */
 export function patternGroupsQuery(run: GroupRun): string {
-  const keys = [F.template, ...run.levelFields].map(fieldName).join(", ");
+  const packed = run.levelFields.length > 1;
+  const keys = [F.template, ...(packed ? [F.levels] : run.levelFields.map(fieldName))].join(", ");
+  const levels = packed ? `format ${quote(run.levelFields.map((f) => `<q:${f}>`).join(","))} as ${F.levels} | ` : "";
   const stepNs = BigInt(run.stepMs) * 1_000_000n;
   return (
-    `${run.filter} | ${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ` +
+    `${run.filter} | ${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ${levels}` +
     `stats by (_time:${run.stepMs}ms, ${keys}) count() ${F.count}, min(_msg) ${F.lowest}, max(_msg) ${F.highest}, ` +
     `min(_time) ${F.first} | ` +
     // Bucket starts are exact multiples of the step: the quotient is a whole number give or take

@@ -318,4 +318,13 @@ describe("patterns from what VictoriaLogs groups", () => {
     expect(found.length).toBeGreaterThan(3);
     expect(byText(found)).toEqual(byText(await minedFromEveryLine(query, START, end, 5, { checkDistinct: false })));
   });
+
+  it("files lines under the level discovered from them, counting each line once", async () => {
+    const query = '{app="worker", namespace="prod"}';
+    const found = await patterns(query, STEP, { CACHE: "off", DISCOVER_LOG_LEVELS: "true" });
+    const levels = new Set(found.map((p) => p.level));
+    expect([...levels].sort()).toEqual(["debug", "error", "info", "warn"]);
+    for (const p of found) expect(p.pattern, p.level).toMatch(new RegExp(`(^|m )level=${p.level} `));
+    expect(totalsPerBucket(found)).toEqual(await countsPerBucket(query));
+  });
 });

@@ -16,13 +16,21 @@ describe("pattern groups in LogsQL", () => {
     expect(q.startsWith('{app="worker"} | copy _msg as __pt | ')).toBe(true);
     expect(q).toContain("| collapse_nums at __pt | ");
     expect(q).toContain('| replace ("9", "0") at __pt | ');
-    expect(q).toContain("stats by (_time:60000ms, __pt, detected_level, log.level) count() __pc, ");
+    // Several level fields go in one grouping field, a list of JSON strings.
+    expect(q).toContain('| format "<q:detected_level>,<q:log.level>" as __pl | ');
+    expect(q).toContain("stats by (_time:60000ms, __pt, __pl) count() __pc, ");
     expect(q).toContain(
       "math round((_time - 1769904000000000000) / 60000000000) as __pi | math floor(__pi / 30) as __pk",
     );
     expect(q).toContain(`sort by (__pn desc) partition by (__pk) limit ${MAX_GROUPS}`);
     expect(q.endsWith("| delete __pt")).toBe(true);
     expect(q).not.toContain("sample");
+  });
+
+  it("groups by a single level field as it is", () => {
+    const q = patternGroupsQuery({ ...run, levelFields: ["detected_level"] });
+    expect(q).toContain("stats by (_time:60000ms, __pt, detected_level) count() __pc, ");
+    expect(q).not.toContain("as __pl ");
   });
 
   it("samples one line in N before grouping when asked", () => {
