@@ -109,8 +109,12 @@ export function patternGroupsQuery(run: GroupRun): string {
     `stats by (${F.chunk}, ${keys}) sum(${F.count}) ${F.lines}, values(${F.buckets}) ${F.buckets}, ` +
     `min(${F.lowest}) ${F.lowest}, max(${F.highest}) ${F.highest}, min(${F.first}) ${F.first} | ` +
     `sort by (${F.lines} desc) partition by (${F.chunk}) limit ${MAX_GROUPS} | ` +
-    // What the Worker does not read is not sent: the key (the lines stand for it) and a largest
-    // line equal to the smallest (a group of one distinct line).
-    `format if (${F.highest}:eq_field(${F.lowest})) "" as ${F.highest} | delete ${F.template}`
+    // What the Worker does not read is not sent: the key (the lines stand for it), a largest line
+    // equal to the smallest (a group of one distinct line), level fields that are all empty.
+    `format if (${F.highest}:eq_field(${F.lowest})) "" as ${F.highest} | ` +
+    (packed
+      ? `format if (${F.levels}:=${quote(run.levelFields.map(() => '""').join(","))}) "" as ${F.levels} | `
+      : "") +
+    `delete ${F.template}`
   );
 }
