@@ -77,8 +77,11 @@ export function patternChunkLength(span: bigint, step: bigint): bigint {
 }
 
 export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o: PatternOptions): Promise<PatternRun> {
-  const { window, step } = o;
-  const stepMs = Math.max(1, Number(step / 1_000_000n));
+  const { window } = o;
+  // Buckets are whole milliseconds at the origin and here: a step with a fraction of one (only
+  // possible over a few seconds, by Loki's 11,000-point limit) is rounded up to the next.
+  const step = o.step % 1_000_000n === 0n ? o.step : (o.step / 1_000_000n + 1n) * 1_000_000n;
+  const stepMs = Number(step / 1_000_000n);
   const filter = streamFilter(matchers, client.derivedFields?.serviceNameLabels);
   const cache = client.patternChunks(
     JSON.stringify(["patterns", MINER_VERSION, filter, String(step), MAX_GROUPS, MAX_LINES_PER_CHUNK]),

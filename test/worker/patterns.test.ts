@@ -327,4 +327,24 @@ describe("patterns from what VictoriaLogs groups", () => {
     for (const p of found) expect(p.pattern, p.level).toMatch(new RegExp(`(^|m )level=${p.level} `));
     expect(totalsPerBucket(found)).toEqual(await countsPerBucket(query));
   });
+
+  it("counts every line of a few seconds across a chunk boundary with a step under a millisecond", async () => {
+    // Chunks are at least five minutes and start at multiples of it: START + 300 is a boundary.
+    // Apps whose every line is mined (logfmt and access lines): the patterns count them all.
+    const query = '{app=~"worker|auth|nginx"}';
+    const start = START + 295;
+    const end = START + 304;
+    const a = await get("/loki/api/v1/patterns", { query, start: String(start), end: String(end), step: "0.0009" });
+    expect(a.status, a.text).toBe(200);
+    const found = (JSON.parse(a.text) as { data: Pattern[] }).data;
+    const lines = await get("/loki/api/v1/query", { query: `count_over_time(${query} [9s])`, time: String(end) });
+    const expected = (JSON.parse(lines.text) as { data: { result: { value: [number, string] }[] } }).data.result.reduce(
+      (sum, r) => sum + Number(r.value[1]),
+      0,
+    );
+    expect(expected).toBeGreaterThan(5);
+    // The step is read as a whole millisecond, so every sample is on the millisecond grid.
+    const counted = found.flatMap((p) => p.samples).reduce((sum, [, n]) => sum + n, 0);
+    expect(counted).toBe(expected);
+  });
 });
