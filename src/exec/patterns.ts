@@ -1,19 +1,29 @@
 /**
- * /patterns without a pattern ingester: the lines of the selector are read from the origin chunk by
- * chunk and mined at the edge (engine/patterns), each chunk's patterns counted on the request's step
- * grid, then the chunks' patterns merged into one answer.
+ * /patterns without a pattern ingester: VictoriaLogs groups the lines of each chunk
+ * (plan/pattern-groups: lines equal but for their numbers, with their counts per step bucket and
+ * their smallest and largest line), and the Worker mines the groups' lines (engine/patterns), each
+ * chunk's patterns counted on the request's step grid, then merges the chunks' patterns into one
+ * answer. Groups cross the network, not lines.
  *
- * Cost is bounded by reading at most MAX_LINES_PER_CHUNK lines of each of at most ~TARGET_CHUNKS
- * chunks. Counts are exact for every chunk that holds no more lines than that: every line was mined
- * and counted once. A chunk holding more is mined from a cap-sized sample, and its counts are scaled
- * by (lines in the chunk, counted exactly by the origin) / (lines sampled) — an estimate, whose
- * total per chunk is right but whose split between patterns and buckets is the sample's.
+ * Counts: one request counts every chunk's lines. A chunk of at most MAX_LINES_PER_CHUNK lines is
+ * grouped whole and its counts are exact: every line is counted by the origin in its group and
+ * booked to the pattern its group's lines joined. A larger chunk is grouped from a random sample of
+ * one line in N (N = lines ÷ MAX_LINES_PER_CHUNK, rounded up), and so is a chunk past MAX_GROUPS
+ * groups from its largest groups: their counts are scaled by (lines in the chunk) / (lines grouped),
+ * an estimate whose total per chunk is right and whose split between patterns and buckets is the
+ * sample's.
+ *
+ * Templates: a group with at most two distinct lines in a chunk is mined from all of them, so the
+ * chunk's patterns are those of mining every line (up to the order lines are mined in, which Drain
+ * is sensitive to only when a line is as close to two patterns). A group with more is mined from
+ * its smallest and largest line: a number they share stays in the pattern even if another line of
+ * the group has another there; patterns of several groups and chunks merge, so it stays only when
+ * every group's two lines agree on it.
  *
  * Whole historical chunks are cached (cache/pattern-chunks.ts); chunk boundaries are multiples of
  * the step, so no bucket straddles two chunks and cached and fresh chunks add up exactly.
  */
 import type { Matcher } from "../logql/ast";
-import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
 import type { CachedOrigin } from "../cache/cached-origin";
 import { streamFilter } from "../plan/selector";
@@ -26,14 +36,26 @@ import {
   type PatternAnswer,
 } from "../engine/patterns/miner";
 import { floorDiv } from "../core/go/intdiv";
-
-/** Lines read and mined per chunk, at most. */
-export const MAX_LINES_PER_CHUNK = 2_000;
+import {
+  GROUP_FIELD,
+  MAX_GROUPS,
+  MAX_LINES_PER_CHUNK,
+  chunkLinesQuery,
+  patternGroupsQuery,
+  type GroupRun,
+} from "../plan/pattern-groups";
+import { LEVEL_LABEL_INPUTS } from "../plan/level-pushdown";
+import { DETECTED_LEVEL, addDetectedLevel } from "../engine/derived-fields";
+import type { OriginClient } from "../origin/client";
+import { parseVLTime } from "../origin/timefmt";
+import type { VLRow } from "../origin/rows";
 /** The range is cut into about this many chunks (fewer when the step or the minimum is larger). */
 const TARGET_CHUNKS = 12n;
 const MIN_CHUNK_NS = 5n * 60_000_000_000n;
+/** Lines grouped by one request at most (after sampling), unless one chunk holds more. */
+const RUN_LINES = 8_000;
 /** Names the miner's rules in cache keys: a change to them must not read old chunks. */
-const MINER_VERSION = 1;
+const MINER_VERSION = 2;
 
 export interface PatternOptions {
   window: TimeWindow;
@@ -55,74 +77,215 @@ export function patternChunkLength(span: bigint, step: bigint): bigint {
 }
 
 export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o: PatternOptions): Promise<PatternRun> {
-  const { window, step } = o;
-  const stepMs = Math.max(1, Number(step / 1_000_000n));
+  const { window } = o;
+  // Buckets are whole milliseconds at the origin and here: a step with a fraction of one (only
+  // possible over a few seconds, by Loki's 11,000-point limit) is rounded up to the next.
+  const step = o.step % 1_000_000n === 0n ? o.step : (o.step / 1_000_000n + 1n) * 1_000_000n;
+  const stepMs = Number(step / 1_000_000n);
   const filter = streamFilter(matchers, client.derivedFields?.serviceNameLabels);
   const cache = client.patternChunks(
-    JSON.stringify(["patterns", MINER_VERSION, filter, String(step), MAX_LINES_PER_CHUNK]),
+    JSON.stringify(["patterns", MINER_VERSION, filter, String(step), MAX_GROUPS, MAX_LINES_PER_CHUNK]),
   );
+  const discover = client.derivedFields?.discoverLogLevels === true;
+  const levelFields = discover ? LEVEL_LABEL_INPUTS : [DETECTED_LEVEL];
   const length = patternChunkLength(window.end - window.start, step);
-  const chunks: { whole: TimeWindow; part: TimeWindow }[] = [];
+  const chunks: Chunk[] = [];
   for (let c = floorDiv(window.start, length); c * length < window.end; c++) {
     const whole = { start: c * length, end: (c + 1n) * length };
     const part = {
       start: whole.start > window.start ? whole.start : window.start,
       end: whole.end < window.end ? whole.end : window.end,
     };
-    chunks.push({ whole, part });
+    chunks.push({ whole, part, patterns: undefined, storable: false });
   }
 
   let cachedChunks = 0;
   let scaledChunks = 0;
-  const mineChunk = async ({ whole, part }: { whole: TimeWindow; part: TimeWindow }): Promise<MinedPattern[]> => {
-    const isWhole = part.start === whole.start && part.end === whole.end;
-    const storable = cache !== undefined && isWhole && cache.storable(whole);
-    if (cache !== undefined && !storable) cache.passedOver(whole);
-    if (storable) {
-      const hit = await cache.lookup(whole);
-      if (hit) {
-        cachedChunks++;
-        return hit;
-      }
-    }
-    const miner = new PatternMiner(stepMs);
-    let read = 0;
-    for await (const batch of client.logRows(`${filter} | limit ${MAX_LINES_PER_CHUNK}`, part)) {
-      for (const row of batch) miner.addLine(row.line, row.ts, patternLevel(row.stream, row.metadata));
-      read += batch.length;
-    }
-    let patterns = miner.result();
-    if (read >= MAX_LINES_PER_CHUNK) {
-      const total = await countLines(client, filter, part);
-      if (total > read) {
-        scaledChunks++;
-        patterns = scale(patterns, total / read);
-      }
-    }
-    if (storable) cache.store(whole, patterns);
-    return patterns;
-  };
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      const { whole, part } = chunk;
+      const isWhole = part.start === whole.start && part.end === whole.end;
+      chunk.storable = cache !== undefined && isWhole && cache.storable(whole);
+      if (cache === undefined) return;
+      if (!chunk.storable) cache.passedOver(whole);
+      else if ((chunk.patterns = await cache.lookup(whole))) cachedChunks++;
+    }),
+  );
 
-  const perChunk: MinedPattern[][] = new Array(chunks.length);
-  const limit = Math.max(1, o.maxConcurrency);
-  for (let i = 0; i < chunks.length; i += limit) {
-    const batch = chunks.slice(i, i + limit);
-    const mined = await Promise.all(batch.map(mineChunk));
-    mined.forEach((m, j) => (perChunk[i + j] = m));
+  const toMine = chunks.filter((c) => !c.patterns);
+  const totals =
+    toMine.length === 0
+      ? new Map<number, number>()
+      : await chunkLines(client, filter, Number(length / 1_000_000n), {
+          start: toMine[0]!.part.start,
+          end: toMine[toMine.length - 1]!.part.end,
+        });
+  const linesOf = (c: Chunk) => totals.get(Number(c.whole.start / 1_000_000n)) ?? 0;
+  const sampleOf = (c: Chunk) => Math.max(1, Math.ceil(linesOf(c) / MAX_LINES_PER_CHUNK));
+
+  // Consecutive chunks to mine are grouped in one request while the lines it groups stay under
+  // RUN_LINES: a small range or a refreshing tab (every chunk but the newest cached) costs one
+  // request, a large range a few that the origin works on at once. Chunks without lines need none.
+  const runs: Chunk[][] = [];
+  let runLines = 0;
+  for (const chunk of toMine) {
+    if (linesOf(chunk) === 0) {
+      chunk.patterns = [];
+      if (chunk.storable) cache?.store(chunk.whole, []);
+      continue;
+    }
+    const lines = linesOf(chunk) / sampleOf(chunk);
+    const last = runs[runs.length - 1];
+    const tail = last?.[last.length - 1];
+    if (last && tail!.whole.end === chunk.whole.start && runLines + lines <= RUN_LINES) {
+      last.push(chunk);
+      runLines += lines;
+    } else {
+      runs.push([chunk]);
+      runLines = lines;
+    }
   }
+  const mineRun = async (run: Chunk[]): Promise<void> => {
+    const w = { start: run[0]!.part.start, end: run[run.length - 1]!.part.end };
+    const groupRun: GroupRun = {
+      filter,
+      stepMs,
+      chunkSteps: Number(length / step),
+      startNs: run[0]!.whole.start,
+      levelFields,
+      sample: Math.max(...run.map(sampleOf)),
+    };
+    const perChunk = readGroups(await client.statsRows(patternGroupsQuery(groupRun), w), groupRun);
+    const mined = run.map(async (chunk, k) => {
+      const groups = perChunk.get(k) ?? [];
+      const miner = new PatternMiner(stepMs);
+      let covered = 0;
+      for (const g of groups) {
+        miner.addGroup(
+          g.lines.map((line) => ({ line, level: lineLevel(line, g.levelInputs, discover) })),
+          g.samples,
+        );
+        covered += g.count;
+      }
+      let patterns = miner.result();
+      const total = linesOf(chunk);
+      if (total > covered && covered > 0) {
+        scaledChunks++;
+        patterns = scale(patterns, total / covered);
+      }
+      chunk.patterns = patterns;
+      if (chunk.storable) cache?.store(chunk.whole, patterns);
+    });
+    await Promise.all(mined);
+  };
+  const limit = Math.max(1, o.maxConcurrency);
+  for (let i = 0; i < runs.length; i += limit) await Promise.all(runs.slice(i, i + limit).map(mineRun));
 
   const merged = new PatternMiner(stepMs);
-  for (const patterns of perChunk) for (const p of patterns) merged.addPattern(p);
+  for (const chunk of chunks) for (const p of chunk.patterns ?? []) merged.addPattern(p);
   return {
     patterns: answers(merged.result()),
     figures: { ...merged.figures, chunks: chunks.length, cachedChunks, scaledChunks },
   };
 }
 
-/** Lines of the selector in `w`, counted by the origin. */
-async function countLines(client: OriginClient, filter: string, w: TimeWindow): Promise<number> {
-  const rows = await client.statsRows(`${filter} | stats count() as lines`, w);
-  const n = Number(rows[0]?.["lines"] ?? 0);
+interface Chunk {
+  whole: TimeWindow;
+  part: TimeWindow;
+  patterns: MinedPattern[] | undefined;
+  storable: boolean;
+}
+
+/** Lines of the selector in `w` by chunk start (ms), counted by the origin. */
+async function chunkLines(
+  client: OriginClient,
+  filter: string,
+  chunkMs: number,
+  w: TimeWindow,
+): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const row of await client.statsRows(chunkLinesQuery(filter, chunkMs), w)) {
+    const at = row["_time"];
+    if (at) out.set(Number(parseVLTime(at) / 1_000_000n), wholeNumber(row[GROUP_FIELD.lines]));
+  }
+  return out;
+}
+
+interface LineGroup {
+  /** Its distinct lines when it has at most two, else its smallest and largest. */
+  lines: string[];
+  /** The level fields' values (empty ones left out: VictoriaLogs stores no empty field). */
+  levelInputs: Record<string, string>;
+  count: number;
+  first: bigint;
+  /** [bucket start in ms, lines], oldest first. */
+  samples: [number, number][];
+}
+
+/**
+ * The groups of a run's answer (plan/pattern-groups.ts) by chunk index in the run, each chunk's
+ * oldest first line first: the order the lines came in, as near as groups allow.
+ */
+function readGroups(rows: readonly VLRow[], run: GroupRun): Map<number, LineGroup[]> {
+  const F = GROUP_FIELD;
+  const startMs = Number(run.startNs / 1_000_000n);
+  const out = new Map<number, LineGroup[]>();
+  for (const row of rows) {
+    const lowest = row[F.lowest] ?? "";
+    const highest = row[F.highest] ?? "";
+    const levelInputs = levelInputsOf(row, run.levelFields);
+    const counts = new Map<number, number>();
+    for (const packed of stringArray(row[F.buckets])) {
+      const at = packed.indexOf(":");
+      const ms = startMs + wholeNumber(packed.slice(0, at)) * run.stepMs;
+      counts.set(ms, (counts.get(ms) ?? 0) + wholeNumber(packed.slice(at + 1)));
+    }
+    const samples = [...counts].sort((x, y) => x[0] - y[0]);
+    const firstTime = row[F.first];
+    const group: LineGroup = {
+      lines: highest === "" || highest === lowest ? [lowest] : [lowest, highest],
+      levelInputs,
+      count: samples.reduce((sum, [, n]) => sum + n, 0),
+      first: firstTime ? parseVLTime(firstTime) : 0n,
+      samples,
+    };
+    const k = wholeNumber(row[F.chunk]);
+    let list = out.get(k);
+    if (!list) out.set(k, (list = []));
+    list.push(group);
+  }
+  for (const list of out.values()) list.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
+  return out;
+}
+
+/** The level fields' values of a group's row, packed (plan/pattern-groups.ts) or one field. */
+function levelInputsOf(row: VLRow, fields: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const packed = row[GROUP_FIELD.levels];
+  const values = fields.length > 1 ? stringArray(packed === undefined ? undefined : `[${packed}]`) : [row[fields[0]!]];
+  fields.forEach((f, i) => {
+    const v = values[i];
+    if (v) out[f] = v;
+  });
+  return out;
+}
+
+/** A line's pattern level from its group's level fields, as the row's own fields would give it. */
+function lineLevel(line: string, inputs: Record<string, string>, discover: boolean): string {
+  const metadata = { ...inputs };
+  if (discover) addDetectedLevel({ stream: {}, metadata, line });
+  return patternLevel({}, metadata);
+}
+
+function stringArray(json: string | undefined): string[] {
+  if (!json) return [];
+  const parsed = JSON.parse(json) as unknown;
+  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === "string")) throw new Error("not a list of strings");
+  return parsed;
+}
+
+function wholeNumber(s: string | undefined): number {
+  const n = Number(s ?? 0);
   return Number.isFinite(n) ? n : 0;
 }
 

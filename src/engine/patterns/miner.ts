@@ -7,6 +7,11 @@
  * one line, so a token that is constant in one chunk and varies in another becomes `<_>`, and the
  * bucket counts add up. Counting is exact: every line added is counted in exactly one pattern, or in
  * `refused` when it cannot be mined (too few or too many tokens, too long, the miner full).
+ *
+ * Lines also come as groups (exec/patterns.ts): lines that differ only in their digits, counted by
+ * the origin per bucket, with the group's distinct lines or a sample of them. Each distinct line is
+ * mined once (a repeated line changes no template) and the group's counts go to the patterns its
+ * lines joined.
  */
 import { DEFAULT_DRAIN_OPTIONS, Drain, type Cluster, type DrainOptions } from "./drain";
 import { joinTokens, tokenizeLine, type LineFormat } from "./tokenize";
@@ -70,6 +75,44 @@ export class PatternMiner {
     }
     const tsMs = Number(tsNs / 1_000_000n);
     this.count(t.format, level, t.tokens, t.spacesAfter, [[tsMs - mod(tsMs, this.stepMs), 1]]);
+  }
+
+  /**
+   * A group of lines counted elsewhere: `lines` (distinct, with their levels) are mined, and the
+   * group's `samples` are booked to the patterns they joined, in proportion to how many of `lines`
+   * joined each (all of them when they joined one, as lines differing only in digits nearly always
+   * do). The share of lines no pattern took is refused.
+   */
+  addGroup(lines: readonly { line: string; level: string }[], samples: readonly (readonly [number, number])[]): void {
+    const total = samples.reduce((sum, [, n]) => sum + n, 0);
+    this.lines += total;
+    const targets = new Map<string, { counts: Map<number, number> | undefined; weight: number }>();
+    for (const { line, level } of lines) {
+      const t = tokenizeLine(line);
+      const group = t && this.group(t.format, level);
+      const cluster = t && group ? group.drain.add(t.tokens, t.spacesAfter) : undefined;
+      let counts: Map<number, number> | undefined;
+      let key = "";
+      if (group && cluster) {
+        counts = group.counts.get(cluster.id);
+        if (!counts) group.counts.set(cluster.id, (counts = new Map()));
+        key = `${group.format}\u0000${group.level}\u0000${cluster.id}`;
+      }
+      const target = targets.get(key);
+      if (target) target.weight++;
+      else targets.set(key, { counts, weight: 1 });
+    }
+    const shares = [...targets.values()];
+    const weights = shares.map((s) => s.weight);
+    for (const [bucket, n] of samples) {
+      const split = apportion(n, weights);
+      shares.forEach((share, i) => {
+        const part = split[i]!;
+        if (part === 0) return;
+        if (share.counts) share.counts.set(bucket, (share.counts.get(bucket) ?? 0) + part);
+        else this.refused += part;
+      });
+    }
   }
 
   /** A pattern mined elsewhere (another chunk) on the same step grid. */
@@ -137,6 +180,25 @@ function entry(g: Group, c: Cluster): { p: MinedPattern; total: number; text: st
 
 export function patternText(p: Pick<MinedPattern, "format" | "tokens" | "spacesAfter">): string {
   return joinTokens(p.format, p.tokens, p.spacesAfter);
+}
+
+/**
+ * `n` split in proportion to `weights` in whole numbers that add up to `n`: the largest remainders
+ * get the leftover units, earlier shares first on ties (deterministic).
+ */
+export function apportion(n: number, weights: readonly number[]): number[] {
+  if (weights.length === 1) return [n];
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const exact = weights.map((w) => (n * w) / sum);
+  const out = exact.map(Math.floor);
+  let left = n - out.reduce((a, b) => a + b, 0);
+  const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (const [, i] of order) {
+    if (left <= 0) break;
+    out[i]!++;
+    left--;
+  }
+  return out;
 }
 
 function compare(a: string, b: string): number {

@@ -22,7 +22,8 @@ export const MAX_LINE_LENGTH = 3000;
 /** Tokens after this many are kept as one trailing token. */
 const MAX_TEXT_TOKENS = 127;
 
-const JSON_MESSAGE_FIELDS = ["log", "message", "msg", "msg_", "_msg", "content"];
+/** The members a JSON line's message is read from, the first string one winning. */
+export const JSON_MESSAGE_FIELDS: readonly string[] = ["log", "message", "msg", "msg_", "_msg", "content"];
 
 export interface Tokenized {
   format: LineFormat;

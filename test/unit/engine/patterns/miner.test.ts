@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { joinTokens, logfmtPairs, tokenizeLine, tokenizeText } from "../../../../src/engine/patterns/tokenize";
 import { Drain } from "../../../../src/engine/patterns/drain";
-import { PatternMiner, patternLevel, patternText, type MinedPattern } from "../../../../src/engine/patterns/miner";
+import {
+  PatternMiner,
+  apportion,
+  patternLevel,
+  patternText,
+  type MinedPattern,
+} from "../../../../src/engine/patterns/miner";
 
 const S = 1_000_000_000n;
 const text = (p: MinedPattern) => patternText(p);
@@ -182,5 +188,58 @@ describe("mining", () => {
     expect(patternLevel({ detected_level: "error" }, {})).toBe("error");
     expect(patternLevel({ level: "info" }, {})).toBe("unknown");
     expect(patternLevel({}, { detected_level: "loud" })).toBe("unknown");
+  });
+});
+
+describe("groups of lines counted by the origin", () => {
+  const info = (line: string) => ({ line, level: "info" });
+
+  it("mines a group's lines once and books its counts per bucket to the pattern they joined", () => {
+    const m = new PatternMiner(60_000);
+    m.addGroup(
+      [info("took 15 ms to serve a"), info("took 230 ms to serve a")],
+      [
+        [0, 40],
+        [60_000, 2],
+      ],
+    );
+    const [p] = m.result();
+    expect(text(p!)).toBe("took <_> ms to serve a");
+    expect(p!.samples).toEqual([
+      [0, 40],
+      [60_000, 2],
+    ]);
+    expect(m.figures).toEqual({ lines: 42, refused: 0, clusters: 1 });
+  });
+
+  it("mines a group as its lines would be: the same patterns as adding every line", () => {
+    const lines = ["GET /a took 15 ms", "GET /a took 99 ms", "PUT /b took 7 ms now", "PUT /b took 8 ms now"];
+    const byLine = new PatternMiner(60_000);
+    for (const l of lines) byLine.addLine(l, 0n, "info");
+    const byGroup = new PatternMiner(60_000);
+    byGroup.addGroup([info(lines[0]!), info(lines[1]!)], [[0, 2]]);
+    byGroup.addGroup([info(lines[2]!), info(lines[3]!)], [[0, 2]]);
+    expect(byGroup.result()).toEqual(byLine.result());
+  });
+
+  it("splits a group whose lines join different patterns in proportion, and refuses the share no pattern took", () => {
+    const m = new PatternMiner(60_000);
+    // Too few tokens: not mined, as a line of its own would not be.
+    m.addGroup([info("a 1"), info("one two three 1"), info("x y z w 2")], [[0, 10]]);
+    const counts = m.result().map((p) => [text(p), p.samples]);
+    expect(counts).toEqual([
+      ["one two three 1", [[0, 3]]],
+      ["x y z w 2", [[0, 3]]],
+    ]);
+    // Thirds of 10: the leftover unit goes to the first share, the refused one.
+    expect(m.figures.refused).toBe(4);
+    expect(m.figures.lines).toBe(10);
+  });
+
+  it("apportions whole numbers that add up, the largest remainders first", () => {
+    expect(apportion(10, [1, 1, 1])).toEqual([4, 3, 3]);
+    expect(apportion(7, [2, 1])).toEqual([5, 2]);
+    expect(apportion(5, [1])).toEqual([5]);
+    expect(apportion(0, [1, 2])).toEqual([0, 0]);
   });
 });

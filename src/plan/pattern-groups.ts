@@ -1,0 +1,120 @@
+/**
+ * LogsQL that has VictoriaLogs group the lines of a run of pattern chunks, so that groups cross the
+ * network instead of lines (exec/patterns.ts mines them), in one request for the whole run.
+ *
+ * A group is the lines that read the same after `collapse_nums` and with every remaining ASCII
+ * digit `0` and runs of up to eight zeros one `0` (`replace` pipes: fixed scans, no regex). So the
+ * lines of a group differ in numbers (and, through `collapse_nums`, in words that read as hex
+ * numbers: `cafe`, `dead`), split into the same tokens in the same places, and hold the same level
+ * words. A line that starts with `{` is mined by its JSON message alone
+ * (engine/patterns/tokenize.ts): it reads as its message and level members (`unpack_json`) instead.
+ *
+ * Per chunk and group, one row: its lines, its lines per step bucket packed into one list
+ * (`<bucket index>:<count>`, the index counted in steps from the run's start), its lexicographically
+ * smallest and largest line (the largest left out when it is the smallest), and the time of its
+ * first line (mining order). Lines that lie between
+ * the smallest and the largest share every character the two share at the start, so the two lines
+ * show which tokens vary up to there; they are the group's only lines when it has at most two
+ * distinct ones. At most MAX_GROUPS groups per chunk, the most lines first.
+ *
+ * Levels: the groups are also keyed by `levelFields`, the row fields a line's level is read from
+ * (`detected_level`, and with level discovery the fields Loki's level rules read), each as its
+ * value whether it is a stream label or structured metadata. Several are packed into one field, a
+ * list of JSON strings (`levels`): one grouping field instead of sixteen.
+ */
+import { fieldName, quote } from "./logsql";
+import { JSON_MESSAGE_FIELDS } from "../engine/patterns/tokenize";
+import { LEVEL_FIELDS } from "../engine/derived-fields";
+
+/** Groups per chunk at most (the most lines first); the lines of the rest are counted, not mined. */
+export const MAX_GROUPS = 1000;
+/**
+ * Lines per chunk grouped at most: past this, the run's lines are grouped from a random sample of
+ * one line in N (`sample N`), so the origin's work per request stays bounded.
+ */
+export const MAX_LINES_PER_CHUNK = 2_000;
+
+/** The fields of the answer rows. */
+export const GROUP_FIELD = {
+  template: "__pt",
+  chunk: "__pk",
+  lines: "__pn",
+  lowest: "__plo",
+  highest: "__phi",
+  first: "__pf",
+  count: "__pc",
+  bucket: "__pi",
+  buckets: "__pb",
+  levels: "__pl",
+} as const;
+
+const F = GROUP_FIELD;
+
+const JSON_PREFIX = "__pj_";
+const STARTS_JSON = `_msg:~${quote("^[{]")}`;
+
+function templatePipes(): string {
+  const members = [...new Set([...JSON_MESSAGE_FIELDS, ...LEVEL_FIELDS])];
+  // Tab-separated: a member's value holding a tab could pair with another's, which only merges groups
+  // whose lines are then mined from their samples.
+  const json = "{" + members.map((m) => `<${JSON_PREFIX}${m}>`).join("\t");
+  // Unpacking a line that is not JSON stops at its first character: only the format is conditional.
+  let out =
+    `copy _msg as ${F.template} | ` +
+    `unpack_json from _msg fields (${members.map(fieldName).join(", ")}) ` +
+    `result_prefix ${quote(JSON_PREFIX)} | ` +
+    `format if (${STARTS_JSON}) ${quote(json)} as ${F.template} | ` +
+    `collapse_nums at ${F.template}`;
+  for (let d = 1; d <= 9; d++) out += ` | replace ("${d}", "0") at ${F.template}`;
+  // Three halvings take a run of up to eight zeros to one.
+  for (let i = 0; i < 3; i++) out += ` | replace ("00", "0") at ${F.template}`;
+  return out;
+}
+
+const TEMPLATE_PIPES = templatePipes();
+
+export interface GroupRun {
+  /** The selector's LogsQL. */
+  filter: string;
+  stepMs: number;
+  /** Steps per chunk. */
+  chunkSteps: number;
+  /** The start of the run's first chunk, in ns: a multiple of the step. */
+  startNs: bigint;
+  levelFields: readonly string[];
+  /** Group one line in this many (1: every line). */
+  sample: number;
+}
+
+/** The selector's lines per chunk of `chunkMs` (epoch-aligned, as chunks are). */
+export function chunkLinesQuery(filter: string, chunkMs: number): string {
+  return `${filter} | stats by (_time:${chunkMs}ms) count() ${F.lines}`;
+}
+
+/** The groups of every chunk of a run (the client adds the run's time filter). */
+export function patternGroupsQuery(run: GroupRun): string {
+  const packed = run.levelFields.length > 1;
+  const keys = [F.template, ...(packed ? [F.levels] : run.levelFields.map(fieldName))].join(", ");
+  const levels = packed ? `format ${quote(run.levelFields.map((f) => `<q:${f}>`).join(","))} as ${F.levels} | ` : "";
+  const stepNs = BigInt(run.stepMs) * 1_000_000n;
+  return (
+    `${run.filter} | ${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ${levels}` +
+    `stats by (_time:${run.stepMs}ms, ${keys}) count() ${F.count}, min(_msg) ${F.lowest}, max(_msg) ${F.highest}, ` +
+    `min(_time) ${F.first} | ` +
+    // Bucket starts are exact multiples of the step: the quotient is a whole number give or take
+    // float rounding of the nanosecond times, which round() takes away.
+    `math round((_time - ${run.startNs}) / ${stepNs}) as ${F.bucket} | ` +
+    `math floor(${F.bucket} / ${run.chunkSteps}) as ${F.chunk} | ` +
+    `format "<${F.bucket}>:<${F.count}>" as ${F.buckets} | ` +
+    `stats by (${F.chunk}, ${keys}) sum(${F.count}) ${F.lines}, values(${F.buckets}) ${F.buckets}, ` +
+    `min(${F.lowest}) ${F.lowest}, max(${F.highest}) ${F.highest}, min(${F.first}) ${F.first} | ` +
+    `sort by (${F.lines} desc) partition by (${F.chunk}) limit ${MAX_GROUPS} | ` +
+    // What the Worker does not read is not sent: the key (the lines stand for it), a largest line
+    // equal to the smallest (a group of one distinct line), level fields that are all empty.
+    `format if (${F.highest}:eq_field(${F.lowest})) "" as ${F.highest} | ` +
+    (packed
+      ? `format if (${F.levels}:=${quote(run.levelFields.map(() => '""').join(","))}) "" as ${F.levels} | `
+      : "") +
+    `delete ${F.template}`
+  );
+}
