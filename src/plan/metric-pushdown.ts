@@ -40,6 +40,24 @@ export interface BucketGrid {
   /** Evaluation time t's window ends at bucket end t − offset; bucket end = bucket start + width − 1ns. */
   offset: bigint;
   groupBy: string[];
+  /** How the answer's groups can be named apart from its buckets, for a breakdown restricted to some of them. */
+  groups?: GroupSource;
+}
+
+/**
+ * The rows of a bucket grid's stats query as groups (exec/breakdown-groups.ts): `logsql` is
+ * `rows` followed by pipes that only count, so a filter inserted after `rows` keeps the counts of
+ * the groups it lets through as they are.
+ */
+export interface GroupSource {
+  /** The LogsQL before the counting pipes, with every field `fields`, `counted` and `bad` read computed. */
+  rows: string;
+  /** The row fields (as the origin names them in its answer) whose values name one of the answer's series. */
+  fields: string[];
+  /** The rows that give the answer a sample, when not all do (a LogsQL filter). */
+  counted?: string;
+  /** The rows whose presence voids the origin's answer (its guard), when it has one. */
+  bad?: string;
 }
 
 export interface BucketPlan extends BucketGrid {
@@ -85,6 +103,7 @@ export function planMetricPushdown(
     rows: plan.logsql,
     ...buckets.grid,
     groupBy,
+    groups: { rows: plan.logsql, fields: groupBy },
     value,
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
