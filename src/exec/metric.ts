@@ -145,12 +145,17 @@ class MetricRun {
     if (restriction.kind !== "cut") return undefined;
     const outcome = await this.runPart({ kind: plan.kind, plan: restriction.plan } as PartPlan, aligned);
     if (outcome.outcome !== "answered") return undefined;
-    this.cutGroups = true;
     const source: SampleSource = {
       samples: (agg, from, to) => this.lineSamples(agg, from, to),
       pushdown: (sub, grid) => Promise.resolve(sub === part && sameGrid(grid, aligned) ? outcome.series : undefined),
     };
-    return evaluateMetric(this.expr, this.q, source, this.asked);
+    const result = await evaluateMetric(this.expr, this.q, source, this.asked);
+    // A kept group may have no sample on the grid (its rows between windows when the step is
+    // longer than the range): Loki's partial answer would still hold the limit's series.
+    const size = result.type === "matrix" ? result.series.length : result.type === "vector" ? result.samples.length : 0;
+    if (size < opts.maxSeries) return undefined;
+    this.cutGroups = true;
+    return result;
   }
 
   async execute(strategy: MetricStrategy): Promise<MetricResult> {

@@ -76,7 +76,8 @@ beforeAll(async () => {
     const line = JSON.stringify({ level, trace_id: `t${String(i).padStart(6, "0")}`, latency_ms: i % 97 });
     values.push([ts, line, { pod: `pod-${i % PODS}` }]);
   }
-  await pushCounted(TENANT, "ddcost", [{ stream: { app: "ddcost" }, values }], DATA_START + 1800);
+  const streams = [{ stream: { app: "ddcost" }, values }];
+  await pushCounted(TENANT, "ddcost", streams, DATA_START + 1800);
 }, 180_000);
 
 describe(`a Drilldown breakdown over ${VALUES} values an hour, past the limit of ${LIMIT}`, () => {

@@ -215,6 +215,39 @@ describe("Drilldown breakdowns past the limit, group-first", () => {
     expect(calls.filter((c) => c.query.includes("| filter (__v_trace_id:="))).toHaveLength(0);
   });
 
+  it.each([
+    [
+      "parsed",
+      'sum by (trace_id) (count_over_time({app="ddgen", fmt="json"} | json | drop __error__, __error_details__ | trace_id!="" [10s]))',
+    ],
+    ["structured metadata", 'sum by (span_id) (count_over_time({app="ddgen", fmt="json"} [45s]))'],
+  ])(
+    "a step longer than the range, where a kept group may have no sample (%s): still the limit's series, exact",
+    async (_, query) => {
+      // Each value is on lines 135 s or 150 s apart: a window of seconds every 5 min misses most of them.
+      const all = await whole(query, RANGE);
+      const { part, warnings } = await tagged(query, RANGE);
+      expectPartialOf(part, warnings, all, query);
+    },
+  );
+
+  it("with the results cache: a tagged partial answer leaves nothing an untagged request reads as whole", async () => {
+    const query =
+      'sum by (trace_id) (count_over_time({app="ddgen", fmt="json"} | json | drop __error__, __error_details__ | trace_id!="" [5m]))';
+    const params = { ...RANGE, step: "600" };
+    const all = await whole(query, params);
+    const limit = { MAX_QUERY_SERIES: String(LIMIT) };
+    for (let i = 0; i < 2; i++) {
+      const part = await askMetric(query, params, true, DRILLDOWN, true, limit);
+      expectPartialOf(part, JSON.parse(part.body).warnings, all, query);
+    }
+    const refused = await askMetric(query, params, true, UNTAGGED, true, limit);
+    expect(refused.status, refused.body).toBe(400);
+    const cachedWhole = await askMetric(query, params, true, UNTAGGED, true, { MAX_QUERY_SERIES: "100000" });
+    expect(JSON.parse(cachedWhole.body).warnings).toBeUndefined();
+    expect(cachedWhole.series).toEqual(all.series);
+  });
+
   it("a comparison that drops series is not restricted: the limit's series of the whole answer", async () => {
     const query = 'sum by (trace_id) (count_over_time({app="ddgen", fmt="json"} | json | drop __error__ [5m])) > 2';
     const all = await whole(query, RANGE);
