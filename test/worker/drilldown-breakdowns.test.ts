@@ -159,6 +159,12 @@ describe("Drilldown breakdowns past the limit, group-first", () => {
       "__v_trace_id",
       "trace_id",
     ],
+    [
+      "a structured metadata field, as Drilldown asks for it (the bucket push-down)",
+      'sum by (span_id) (count_over_time({app="ddgen", fmt="json"} | span_id!="" [5m]))',
+      "span_id",
+      "span_id",
+    ],
     ["a stream label, times a scalar", 'sum by (pod) (count_over_time({app="ddgen"} [5m])) * 2', "pod", "pod"],
     [
       "a JSON field compared with a scalar under bool",
