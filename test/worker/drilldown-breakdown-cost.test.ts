@@ -86,6 +86,10 @@ describe(`a Drilldown breakdown over ${VALUES} values an hour, past the limit of
       "parser push-down",
       'sum by (trace_id) (count_over_time({app="ddcost"} | json | drop __error__, __error_details__ | trace_id!="" [5m]))',
     ],
+    [
+      "bucket push-down, a metadata field as Drilldown asks for it",
+      'sum by (pod) (count_over_time({app="ddcost"} | pod!="" [5m]))',
+    ],
     ["level push-down", 'sum by (pod, detected_level) (count_over_time({app="ddcost"} [5m]))'],
     ["guarded unwrap", 'sum by (pod) (sum_over_time({app="ddcost"} | json | unwrap latency_ms [5m]))'],
     [
