@@ -35,6 +35,7 @@ import { runBucketPlan } from "./metric-pushdown";
 import type { BucketPlan } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import { restrictToGroups } from "./breakdown-groups";
+import { breakdownPart } from "../plan/breakdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { runParserPlan } from "./parser-pushdown";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
@@ -77,7 +78,7 @@ export async function executeMetricQuery(
     pushdown: opts.pushdown === true,
     derived: client.derivedFields,
   });
-  const result = await run.execute(strategy);
+  const result = (await run.breakdown()) ?? (await run.execute(strategy));
   // The origin computed only some of the answer's groups: the answer is partial, as Loki says it.
   if (run.cutGroups && !result.warnings) result.warnings = [partialSeriesWarning(opts.maxSeries)];
   return { result, stats: run.stats };
@@ -126,10 +127,41 @@ class MetricRun {
     this.derive = metricNeedsDerived(expr, derivedNames(client.derivedFields));
   }
 
+  /**
+   * A Logs Drilldown breakdown past the series limit, computed from `maxSeries` of its groups only
+   * (plan/breakdown.ts, exec/breakdown-groups.ts), so that its cost does not grow with the number
+   * of groups. Undefined when the answer has no more groups than that, when the origin cannot
+   * compute the part exactly, or when its guard found a row Loki may read differently: the query
+   * then runs by its strategy.
+   */
+  async breakdown(): Promise<MetricResult | undefined> {
+    const { client, opts, stats, aligned } = this;
+    if (!opts.partialSeries || opts.pushdown !== true) return undefined;
+    const part = breakdownPart(this.expr);
+    const plan = planPart(part, aligned, client.derivedFields);
+    if (!plan) return undefined;
+    const restriction = await restrictToGroups<PartPlan["plan"]>(client, plan.plan, opts.maxSeries, stats);
+    if (restriction.kind === "guarded" && plan.kind === "parsed") this.parserGuarded = true;
+    if (restriction.kind !== "cut") return undefined;
+    const outcome = await this.runPart({ kind: plan.kind, plan: restriction.plan } as PartPlan, aligned);
+    if (outcome.outcome !== "answered") return undefined;
+    const source: SampleSource = {
+      samples: (agg, from, to) => this.lineSamples(agg, from, to),
+      pushdown: (sub, grid) => Promise.resolve(sub === part && sameGrid(grid, aligned) ? outcome.series : undefined),
+    };
+    const result = await evaluateMetric(this.expr, this.q, source, this.asked);
+    // A kept group may have no sample on the grid (its rows between windows when the step is
+    // longer than the range): Loki's partial answer would still hold the limit's series.
+    const size = result.type === "matrix" ? result.series.length : result.type === "vector" ? result.samples.length : 0;
+    if (size < opts.maxSeries) return undefined;
+    this.cutGroups = true;
+    return result;
+  }
+
   async execute(strategy: MetricStrategy): Promise<MetricResult> {
     switch (strategy.kind) {
       case "pushed":
-        return this.answeredBy(await this.runBuckets(strategy.plan, this.expr, this.aligned));
+        return this.answeredBy(await this.runBuckets(strategy.plan, this.aligned));
       case "guarded": {
         const outcome = await this.runGuarded(strategy.plan, this.aligned);
         return outcome.outcome === "answered" ? this.answeredBy(outcome.series) : this.execute(strategy.fallback);
@@ -214,7 +246,7 @@ class MetricRun {
         if (!plan) return undefined;
         let asked = parts.get(part);
         if (!asked) {
-          parts.set(part, (asked = this.runPart(plan, part, grid)));
+          parts.set(part, (asked = this.runPart(plan, grid)));
           // A failure is not an answer to keep: the next evaluation asks again.
           asked.catch(() => parts.delete(part));
         }
@@ -241,10 +273,10 @@ class MetricRun {
   }
 
   /** A subtree the origin computes on `grid`, or its reason to decline. */
-  private async runPart(plan: PartPlan, part: SampleExpr, grid: MetricQuery): Promise<PartOutcome> {
+  private async runPart(plan: PartPlan, grid: MetricQuery): Promise<PartOutcome> {
     switch (plan.kind) {
       case "pushed":
-        return { outcome: "answered", series: await this.runBuckets(plan.plan, part, grid) };
+        return { outcome: "answered", series: await this.runBuckets(plan.plan, grid) };
       case "guarded":
         return this.runGuarded(plan.plan, grid);
       case "parsed":
@@ -254,17 +286,8 @@ class MetricRun {
     }
   }
 
-  private async runBuckets(plan: BucketPlan, part: SampleExpr, grid: MetricQuery): Promise<Series[]> {
-    const { client, opts, stats } = this;
-    if (opts.partialSeries && part === this.expr) {
-      // The answer's groups are the plan's: past the limit, the origin computes only `maxSeries` of them.
-      const only = await restrictToGroups(client, plan, opts.maxSeries, stats);
-      if (only) {
-        this.cutGroups = true;
-        return runBucketPlan(client, only, grid, stats, opts.maxPoints);
-      }
-    }
-    return runBucketPlan(client, plan, grid, stats, opts.maxPoints);
+  private runBuckets(plan: BucketPlan, grid: MetricQuery): Promise<Series[]> {
+    return runBucketPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
   }
 
   /** The origin's answer, unless its same-request guard count found rows Loki may read differently. */

@@ -181,6 +181,11 @@ export function planLevelPushdown(
     logsql: `${plan.logsql}${buckets.inWindows} | ${LEVEL_INPUT_PIPES}${lenPipe} | stats by (${by}) ${stats}`,
     ...buckets.grid,
     groupBy: fields,
+    // Each of the answer's series is one value of `labels` and a level: restricted to some values
+    // of `labels`, the origin still counts every row of their series. A level filter could leave
+    // such a value with no series at all, so the answer would hold fewer than it may: not restricted.
+    ...(labels.length > 0 &&
+      levelFilters.length === 0 && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
     labels,
     byLevel: groupBy.includes(DETECTED_LEVEL),
     levelFilters,

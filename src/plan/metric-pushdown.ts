@@ -3,17 +3,20 @@
  *
  * Pushed: `sum [by (labels)] (count_over_time | bytes_over_time | rate | bytes_rate (selector
  * |line filters [range] [offset]))` (the functions with `origin.lines` in RANGE_FUNCTIONS) when
- * every pipeline stage runs in the origin (or only drops labels that are not grouped by). Without
- * parsers a sample's labels are its stream labels plus structured metadata — exactly the fields VictoriaLogs
- * groups by — so `stats by (labels)` sees the same groups Loki does.
+ * every pipeline stage runs in the origin (or only drops labels that are neither grouped by nor
+ * filtered on). Without parsers a sample's labels are its stream labels plus structured metadata —
+ * exactly the fields VictoriaLogs groups by — so `stats by (labels)` sees the same groups Loki
+ * does, and a label filter `=` / `!=` on them (Logs Drilldown's `| trace_id!=""` on a metadata
+ * field), alone or joined by `and` / `or`, is the same filter on those fields: a missing label is
+ * "" in Loki, and `field:=""` matches a missing field in VictoriaLogs.
  *
  * Loki's value at t covers (t − offset − range, t − offset]. VictoriaLogs buckets are [b, b + w);
  * shifting every boundary by +1 ns makes them (b − 1ns, b + w − 1ns], so with a bucket width that
  * divides both range and step, each Loki window is an exact union of buckets.
  */
-import type { PipelineStage, SampleExpr } from "../logql/ast";
+import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { rangeFunction } from "../logql/functions";
-import { fieldName, isSpecialField } from "./logsql";
+import { fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
@@ -40,6 +43,24 @@ export interface BucketGrid {
   /** Evaluation time t's window ends at bucket end t − offset; bucket end = bucket start + width − 1ns. */
   offset: bigint;
   groupBy: string[];
+  /** How the answer's groups can be named apart from its buckets, for a breakdown restricted to some of them. */
+  groups?: GroupSource;
+}
+
+/**
+ * The rows of a bucket grid's stats query as groups (exec/breakdown-groups.ts): `logsql` is
+ * `rows` followed by pipes that only count, so a filter inserted after `rows` keeps the counts of
+ * the groups it lets through as they are.
+ */
+export interface GroupSource {
+  /** The LogsQL before the counting pipes, with every field `fields`, `counted` and `bad` read computed. */
+  rows: string;
+  /** The row fields (as the origin names them in its answer) whose values name one of the answer's series. */
+  fields: string[];
+  /** The rows that give the answer a sample, when not all do (a LogsQL filter). */
+  counted?: string;
+  /** The rows whose presence voids the origin's answer (its guard), when it has one. */
+  bad?: string;
 }
 
 export interface BucketPlan extends BucketGrid {
@@ -72,19 +93,34 @@ export function planMetricPushdown(
   // (`detected_level`, `service_name`), is grouped by in the Worker.
   const derivedNow = derivedNames(derived);
   if (groupBy.some((name) => isSpecialField(name) || derivedNow.has(name))) return undefined;
-  if (!plan.local.every((stage) => dropsNoneOf(stage, groupBy))) return undefined;
-
+  const filtered: string[] = [];
+  const filters: string[] = [];
+  for (const stage of plan.local) {
+    if (stage.kind !== "LabelFilter") continue;
+    const filter = fieldFilter(stage.filter, (name) => {
+      if (isSpecialField(name) || derivedNow.has(name) || name.startsWith("__")) return false;
+      filtered.push(name);
+      return true;
+    });
+    if (filter === undefined) return undefined;
+    filters.push(filter);
+  }
+  const kept = [...groupBy, ...filtered];
+  if (!plan.local.every((stage) => stage.kind === "LabelFilter" || dropsNoneOf(stage, kept))) return undefined;
   const buckets = bucketsOf(inner.range, grid);
   if (!buckets) return undefined;
+  // The label filters are row filters, so they go before the pipes that drop the gaps' rows.
+  const rows = [plan.logsql, ...filters].join(" ") + buckets.inWindows;
   const value = lines.total;
   const stats = value === "count" ? "count() as __v" : "sum(__n) as __v";
   const by = [buckets.timeGrouping, ...groupBy.map(fieldName)].join(", ");
   const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
   return {
-    logsql: `${plan.logsql}${buckets.inWindows}${lenPipe} | stats by (${by}) ${stats}`,
-    rows: plan.logsql,
+    logsql: `${rows}${lenPipe} | stats by (${by}) ${stats}`,
+    rows,
     ...buckets.grid,
     groupBy,
+    groups: { rows, fields: groupBy },
     value,
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
@@ -151,6 +187,28 @@ function inWindowsFilter(range: bigint, offset: bigint, grid: MetricGrid): strin
     ` | filter ${phase}:>${gap - PHASE_MARGIN_NS} or ${phase}:<${PHASE_MARGIN_NS}` +
     ` | delete ${phase}`
   );
+}
+
+/**
+ * A string label filter with `=` / `!=`, or several joined by `and` / `or`, as the LogsQL filter on
+ * the fields holding those labels; undefined for anything else, or a name `usable` refuses.
+ */
+function fieldFilter(f: LabelFilterExpr, usable: (name: string) => boolean): string | undefined {
+  switch (f.type) {
+    case "string":
+      if ((f.op !== "=" && f.op !== "!=") || !usable(f.name)) return undefined;
+      return `${f.op === "!=" ? "-" : ""}${fieldName(f.name)}:=${quote(f.value)}`;
+    case "paren":
+      return fieldFilter(f.expr, usable);
+    case "binary": {
+      const left = fieldFilter(f.left, usable);
+      const right = fieldFilter(f.right, usable);
+      if (left === undefined || right === undefined) return undefined;
+      return f.op === "or" ? `(${left} or ${right})` : `(${left} ${right})`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /**

@@ -172,10 +172,17 @@ export function planParserPushdown(
   // the line for the prefixed unpack at all.
   stats.push(`count() if (${bad}) as __bad`);
   const by = [buckets.timeGrouping, ...groupBy.map(value)].join(", ");
+  const rows = `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")}`;
   return {
-    logsql: `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
+    logsql: `${rows} | stats by (${by}) ${stats.join(", ")}`,
     ...buckets.grid,
     groupBy: groupBy.map(value),
+    groups: {
+      rows,
+      fields: groupBy.map(value),
+      ...(conditions.length > 0 && { counted: conditions.join(" ") }),
+      bad,
+    },
     labels: groupBy,
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,

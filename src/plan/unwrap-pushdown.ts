@@ -114,10 +114,13 @@ export function planUnwrapPushdown(
   const stats =
     `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
     `count() if (${bad}) as __bad`;
+  const rows = `${logsql}${buckets.inWindows} | ${unpack}${guardPipes}`;
   return {
-    logsql: `${logsql}${buckets.inWindows} | ${unpack}${guardPipes} | ${stats}`,
+    logsql: `${rows} | ${stats}`,
     ...buckets.grid,
     groupBy,
+    // A group has a sample where a row has a value both sides read alike (the others are guarded).
+    groups: { rows, fields: groupBy, counted: EXACT, bad },
     fn,
     phi: inner.param ?? NaN,
   };

@@ -93,6 +93,21 @@ describe("metric push-down equals local evaluation (property, real VictoriaLogs)
     );
   });
 
+  it("pushes `=` / `!=` filters on labels and structured metadata (Drilldown's field panels), same answer", async () => {
+    for (const query of [
+      'sum by (app) (count_over_time({namespace="prod"} | trace_id!="" [5m]))',
+      'sum by (pod) (count_over_time({namespace="prod"} | app="checkout" or app="auth" [10m]))',
+      'sum by (app) (bytes_rate({namespace="prod"} | pod!="x", cluster!="eu-west-1" | drop trace_id [5m]))',
+      'sum by (app) (count_over_time({namespace="prod"} | trace_id="" [10m]))',
+    ]) {
+      const params = { start: String(DATA_START), end: String(DATA_START + 3 * 3600), step: "300" };
+      const [pushed, local] = await Promise.all([ask(query, params, true), ask(query, params, false)]);
+      expect(local.series.size, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+      expectSameSeries(pushed, local);
+    }
+  });
+
   it("declines what it cannot compute exactly, and the answer is unchanged", async () => {
     for (const query of [
       'sum by (method) (count_over_time({app="api-gateway"} | json [10m]))',

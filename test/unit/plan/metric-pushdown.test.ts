@@ -54,6 +54,27 @@ describe("metric push-down planning", () => {
     expect(plan('sum(count_over_time({app="x"} | drop pod="a" [1m]))')).toBeUndefined();
   });
 
+  it('pushes `=` / `!=` label filters on labels and metadata (Drilldown\'s `| field!=""`) as field filters', () => {
+    const p = plan('sum by (trace_id) (count_over_time({app="x"} | trace_id!="" [1m]))')!;
+    expect(p.rows).toBe('{app="x"} -trace_id:=""');
+    expect(p.logsql).toBe(`${p.rows} | stats by (_time:60000000000ns offset 1ns, trace_id) count() as __v`);
+    const q = plan(
+      'sum by (pod) (count_over_time({app="x"} | level="error" or (pod!="a" and user="b"), env="p" [1m]))',
+    )!;
+    expect(q.rows.endsWith(' (level:="error" or ((-pod:="a" user:="b") env:="p"))')).toBe(true);
+    expect(q.groups).toEqual({ rows: q.rows, fields: ["pod"] });
+  });
+
+  it.each([
+    ['sum by (pod) (count_over_time({app="x"} | level=~"e.*" [1m]))', "a regex"],
+    ['sum by (pod) (count_over_time({app="x"} | status > 400 [1m]))', "a numeric filter"],
+    ['sum by (pod) (count_over_time({app="x"} | __error__="" [1m]))', "an internal label"],
+    ['sum by (pod) (count_over_time({app="x"} | drop level | level="" [1m]))', "a dropped label"],
+    ['sum by (pod) (count_over_time({app="x"} | level="" | drop level [1m]))', "a label dropped after"],
+  ])("keeps label filters local for %s (%s)", (q) => {
+    expect(plan(q)).toBeUndefined();
+  });
+
   it.each([
     ['sum by (method) (count_over_time({app="x"} | json [10m]))', "a parser runs in the Worker"],
     ['sum without (pod) (count_over_time({app="x"}[10m]))', "without needs every label"],
