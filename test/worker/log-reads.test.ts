@@ -28,7 +28,7 @@ async function entries(query: string, params: Record<string, string>, env: Parti
 }
 
 describe("a query the origin cuts (no Worker stage drops rows)", () => {
-  it("reads only the entries it answers: the edge hour, then the span the count says holds the rest", async () => {
+  it("reads only the entries it answers: the edge hour and, beside it, the span the count says holds the rest", async () => {
     for (const direction of ["backward", "forward"]) {
       const params = { ...SIX_HOURS, limit: "5000", direction };
       const query = '{app="checkout"}';
@@ -37,7 +37,7 @@ describe("a query the origin cuts (no Worker stage drops rows)", () => {
       expect(answer).toEqual(await entries(query, params, { SPLIT_INTERVAL: "24h" }));
       expect(answer).toHaveLength(5000);
       const traffic = await queryTraffic(query, params, true);
-      // The count of the rest, the edge hour, the span before it: every row read is answered.
+      // The count of the range, the edge hour, the span past it: every row read is answered.
       expect(traffic.requests, direction).toBe(3);
       expect(traffic.rows, direction).toBe(5000);
     }

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bucketCounts, countStep, edgeAndRest, nearEdgeFirst, spanHolding } from "../../../src/exec/logs";
+import { bucketCounts, countStep, edgeAndRest, nearEdgeFirst, rowsWithin, spanHolding } from "../../../src/exec/logs";
 import type { TimeWindow } from "../../../src/core/time-window";
 
 const H = 3_600_000_000_000n;
@@ -113,6 +113,11 @@ describe("the span a count of the rest says holds the missing entries", () => {
     // The last bucket (ending past the rest) holds 1000 rows: the span still covers three whole buckets.
     const counts = new Map([...even, [59n * step, 1000]]);
     expect(spanHolding(counts, step, shifted, 25, true)).toEqual({ start: 56n * step, end: shifted.end });
+  });
+
+  it("counts a window's rows from the buckets wholly inside it", () => {
+    expect(rowsWithin(even, step, { start: 0n, end: H })).toBe(120);
+    expect(rowsWithin(even, step, { start: 2n * M, end: H + 2n * M })).toBe(110);
   });
 
   it("sums the series of a hits answer by bucket start", () => {
