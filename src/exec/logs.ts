@@ -6,10 +6,10 @@
  * When every stage runs in the origin, or the origin keeps only rows the parsed fields' filters
  * may keep (plan/parsed-filter.ts), the origin sorts each request and cuts it to the entries still
  * missing (readCut; pages when the Worker drops some of the rows sent). Uncached, the range goes
- * from the edge: the edge interval, then, when only the stream selector reaches the origin, the
- * span a count of the rest (asked for beside the edge) says holds the missing entries; otherwise
- * a window sized from the edge's density, then the rest (nearEdgeFirst). Any other query reads
- * aligned windows with bounded concurrency.
+ * from the edge: the edge interval and, beside it, when only the stream selector reaches the origin,
+ * the span a count of the range says holds the missing entries; with parsed fields' filters, the
+ * rest; otherwise a window sized from the edge's density, then the rest (nearEdgeFirst). Any other
+ * query reads aligned windows with bounded concurrency.
  * Which windows the results cache serves, and which answers it keeps, is the cache's plan
  * (cache/log-window-plan.ts): this module only runs the requests it leaves to the origin.
  */
@@ -279,6 +279,24 @@ export async function executeLogQuery(
       }
     } finally {
       counting.abort();
+      ahead.abort();
+      opts.signal?.removeEventListener("abort", stopAhead);
+    }
+  } else if (plan.parsedFilter && client.budget.originLeft >= 4 && long(opts.window)) {
+    // The origin sends the rows the parsed fields' filters keep, usually few: the edge interval
+    // rarely fills `limit`, and no count can say so cheaply (it would evaluate the filters). So the
+    // rest is read alongside the edge, and abandoned if the edge fills `limit` after all.
+    const { edge, rest } = edgeAndRest(opts.window, opts.splitInterval, backward);
+    const ahead = new AbortController();
+    const stopAhead = () => ahead.abort(opts.signal?.reason);
+    opts.signal?.addEventListener("abort", stopAhead);
+    const edgeRead = readCut(edge, opts.limit, opts.signal);
+    const restRead = readCut(rest, opts.limit, ahead.signal);
+    edgeRead.catch(() => {});
+    restRead.catch(() => {});
+    try {
+      if (consume(await edgeRead)) consume(await restRead);
+    } finally {
       ahead.abort();
       opts.signal?.removeEventListener("abort", stopAhead);
     }
