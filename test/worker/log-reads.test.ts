@@ -73,6 +73,16 @@ describe("a query whose parsed-field filters the origin applies", () => {
     }
   });
 
+  it("over more than 24 intervals: the edge, a window sized from its density, the rest; the same entries", async () => {
+    for (const direction of ["backward", "forward"]) {
+      const params = { ...SIX_HOURS, limit: "5000", direction };
+      const vars = { SPLIT_INTERVAL: "10m" } as Partial<Env>;
+      expect(await entries(query, params, vars)).toEqual(await entries(query, params, { PUSHDOWN: "off" }));
+      // Was one request per 10 minutes past the first two windows (34 or more).
+      expect((await queryTraffic(query, params, true, vars)).requests, direction).toBeLessThanOrEqual(3);
+    }
+  });
+
   it("with the results cache: the same entries, cold and warm, from a few requests", async () => {
     const params = { ...SIX_HOURS, limit: "5000" };
     const reference = await entries(query, params, { PUSHDOWN: "off" });

@@ -128,9 +128,11 @@ describe("the span a count of the rest says holds the missing entries", () => {
     expect([...counts]).toEqual([[1769904000n * 1_000_000_000n, 7]]);
   });
 
-  it("buckets a twelfth of the interval, in whole seconds, at most 1000 of them", () => {
+  it("buckets a twelfth of the interval, in whole seconds, or a multiple of it past 1000 buckets", () => {
     expect(countStep(rest, H)).toBe(step);
-    expect(countStep({ start: 0n, end: 30n * 24n * H }, H)).toBe(2592n * 1_000_000_000n);
+    // 7 days: 605 s would do; 15 minutes still tile the hour.
+    expect(countStep({ start: 0n, end: 7n * 24n * H }, H)).toBe(15n * M);
+    expect(countStep({ start: 0n, end: 30n * 24n * H }, H)).toBe(45n * M);
     expect(countStep(rest, 1_000_000_000n)).toBe(18n * 1_000_000_000n);
   });
 
