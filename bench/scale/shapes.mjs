@@ -112,6 +112,14 @@ export const SHAPES = [
       ),
   },
   {
+    id: "logs-5000",
+    name: '`{app="checkout"}` (limit 5000), the log answer Grafana asks for at its largest line limit',
+    pushed: true,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('{app="checkout"}', w, { limit: "5000", direction: "backward" }),
+    vl: (w) => vlQuery('{app="checkout"} | sort by (_time desc) | limit 5000', w),
+  },
+  {
     id: "patterns",
     name: 'patterns `{app="worker"}`',
     pushed: false,

@@ -1,7 +1,10 @@
-/** The window plan of log queries the origin cuts to `limit`: edge first, then sized by density. */
+/**
+ * The window plan of log queries the origin cuts to `limit`: edge first, then sized by density, or
+ * by a count of the rest.
+ */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nearEdgeFirst } from "../../../src/exec/logs";
+import { bucketCounts, countStep, edgeAndRest, nearEdgeFirst, rowsWithin, spanHolding } from "../../../src/exec/logs";
 import type { TimeWindow } from "../../../src/core/time-window";
 
 const H = 3_600_000_000_000n;
@@ -80,5 +83,65 @@ describe("nearEdgeFirst", () => {
       ),
       { numRuns: 2000, seed: 5 },
     );
+  });
+});
+
+describe("the span a count of the rest says holds the missing entries", () => {
+  const M = 60_000_000_000n;
+  const step = 5n * M;
+  const rest = { start: 0n, end: 5n * H };
+  // 10 rows in every 5-minute bucket of the rest.
+  const even = new Map(Array.from({ length: 60 }, (_, k) => [BigInt(k) * step, 10] as const));
+
+  it("backward: from the rest's end, the buckets that reach the need", () => {
+    expect(spanHolding(even, step, rest, 25, true)).toEqual({ start: rest.end - 3n * step, end: rest.end });
+    expect(spanHolding(even, step, rest, 30, true)).toEqual({ start: rest.end - 3n * step, end: rest.end });
+  });
+
+  it("forward: from the rest's start", () => {
+    expect(spanHolding(even, step, rest, 25, false)).toEqual({ start: 0n, end: 3n * step });
+  });
+
+  it("the whole rest when the counts do not reach the need, or only its first bucket would not", () => {
+    expect(spanHolding(even, step, rest, 601, true)).toBe(rest);
+    expect(spanHolding(new Map(), step, rest, 1, true)).toBe(rest);
+    expect(spanHolding(even, step, rest, 600, true)).toBe(rest);
+  });
+
+  it("a bucket straddling the rest's edge is not counted (its rows may lie in the edge window)", () => {
+    const shifted = { start: 0n, end: 5n * H - 2n * M };
+    // The last bucket (ending past the rest) holds 1000 rows: the span still covers three whole buckets.
+    const counts = new Map([...even, [59n * step, 1000]]);
+    expect(spanHolding(counts, step, shifted, 25, true)).toEqual({ start: 56n * step, end: shifted.end });
+  });
+
+  it("counts a window's rows from the buckets wholly inside it", () => {
+    expect(rowsWithin(even, step, { start: 0n, end: H })).toBe(120);
+    expect(rowsWithin(even, step, { start: 2n * M, end: H + 2n * M })).toBe(110);
+  });
+
+  it("sums the series of a hits answer by bucket start", () => {
+    const counts = bucketCounts([
+      { timestamps: ["2026-02-01T00:00:00Z", "2026-02-01T00:05:00Z"], values: [3, 0] },
+      { timestamps: ["2026-02-01T00:00:00Z"], values: [4] },
+    ]);
+    expect([...counts]).toEqual([[1769904000n * 1_000_000_000n, 7]]);
+  });
+
+  it("buckets a twelfth of the interval, in whole seconds, or a multiple of it past 1000 buckets", () => {
+    expect(countStep(rest, H)).toBe(step);
+    // 7 days: 605 s would do; 15 minutes still tile the hour.
+    expect(countStep({ start: 0n, end: 7n * 24n * H }, H)).toBe(15n * M);
+    expect(countStep({ start: 0n, end: 30n * 24n * H }, H)).toBe(45n * M);
+    expect(countStep(rest, 1_000_000_000n)).toBe(18n * 1_000_000_000n);
+  });
+
+  it("splits the edge interval off the range's edge", () => {
+    const range = { start: 0n, end: 6n * H };
+    expect(edgeAndRest(range, H, true)).toEqual({
+      edge: { start: 5n * H, end: 6n * H },
+      rest: { start: 0n, end: 5n * H },
+    });
+    expect(edgeAndRest(range, H, false)).toEqual({ edge: { start: 0n, end: H }, rest: { start: H, end: 6n * H } });
   });
 });

@@ -11,6 +11,8 @@ import type { Env } from "../../../src/config";
 import { GATEWAY } from "./gateway";
 
 export interface Traffic {
+  /** Origin requests the query made. */
+  requests: number;
   originBytes: number;
   rows: number;
   ms: number;
@@ -21,6 +23,7 @@ export async function queryTraffic(
   params: Record<string, string>,
   pushdown: boolean,
   vars: Partial<Env> = {},
+  headers: Record<string, string> = {},
 ): Promise<Traffic> {
   const lines: string[] = [];
   const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.join(" ")));
@@ -28,7 +31,7 @@ export async function queryTraffic(
   try {
     const res = await createApp().fetch(
       new Request(`http://loki.test/loki/api/v1/query_range?${new URLSearchParams({ query, ...params })}`, {
-        headers: GATEWAY,
+        headers: { ...GATEWAY, ...headers },
       }),
       { ...(env as Env), ...vars, CACHE: "off", PUSHDOWN: pushdown ? "on" : "off" },
       ctx,
@@ -39,5 +42,10 @@ export async function queryTraffic(
     spy.mockRestore();
   }
   const line = lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))[0];
-  return { originBytes: line.origin.bytes as number, rows: line.scanned.rows as number, ms: line.durationMs as number };
+  return {
+    requests: line.origin.requests as number,
+    originBytes: line.origin.bytes as number,
+    rows: line.scanned.rows as number,
+    ms: line.durationMs as number,
+  };
 }
