@@ -12,7 +12,12 @@
  * - `__error__=""` (for `| json` only after a `drop __error__`: VictoriaLogs cannot tell which lines
  *   Loki's JSON parser rejects, so the rows such a filter removes are unknown).
  * `| json` also needs `drop __error__`: otherwise a malformed line anywhere makes Loki answer with
- * a pipeline error. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
+ * a pipeline error. The parser may also be one of the chains Logs Drilldown writes for a field
+ * (ParserChain): `| json name="[\"name\"]", …` (each label read from the one top-level key of its
+ * name), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's
+ * own field, else logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression
+ * parser gives a missing key an empty label, so such a label is declined under typed filters and
+ * grouped only behind a filter requiring a value. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
  * the pushed series. Anything else (parameters, `--strict`, `ip()` filters, fractional constants,
  * `without`, other stages) stays local.
  *
@@ -60,7 +65,8 @@
  * (`detected_level`, `service_name`) and `…_extracted` names are declined.
  */
 import { rangeFunction } from "../logql/functions";
-import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import type { ExtractionParam, LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import { parseJsonExpression } from "../logql/extraction-expr";
 import { escapeRegex, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -141,9 +147,9 @@ export function planParserPushdown(
 
   // Label filters must not become the origin's prefilters: the guard must see every parsed row.
   const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
-  const stages = pipelineAfterParser(plan.local);
+  const stages = pipelineAfterParser(plan.local, usable);
   if (!stages) return undefined;
-  const { parser, filters, dropped } = stages;
+  const { chain, filters, dropped } = stages;
 
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
@@ -155,13 +161,23 @@ export function planParserPushdown(
   }
   if ([...names].some((n) => dropped.has(n))) return undefined;
   const relevant = [...names];
+  // `| json name="…"` gives `name` an empty value where the key is missing, which a typed filter
+  // reads as an error (a row Loki fails the query on): nothing the origin can tell apart.
+  const keys = chain.json;
+  if (keys !== undefined && keys !== "all") {
+    if (relevant.some((n) => typed.has(n) && keys.has(n))) return undefined;
+    // Loki's series keep such a label with its empty value apart from rows without it (lines not
+    // JSON), which the origin's groups do not tell apart: grouped, it must be non-empty to count.
+    if (groupBy.some((n) => keys.has(n) && !filters.some((f) => requiresValue(f, n)))) return undefined;
+  }
 
   const buckets = bucketsOf(inner.range, grid);
   if (!buckets) return undefined;
 
   const repeats = new RepeatCounters();
-  const bad = guard(parser, relevant, typed, repeats);
-  const pipes = parsedValuePipes(parser, relevant, repeats);
+  const parser = singleParser(chain);
+  const bad = parser ? guard(parser, relevant, typed, repeats) : chainGuard(chain, relevant, typed, repeats);
+  const pipes = parser ? parsedValuePipes(parser, relevant, repeats) : chainValuePipes(chain, relevant, repeats);
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
@@ -219,28 +235,175 @@ export function parsedValueFields(parser: Parser, relevant: readonly string[], r
   return [...fields, ...repeats.fields()];
 }
 
+/** The origin's fields for a label as `| json` and as `| logfmt` of a chain read it. */
+const jsonParsed = (name: string) => `__pj_${name}`;
+const logfmtParsed = (name: string) => `__pl_${name}`;
+
+/** The relevant labels the chain's `| json` can set. */
+function jsonNames(chain: ParserChain, relevant: readonly string[]): string[] {
+  const json = chain.json;
+  if (json === undefined) return [];
+  return json === "all" ? [...relevant] : relevant.filter((n) => json.has(n));
+}
+
+/**
+ * parsedValuePipes for a chain: each parser unpacks under a prefix of its own, and Loki's value is
+ * the row's own field, else the last parser's non-empty value (`| logfmt` overwrites what `| json`
+ * set, and sets nothing for an empty value), else the first's.
+ */
+export function chainValuePipes(chain: ParserChain, relevant: readonly string[], repeats: RepeatCounters): string[] {
+  const pipes: string[] = [];
+  const fromJson = jsonNames(chain, relevant);
+  if (relevant.length > 0) {
+    for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
+    pipes.push(`delete ${[...relevant.map(jsonParsed), ...relevant.map(logfmtParsed)].join(", ")}`);
+    if (fromJson.length > 0) {
+      pipes.push(`unpack_json from _msg fields (${fromJson.join(", ")}) result_prefix ${quote(jsonParsed(""))}`);
+    }
+    if (chain.logfmt) {
+      pipes.push(`unpack_logfmt from _msg fields (${relevant.join(", ")}) result_prefix ${quote(logfmtParsed(""))}`);
+    }
+    for (const n of relevant) {
+      const v = value(n);
+      pipes.push(`format ${quote(`<${base(n)}>`)} as ${v}`);
+      if (chain.logfmt) pipes.push(`format if (${v}:"") ${quote(`<${logfmtParsed(n)}>`)} as ${v}`);
+      if (fromJson.includes(n)) pipes.push(`format if (${v}:"") ${quote(`<${jsonParsed(n)}>`)} as ${v}`);
+    }
+  }
+  if (chain.logfmt) pipes.push(...ODD_QUOTES_PIPES);
+  const counters = repeats.pipes();
+  if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));
+  return pipes;
+}
+
+/** A line VictoriaLogs may read as a JSON object (its reader skips leading whitespace). */
+const JSON_OBJECT_LINE = String.raw`^[\x00-\x20]*\{`;
+
+/**
+ * guard for a chain: each parser's terms where that parser's value decides Loki's. A `| json`
+ * value decides only where the row has no field of its own and `| logfmt` found none, and its
+ * line-level terms matter only on lines VictoriaLogs may read as JSON; `| logfmt`'s line-level
+ * terms matter only on lines naming a key it could read as a relevant label (elsewhere neither
+ * side's logfmt reading sets one). `| json name="…"` reads the first top-level `name` exactly,
+ * and the raw text of an object, array or number: a superset of `| json`'s differences, plus a
+ * value VictoriaLogs took from a line Loki's expression parser refuses (one not starting `{`).
+ */
+export function chainGuard(
+  chain: ParserChain,
+  relevant: readonly string[],
+  typed: ReadonlyMap<string, ReadonlySet<string>>,
+  repeats: RepeatCounters,
+): string {
+  const terms = [`${ERROR}:*`, `_msg:~${quote(ESCAPES)}`];
+  const fromJson = jsonNames(chain, relevant);
+  if (fromJson.length > 0) {
+    const jsonLine = [`_msg:~${quote(JSON_CONTROL)}`, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
+    terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
+  }
+  if (chain.logfmt && relevant.length > 0) {
+    const named = relevant.map((n) => logfmtKeyIn(n, typed.has(n))).join(" or ");
+    terms.push(`((${named}) (_msg:~${quote(LOGFMT_QUOTED_KEY)} or __odd:>0))`);
+  }
+  for (const n of relevant) {
+    const b = base(n);
+    const v = value(n);
+    const pj = jsonParsed(n);
+    const pl = logfmtParsed(n);
+    const json = fromJson.includes(n);
+    // The row's own field (structured metadata here) loses to any parsed value.
+    const mentions: string[] = [];
+    if (json) mentions.push(`${pj}:*`, `_msg:~${quote(looseKey(n))}`);
+    if (chain.logfmt) mentions.push(`${pl}:*`, logfmtKeyIn(n, typed.has(n)));
+    if (mentions.length > 0) terms.push(`(${b}:* not {${n}=~".+"} (${mentions.join(" or ")}))`);
+    if (chain.logfmt) {
+      terms.push(
+        `(${b}:"" ${pl}:"" ${logfmtKeyIn(n, typed.has(n))})`,
+        `(${b}:"" (${twiceIn(n, logfmtKey(n, false), repeats)}))`,
+        `(${b}:"" ${pl}:~${quote(String.raw`[="\\]`)})`,
+      );
+    }
+    if (json) {
+      // Where `| logfmt` gave a value, it is the one Loki keeps.
+      const decides = chain.logfmt ? `${b}:"" ${pl}:""` : `${b}:""`;
+      terms.push(
+        `(${decides} ${pj}:"" _msg:~${quote(looseKey(n))})`,
+        `(${decides} (${jsonAmbiguous(n, repeats)}))`,
+        `(${decides} ${pj}:~${quote(String.raw`^[\[{]`)})`,
+        `(${decides} ${pj}:* -_msg:~${quote(String.raw`^\{`)})`,
+      );
+    }
+    terms.push(`${v}:~${quote(String.raw`[\x00-\x1f]`)}`);
+    for (const shape of typed.get(n) ?? []) terms.push(`(${v}:* -${v}:~${quote(shape)})`);
+  }
+  return terms.join(" or ");
+}
+
 interface ParsedPipeline {
-  parser: Parser;
+  chain: ParserChain;
   filters: LabelFilterExpr[];
   /** Labels some `drop` removes (`__error__` included). */
   dropped: Set<string>;
 }
 
 /**
- * The parser and the label filters after it, when the stages Loki runs are one parameterless
- * parser followed by label filters and `drop`s whose effect the origin reproduces (see the module
- * comment); undefined otherwise.
+ * The parsers Loki runs, in order: `| json` (every key, or only the labels of
+ * `| json name="[\"name\"]", …`), then `| logfmt` — the chains Logs Drilldown writes for a
+ * service's JSON bodies, logfmt bodies, or both.
  */
-function pipelineAfterParser(stages: readonly PipelineStage[]): ParsedPipeline | undefined {
-  const [first, ...rest] = stages;
-  let parser: Parser;
-  if (first?.kind === "JsonParser" && first.params.length === 0) parser = "json";
-  else if (first?.kind === "LogfmtParser" && first.params.length === 0 && !first.strict && !first.keepEmpty) {
-    parser = "logfmt";
-  } else return undefined;
+export interface ParserChain {
+  json?: "all" | ReadonlySet<string>;
+  logfmt: boolean;
+}
+
+/** The one parameterless parser of a chain, when that is all it is. */
+function singleParser(chain: ParserChain): Parser | undefined {
+  if (chain.json === "all" && !chain.logfmt) return "json";
+  if (chain.json === undefined && chain.logfmt) return "logfmt";
+  return undefined;
+}
+
+/**
+ * The labels of `| json name="[\"name\"]", …` when every path is the one top-level key its label
+ * is named after (`name`, `name="name"`): what Drilldown writes for a field found in JSON bodies.
+ * Undefined for any other path (nested, indexed, another key) or a label named twice.
+ */
+function topLevelKeys(params: readonly ExtractionParam[], usable: (name: string) => boolean): Set<string> | undefined {
+  const names = new Set<string>();
+  for (const p of params) {
+    if (!usable(p.label) || names.has(p.label)) return undefined;
+    const path = parseJsonExpression(p.expression ?? p.label);
+    if (!path.ok || path.steps.length !== 1 || path.steps[0] !== p.label) return undefined;
+    names.add(p.label);
+  }
+  return names;
+}
+
+/**
+ * The parser chain and the label filters after it, when the stages Loki runs are a chain of
+ * ParserChain's shape followed by label filters and `drop`s whose effect the origin reproduces
+ * (see the module comment); undefined otherwise.
+ */
+function pipelineAfterParser(
+  stages: readonly PipelineStage[],
+  usable: (name: string) => boolean,
+): ParsedPipeline | undefined {
+  let at = 0;
+  const chain: ParserChain = { logfmt: false };
+  const first = stages[at];
+  if (first?.kind === "JsonParser") {
+    chain.json = first.params.length === 0 ? "all" : topLevelKeys(first.params, usable);
+    if (chain.json === undefined) return undefined;
+    at++;
+  }
+  const next = stages[at];
+  if (next?.kind === "LogfmtParser" && next.params.length === 0 && !next.strict && !next.keepEmpty) {
+    chain.logfmt = true;
+    at++;
+  }
+  if (chain.json === undefined && !chain.logfmt) return undefined;
   const filters: LabelFilterExpr[] = [];
   const dropped = new Set<string>();
-  for (const stage of rest) {
+  for (const stage of stages.slice(at)) {
     if (stage.kind === "Drop") {
       if (stage.items.some((item) => item.matcher)) return undefined;
       for (const item of stage.items) dropped.add(item.name);
@@ -248,15 +411,26 @@ function pipelineAfterParser(stages: readonly PipelineStage[]): ParsedPipeline |
       const f = stage.filter;
       if (isNoErrorFilter(f)) {
         // With no error rows (parser errors dropped or impossible, filter errors guarded), a no-op.
-        if (parser === "json" && !dropped.has(ERROR)) return undefined;
+        if (chain.json !== undefined && !dropped.has(ERROR)) return undefined;
         continue;
       }
       filters.push(f);
     } else return undefined;
   }
-  // A malformed JSON line carries Loki's parser error into the metric unless it is dropped.
-  if (parser === "json" && !dropped.has(ERROR)) return undefined;
-  return { parser, filters, dropped };
+  // A line JSON's parser rejects carries Loki's parser error into the metric unless it is dropped.
+  if (chain.json !== undefined && !dropped.has(ERROR)) return undefined;
+  return { chain, filters, dropped };
+}
+
+/** Whether every row `f` keeps has a non-empty `name`. */
+function requiresValue(f: LabelFilterExpr, name: string): boolean {
+  if (f.type === "paren") return requiresValue(f.expr, name);
+  if (f.type === "binary") {
+    const [l, r] = [requiresValue(f.left, name), requiresValue(f.right, name)];
+    return f.op === "or" ? l && r : l || r;
+  }
+  if (f.type !== "string" || f.name !== name) return false;
+  return (f.op === "!=" && f.value === "") || (f.op === "=" && f.value !== "");
 }
 
 function isNoErrorFilter(f: LabelFilterExpr): boolean {
@@ -360,6 +534,15 @@ export function guard(
     for (const shape of typed.get(n) ?? []) terms.push(`(${v}:* -${v}:~${quote(shape)})`);
   }
   return terms.join(" or ");
+}
+
+/**
+ * Lines that may hold a logfmt key Loki reads as `name`: logfmtKey without its leading class, a
+ * superset. Led by a literal, it costs VictoriaLogs a substring search where logfmtKey costs a
+ * scan of every line (it doubled the origin's CPU on a field panel).
+ */
+function logfmtKeyIn(name: string, bare: boolean): string {
+  return `_msg:~${quote(bare ? wildcardName(name) : `${wildcardName(name)}[^\\x00-\\x20="]*=`)}`;
 }
 
 /** Lines matching both regexes: the first a cheap superset of the second. */

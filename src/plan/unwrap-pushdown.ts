@@ -204,9 +204,15 @@ export class RepeatCounters {
   private readonly steps: string[] = [];
   private count = 0;
 
+  /** The counter's index for each literal: a literal asked for again reuses its counter. */
+  private readonly index = new Map<string, number>();
+
   /** The filter matching lines that hold `literal` at least twice. */
   term(literal: string): string {
+    const known = this.index.get(literal);
+    if (known !== undefined) return `${GUARD}d${known}:>${literal.length}`;
     const k = this.count++;
+    this.index.set(literal, k);
     const copy = `${GUARD}m${k}`;
     const removed = `${GUARD}d${k}`;
     this.steps.push(

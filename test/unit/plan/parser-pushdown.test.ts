@@ -149,3 +149,56 @@ describe("planParserPushdown", () => {
     expect(plan('sum by (detected_level) (count_over_time({app="x"} | logfmt [1m]))')).toBeDefined();
   });
 });
+
+describe("planParserPushdown over Drilldown's parser chains", () => {
+  const MIXED =
+    'sum by (service_version) (count_over_time({namespace="shop", service_name="x"} | json service_version="[\\"service_version\\"]" | logfmt | drop __error__, __error_details__ | service_version!="" [1m]))';
+
+  it('pushes `| json name="[\\"name\\"]" | logfmt`: logfmt\'s value over the JSON key\'s', () => {
+    const p = plan(MIXED)!;
+    expect(p.logsql).toContain(
+      'unpack_json from _msg fields (service_version) result_prefix "__pj_" | ' +
+        'unpack_logfmt from _msg fields (service_version) result_prefix "__pl_" | ' +
+        'format "<__b_service_version>" as __v_service_version | ' +
+        'format if (__v_service_version:"") "<__pl_service_version>" as __v_service_version | ' +
+        'format if (__v_service_version:"") "<__pj_service_version>" as __v_service_version',
+    );
+    expect(p.logsql).toContain('count() if (-__v_service_version:="") as __c');
+    expect(p.labels).toEqual(["service_version"]);
+  });
+
+  it("pushes the JSON-only and the plain chains Drilldown writes", () => {
+    for (const q of [
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | drop __error__, __error_details__ | f!="" [1m]))',
+      'sum by (f) (count_over_time({app="x"} | json f | drop __error__, __error_details__ | f!="" [1m]))',
+      'sum by (f) (count_over_time({app="x"} | json | logfmt | drop __error__, __error_details__ | f!="" [1m]))',
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]", g="[\\"g\\"]" | logfmt | drop __error__, __error_details__ | g="1", f!="" [1m]))',
+    ]) {
+      expect(plan(q), q).toBeDefined();
+    }
+    const jsonOnly = plan(
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | drop __error__, __error_details__ | f!="" [1m]))',
+    )!;
+    expect(jsonOnly.logsql).not.toContain("unpack_logfmt");
+  });
+
+  it("keeps other paths, typed filters on expression labels and unparsed errors local", () => {
+    for (const q of [
+      // Nested, indexed or renamed paths read other values than the label's own key.
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json a="[\\"a\\"][0]" | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json a="[\\"b\\"]" | drop __error__ [1m]))',
+      // A missing key becomes an empty value, an error for a numeric filter.
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f > 3 [1m]))',
+      // Lines that are not JSON are parser errors unless dropped.
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | f!="" [1m]))',
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt --strict | drop __error__ [1m]))',
+      'sum by (f) (count_over_time({app="x"} | logfmt | json | drop __error__ [1m]))',
+      // Grouped without a filter requiring a value: an empty label on JSON lines without the key.
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ [1m]))',
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f!="" or g="1" [1m]))',
+    ]) {
+      expect(plan(q), q).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * Logs Drilldown's field panels over a service with JSON and logfmt bodies
+ * (`| json f="[\"f\"]" | logfmt | drop __error__, __error_details__ | f!=""`), its JSON-only form
+ * and the parameterless `| json | logfmt`, pushed down: every query is answered twice against the
+ * real VictoriaLogs — pushed, and evaluated by the Worker from rows (PUSHDOWN=off) — and the two
+ * must agree. Generated streams mix JSON, logfmt and plain lines, with lines both parsers read,
+ * keys spelled or nested so that the two sides could differ, and the label as a stream label or
+ * structured metadata; plain mixtures must be pushed (no rows read in the Worker).
+ */
+import fc from "fast-check";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { pushCounted, pushedAndLocal } from "./support/metric-answers";
+import { queryTraffic } from "./support/traffic";
+
+const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
+const DATA_END = DATA_START + 6 * 3600;
+
+describe("parser chains on the compat data", () => {
+  const range = { start: String(DATA_START), end: String(DATA_END), step: "300" };
+  const DRILLDOWN =
+    'sum by (level) (count_over_time({app=~"checkout|worker"} | json level="[\\"level\\"]" | logfmt | drop __error__, __error_details__ | level!="" [5m]))';
+
+  it("pushes Drilldown's field panel over JSON and logfmt bodies, with the local answer", async () => {
+    for (const query of [
+      DRILLDOWN,
+      'sum by (method) (count_over_time({app="checkout"} | json method="[\\"method\\"]" | drop __error__, __error_details__ | method!="" [5m]))',
+      'sum by (level) (count_over_time({app=~"checkout|worker"} | json | logfmt | drop __error__, __error_details__ | level!="" [5m]))',
+    ]) {
+      const { pushed, local } = await pushedAndLocal(query, range);
+      expect(local.series.size, query).toBeGreaterThan(1);
+      expect(local.linesScanned, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    }
+  });
+
+  describe("origin traffic", () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it("reads buckets instead of lines", async () => {
+      const params = { start: String(DATA_START), end: String(DATA_END), step: "60" };
+      const query = DRILLDOWN.replace("[5m]", "[1m]");
+      const local = await queryTraffic(query, params, false);
+      const pushed = await queryTraffic(query, params, true);
+      console.info(
+        `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
+      );
+      expect(pushed.rows).toBe(0);
+      expect(local.rows).toBeGreaterThan(10_000);
+      expect(pushed.originBytes * 5).toBeLessThan(local.originBytes);
+    });
+  });
+});
+
+describe("parser chains over generated lines (property, real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "33:5" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+
+  const word = fc.constantFrom("a", "bb", "1.2.3", "x-y", "élan", "GET");
+  const number = fc.integer({ min: -20, max: 20 }).map(String);
+  const plainJson = fc
+    .tuple(word, number, fc.constantFrom("info", "warn"))
+    .map(([g, n, l]) => `{"msg": "probe", "g": ${JSON.stringify(g)}, "num": ${n}, "level": "${l}"}`);
+  const plainLogfmt = fc
+    .tuple(word, number, fc.constantFrom("info", "error"))
+    .map(([g, n, l]) => `level=${l} g=${g} num=${n} msg="a probe"`);
+  const plainText = fc.constantFrom("GET /health 200", "starting worker", "2026-02-01 probe done");
+  const plainLine = fc.oneof(plainJson, plainLogfmt, plainText);
+
+  /** Lines where the two parsers, or the two sides, could read `g` differently. */
+  const TRICKY = [
+    // JSON lines logfmt also reads.
+    '{"g": "j", "msg": "x g=l y"}',
+    '{"g":"j","msg":"g=l"}',
+    '{"g": "j"} g=l',
+    'g=l {"g": "j"}',
+    '{"g": ""} g=l',
+    '{"msg": "a g= b", "g": "j"}',
+    // Values `| json g="…"` reads as raw text, or not at all.
+    '{"g": null, "num": 1}',
+    '{"g": {"x": 1}, "num": 2}',
+    '{"g": [1, 2], "num": 3}',
+    '{"g": 1.50, "num": 4}',
+    '{"g": 1e3}',
+    '{"g": true}',
+    '{"g": -0}',
+    ' {"g": "lead"}',
+    '[{"g": "arr"}]',
+    '"g=str"',
+    '{"g": "a", "g": "b"}',
+    '{"G": "case", "g": "low"}',
+    '{"g ": "sp"}',
+    '{"x": {"g": "nested"}}',
+    '{"g_x": "under", "g": "top"}',
+    '{"g": "esc\\"q"}',
+    '{"g": "\\u00e9"}',
+    '{"g": "ünï"}',
+    '{"g": "a", "x": NaN}',
+    '{"x": NaN, "g": "a"}',
+    '{"g": 01}',
+    '{"g": "a"} trailing',
+    '{"broken": , "g": "a"}',
+    '{"g": "a", "broken": }',
+    '{"g": "tab\there"}',
+    '{"g": "bad \\x escape"}',
+    // logfmt lines.
+    'g="x y" num=2',
+    'g="unterminated num=5',
+    '"g"=q num=6',
+    "g=a g=b",
+    "g =1",
+    "g= num=8",
+    "g",
+    "g=é",
+    "g=a\tnum=5",
+    "g=a=b",
+    'g=x"y',
+    "g=repl\ufffd",
+    "\u001b[31mERROR\u001b[0m g=ansi",
+    "g.x=1 g-x=2",
+  ];
+
+  interface LineSet {
+    plain: string[];
+    tricky: string[];
+    /** `g` as a stream label or as structured metadata, besides the lines'. */
+    label?: "stream" | "metadata";
+  }
+  const plainOf = (seed: number) => fc.sample(plainLine, { numRuns: 6, seed });
+  const setOf = fc.record({
+    plain: fc.array(plainLine, { minLength: 2, maxLength: 10 }),
+    tricky: fc.array(fc.constantFrom(...TRICKY), { maxLength: 2 }),
+    label: fc.constantFrom(undefined, undefined, "stream" as const, "metadata" as const),
+  });
+  // Every tricky line once among plain ones, plain mixtures alone, then random mixtures.
+  const sets: LineSet[] = [
+    ...TRICKY.map((line, k) => ({ plain: plainOf(k), tricky: [line] })),
+    {
+      plain: [...fc.sample(plainJson, { numRuns: 4, seed: 1 }), ...fc.sample(plainLogfmt, { numRuns: 4, seed: 2 })],
+      tricky: [],
+    },
+    { plain: plainOf(3), tricky: [] },
+    { plain: plainOf(4), tricky: [] },
+    { plain: plainOf(5), tricky: [], label: "stream" },
+    { plain: fc.sample(plainText, { numRuns: 4, seed: 6 }), tricky: [], label: "metadata" },
+    ...fc.sample(setOf, { numRuns: 12, seed: 3305 }),
+  ];
+
+  beforeAll(async () => {
+    const streams = sets.map((set, k) => ({
+      stream: { app: "pchain", set: `s${k}`, ...(set.label === "stream" ? { g: "from-stream" } : {}) },
+      values: [...set.plain, ...set.tricky].map((line, i) => {
+        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
+        return set.label === "metadata" ? [ts, line, { g: "from-metadata" }] : [ts, line];
+      }),
+    }));
+    await pushCounted("33:5", "pchain", streams, DATA_START);
+  });
+
+  const DROP = "drop __error__, __error_details__";
+  const shapes = (sel: string) => [
+    `sum by (g) (count_over_time(${sel} | json g="[\\"g\\"]" | logfmt | ${DROP} | g!="" [1m]))`,
+    `sum by (g) (count_over_time(${sel} | json g="[\\"g\\"]" | ${DROP} | g!="" [30s]))`,
+    `sum by (g) (count_over_time(${sel} | json | logfmt | ${DROP} | g!="" [1m]))`,
+    `sum by (g, level) (rate(${sel} | json g="[\\"g\\"]", level | logfmt | drop __error__ | g=~"a|b.*|j|l" | level!="", g!="" [20s]))`,
+    // Not pushed: the JSON key's label is kept empty on JSON lines without it, apart from the rest.
+    `sum by (g) (count_over_time(${sel} | json g="[\\"g\\"]" | logfmt | ${DROP} [1m]))`,
+    `sum(bytes_over_time(${sel} | json g | logfmt | ${DROP} | num!="2" [1m]))`,
+    `sum by (level) (count_over_time(${sel} | json g="[\\"g\\"]" | logfmt | ${DROP} | g="" [1m]))`,
+  ];
+
+  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
+    let pushedPlain = 0;
+    let fellBack = 0;
+    for (const [k, set] of sets.entries()) {
+      const queries = shapes(`{app="pchain", set="s${k}"}`);
+      const answers = await Promise.all(
+        queries.map((query, j) =>
+          pushedAndLocal(
+            query,
+            { start: String(DATA_START), end: String(DATA_START + 300), step: j % 2 ? "10" : "30" },
+            TENANT,
+          ).then((answer) => ({ ...answer, query })),
+        ),
+      );
+      for (const { pushed, query } of answers) {
+        if (set.tricky.length === 0 && set.label !== "metadata" && !query.endsWith(`${DROP} [1m]))`)) {
+          expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+          pushedPlain++;
+        } else if (pushed.linesScanned > 0) fellBack++;
+      }
+    }
+    expect(pushedPlain).toBeGreaterThan(20);
+    expect(fellBack).toBeGreaterThan(20);
+  });
+});
