@@ -33,6 +33,9 @@ class FakeOrigin {
     for (; t < w.end; t += MIN) rows.push({ _time: formatRFC3339Nano(t), __v: "1" });
     return rows;
   }
+  async eachStatsRow(logsql: string, w: TimeWindow, visit: (row: VLRow) => void): Promise<void> {
+    for (const row of await this.statsRows(logsql, w)) visit(row);
+  }
 }
 
 class MemoryStore implements ChunkStore {
@@ -48,9 +51,10 @@ class MemoryStore implements ChunkStore {
 /** A client's origin side (its stats rows and budget) with the request's results beside it. */
 type FakeClient = StatsOrigin & { results: ResultCache };
 
-/** The time-bucket cache over a fake client, asked for the rows of one query. */
-function extentRows(client: FakeClient, q: ExtentQuery) {
-  return timeBucketCache(client, client.results).rows(q);
+/** The time-bucket cache over a fake client, asked for the rows of one query (as the origin's rows). */
+async function extentRows(client: FakeClient, q: ExtentQuery): Promise<VLRow[]> {
+  const table = await timeBucketCache(client, client.results).rows(q);
+  return Array.from({ length: table.length }, (_, i) => table.row(i));
 }
 
 function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
@@ -67,7 +71,11 @@ function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
     later: (task) => task(),
     keyOf: async (logsql, chunk) => `${chunk.start}#${chunk.end}#${logsql}`,
   };
-  const client: FakeClient = { results, statsRows: origin.statsRows.bind(origin), budget } as unknown as FakeClient;
+  const client: FakeClient = {
+    results,
+    eachStatsRow: origin.eachStatsRow.bind(origin),
+    budget,
+  } as unknown as FakeClient;
   return { origin, store, stats, client, settle: () => Promise.all(pending) };
 }
 
@@ -78,6 +86,7 @@ const query = (window: TimeWindow, clip: boolean): ExtentQuery => ({
   shift: 0n,
   clip,
   section: "result",
+  values: ["__v"],
 });
 
 const times = (rows: VLRow[]) => rows.map((r) => r._time ?? "").sort();
