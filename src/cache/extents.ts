@@ -48,9 +48,10 @@ export interface ExtentQuery {
 }
 
 /**
- * What a stats row costs in `MAX_METRIC_POINTS` points, held in a StatsTable (its time's and its
- * group's indexes and its numeric results; the answer's text alongside while it is decoded): see
- * README.md's limits and test/unit/memory/stats-table.test.ts.
+ * What a stats row held in a StatsTable costs in `MAX_METRIC_POINTS` points, set from the worst case
+ * it admits: a Drilldown breakdown at a one-minute step, one answer point per row, 330,000 rows of
+ * which (answer text, table, series and their encoding) fit a 64 MB heap with ~26 MB of buffers
+ * besides (test/unit/memory/breakdown.test.ts); 333,333 rows leave a third of an isolate's 128 MB spare.
  */
 export const POINTS_PER_STATS_ROW = 1.5;
 

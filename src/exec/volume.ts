@@ -36,7 +36,7 @@ export interface VolumeOptions {
   limit: number;
   aggregateBy: VolumeAggregation;
   /**
-   * The `MAX_METRIC_POINTS` budget: a quarter as many (bucket, group or stream) rows are read at
+   * The `MAX_METRIC_POINTS` budget: two thirds as many (bucket, group or stream) rows are read at
    * most (see POINTS_PER_STATS_ROW); more answers PointLimitError instead of holding every row of a
    * high-cardinality grouping at a small step.
    */
