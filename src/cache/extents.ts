@@ -51,7 +51,7 @@ export interface ExtentQuery {
  * What a stats row held in a StatsTable costs in `MAX_METRIC_POINTS` points, set from the worst case
  * it admits: a Drilldown breakdown at a one-minute step, one answer point per row, 330,000 rows of
  * which (answer text, table, series and their encoding) fit a 64 MB heap with ~26 MB of buffers
- * besides (test/unit/memory/breakdown.test.ts); 333,333 rows leave a third of an isolate's 128 MB spare.
+ * besides (test/unit/memory/breakdown.test.ts); 333,333 rows leave ~30% of an isolate's 128 MB spare.
  */
 export const POINTS_PER_STATS_ROW = 1.5;
 
