@@ -25,7 +25,7 @@ export async function runLevelPlan(
 ): Promise<Series[] | "declined"> {
   let rows;
   try {
-    rows = await bucketRows(client, plan, grid, stats, ["__v"], maxPoints);
+    rows = await bucketRows(client, plan, grid, stats, maxPoints);
   } catch (err) {
     // More groups of inputs than the answer may hold points: local evaluation holds only its own.
     if (err instanceof PointLimitError) return "declined";

@@ -35,7 +35,7 @@ export interface BucketRows {
 
 /**
  * The rows of a bucket grid's stats query, chunk by chunk through the results cache, with the
- * stats results `values` read as numbers; with `maxPoints` (`MAX_METRIC_POINTS`), at most
+ * stats results `values` (a plain plan's `__v` unless told) read as numbers; with `maxPoints` (`MAX_METRIC_POINTS`), at most
  * `maxPoints / perRow` rows (PointLimitError past them).
  */
 export async function bucketRows(
@@ -43,8 +43,8 @@ export async function bucketRows(
   plan: BucketGrid,
   grid: MetricGrid,
   stats: ScanStats,
-  values: readonly string[],
   maxPoints?: number,
+  values: readonly string[] = ["__v"],
   perRow = POINTS_PER_STATS_ROW,
 ): Promise<BucketRows> {
   stats.subqueries++;
@@ -101,7 +101,7 @@ export async function runBucketPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[]> {
-  const groups = groupBuckets(await bucketRows(client, plan, grid, stats, ["__v"], maxPoints));
+  const groups = groupBuckets(await bucketRows(client, plan, grid, stats, maxPoints));
   return windowTotals(groups.values(), grid, plan);
 }
 

@@ -22,7 +22,7 @@ export async function runParserPlan(
   const values = plan.value === "count" ? ["__c", "__bad"] : ["__c", "__bad", "__v"];
   let rows;
   try {
-    rows = await bucketRows(client, plan, grid, stats, values, maxPoints);
+    rows = await bucketRows(client, plan, grid, stats, maxPoints, values);
   } catch (err) {
     // A stats row holds more than the point it stands for: an answer whose groups × buckets pass
     // the points budget as rows may still fit as series, as Loki (which has no such limit) would

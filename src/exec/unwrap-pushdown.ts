@@ -37,8 +37,8 @@ export async function runUnwrapPlan(
     plan,
     grid,
     stats,
-    quantiles ? ["__n", "__bad"] : ["__n", "__bad", "__v"],
     maxPoints,
+    quantiles ? ["__n", "__bad"] : ["__n", "__bad", "__v"],
     quantiles ? POINTS_PER_TEXT_ROW : POINTS_PER_STATS_ROW,
   );
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
