@@ -50,8 +50,8 @@ export interface ExtentQuery {
 /**
  * What a stats row held in a StatsTable costs in `MAX_METRIC_POINTS` points, set from the worst case
  * it admits: a Drilldown breakdown at a one-minute step, one answer point per row, 330,000 rows of
- * which (answer text, table, series and their encoding) fit a 64 MB heap with ~26 MB of buffers
- * besides (test/unit/memory/breakdown.test.ts); 333,333 rows leave ~30% of an isolate's 128 MB spare.
+ * which (answer text, table, series and their encoding, the chunks stored) fit an 80 MB heap with
+ * ~26–35 MB of buffers besides (test/unit/memory/breakdown.test.ts): within an isolate's 128 MB.
  */
 export const POINTS_PER_STATS_ROW = 1.5;
 
@@ -211,32 +211,85 @@ async function lookup(
 ): Promise<StatsTable | undefined> {
   const started = Date.now();
   const body = await cache.store.get(key, chunk);
-  const rows = body === undefined ? undefined : decodeChunk(body);
+  const rows = body === undefined ? undefined : decodeChunk(body, values);
   cache.stats.lookedUp(section, rows ? body : undefined, Date.now() - started, chunk.end - chunk.start);
-  if (!rows) return undefined;
-  const table = new StatsTable(values);
-  for (const row of rows) table.add(row);
-  return table;
+  return rows;
 }
 
-/** A stored chunk: `{"rows":[…]}`, its rows as the origin sent them, built one row at a time. */
-function encodeChunk(table: StatsTable, indexes: readonly number[]): string {
-  return `{"rows":[${indexes.map((i) => JSON.stringify(table.row(i))).join(",")}]}`;
-}
-
-/** A stored chunk's rows, or undefined when the entry is not one (a corrupt entry is a miss). */
-export function decodeChunk(body: string): VLRow[] | undefined {
-  try {
-    const parsed = JSON.parse(body) as { rows?: unknown };
-    if (!Array.isArray(parsed?.rows)) return undefined;
-    for (const row of parsed.rows) {
-      if (row === null || typeof row !== "object" || typeof (row as VLRow)._time !== "string") return undefined;
+/**
+ * A stored chunk, as compact as its table: `{"v":2,"values":[…],"times":[…],"groups":[…],"rows":[…]}`,
+ * each distinct time and group once and each row its time's and group's indexes then its results,
+ * flat (a number that is not finite as its text). About a fifth of the rows' JSON objects: the
+ * bodies wait in the isolate for their writes until the answer is out.
+ */
+export function encodeChunk(table: StatsTable, indexes: readonly number[]): string {
+  const timeAt = new Map<number, number>();
+  const groupAt = new Map<number, number>();
+  const times: string[] = [];
+  const groups: VLRow[] = [];
+  const cells: (number | string)[] = [];
+  for (const i of indexes) {
+    const t = table.timeIndex(i);
+    let ct = timeAt.get(t);
+    if (ct === undefined) timeAt.set(t, (ct = times.push(table.times[t]!) - 1));
+    const g = table.groupIndex(i);
+    let cg = groupAt.get(g);
+    if (cg === undefined) groupAt.set(g, (cg = groups.push(table.groups[g]!) - 1));
+    cells.push(ct, cg);
+    for (let c = 0; c < table.values.length; c++) {
+      const v = table.value(i, c);
+      cells.push(Number.isFinite(v) ? v : String(v));
     }
-    return parsed.rows as VLRow[];
+  }
+  return JSON.stringify({ v: 2, values: table.values, times, groups, rows: cells });
+}
+
+/**
+ * A stored chunk's rows with `values` read as numbers, or undefined when the entry is not one (a
+ * corrupt entry, or one whose results are named otherwise, is a miss). Entries of rows as the
+ * origin's JSON objects (`{"rows":[{…}]}`), as earlier versions stored them, are read too.
+ */
+export function decodeChunk(body: string, values: readonly string[]): StatsTable | undefined {
+  let parsed: { v?: unknown; values?: unknown; times?: unknown; groups?: unknown; rows?: unknown };
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
   } catch {
     return undefined;
   }
+  if (parsed === null || typeof parsed !== "object" || !Array.isArray(parsed.rows)) return undefined;
+  const table = new StatsTable(values);
+  if (parsed.v === undefined) {
+    for (const row of parsed.rows) {
+      if (row === null || typeof row !== "object" || typeof (row as VLRow)._time !== "string") return undefined;
+    }
+    for (const row of parsed.rows as VLRow[]) table.add(row);
+    return table;
+  }
+  const { times, groups, rows } = parsed;
+  if (parsed.v !== 2 || JSON.stringify(parsed.values) !== JSON.stringify(values)) return undefined;
+  if (!Array.isArray(times) || !times.every((t) => typeof t === "string")) return undefined;
+  if (!Array.isArray(groups) || !groups.every((g) => g !== null && typeof g === "object" && !Array.isArray(g))) {
+    return undefined;
+  }
+  const width = 2 + values.length;
+  if (rows.length % width !== 0) return undefined;
+  const cells = new Float64Array(values.length);
+  for (let at = 0; at < rows.length; at += width) {
+    const time = times[rows[at] as number] as string | undefined;
+    const group = groups[rows[at + 1] as number] as VLRow | undefined;
+    if (time === undefined || group === undefined) return undefined;
+    for (let c = 0; c < values.length; c++) {
+      const v: unknown = rows[at + 2 + c];
+      if (typeof v !== "number" && !(typeof v === "string" && NON_FINITE.has(v))) return undefined;
+      cells[c] = Number(v);
+    }
+    table.addParts(time, group, cells);
+  }
+  return table;
 }
+
+/** How a result that is not a finite number is stored (JSON has no such numbers). */
+const NON_FINITE = new Set(["NaN", "Infinity", "-Infinity"]);
 
 function intersect(a: TimeWindow, b: TimeWindow): TimeWindow {
   return { start: a.start > b.start ? a.start : b.start, end: a.end < b.end ? a.end : b.end };

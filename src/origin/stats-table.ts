@@ -81,6 +81,15 @@ export class StatsTable {
     return g;
   }
 
+  /** Adds a row given by its parts: its time, its group's texts and its results in `values`' order. */
+  addParts(time: string, group: VLRow, values: ArrayLike<number>): void {
+    if (this.count === this.timeAt.length) this.grow();
+    const i = this.count++;
+    this.timeAt[i] = this.timeId(time);
+    this.groupAt[i] = this.groupId(group);
+    for (let c = 0; c < this.columns.length; c++) this.columns[c]![i] = values[c]!;
+  }
+
   /** Adds every row of `other` (whose value columns are the same), in order. */
   append(other: StatsTable): void {
     // Each distinct time and group of `other` is looked up here once, not once per row.

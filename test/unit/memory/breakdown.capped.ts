@@ -31,6 +31,8 @@ interface Shape {
   path: string;
   params: Record<string, string>;
   headers?: Record<string, string>;
+  /** Results cache on: the answer's chunks are encoded and kept for their writes (no Cache API or KV here). */
+  cached?: boolean;
 }
 
 const SHAPES: Shape[] = [
@@ -44,6 +46,18 @@ const SHAPES: Shape[] = [
       step: "60",
     },
     headers: { "X-Query-Tags": "Source=grafana-lokiexplore-app" },
+  },
+  {
+    name: "the same, results cache on",
+    path: "query_range",
+    params: {
+      query: 'sum(count_over_time({namespace="shop", pod!=""} [1m])) by (pod)',
+      start: String(end - DAY + 60),
+      end: String(end),
+      step: "60",
+    },
+    headers: { "X-Query-Tags": "Source=grafana-lokiexplore-app" },
+    cached: true,
   },
   {
     name: "volume_range targetLabels=pod step 2m over 24h",
@@ -72,7 +86,7 @@ async function run(shape: Shape): Promise<void> {
   const qs = new URLSearchParams(shape.params);
   const res = await app.fetch(
     new Request(`http://loki.local/loki/api/v1/${shape.path}?${qs}`, { headers: shape.headers }),
-    env,
+    shape.cached ? { ...env, CACHE: "on" } : env,
     ctx,
   );
   const body = await res.text();
