@@ -18,6 +18,7 @@
 import type { OriginClient } from "../origin/client";
 import type { TimeWindow } from "../core/time-window";
 import type { VLRow } from "../origin/rows";
+import { StatsTable } from "../origin/stats-table";
 import { parseVLTime } from "../origin/timefmt";
 import type { ResultCache } from "./result-cache";
 import type { CacheSection } from "./stats";
@@ -36,6 +37,8 @@ export interface ExtentQuery {
   /** Rows of buckets outside `window` must not be returned (they would change the answer). */
   clip: boolean;
   section: CacheSection;
+  /** The stats results the rows hold as numbers; every other field but `_time` is a group's text. */
+  values: readonly string[];
   /**
    * The `MAX_METRIC_POINTS` budget, each row counting `perRow` points: each origin request asks for
    * one row more than fit (a `limit` pipe, so a larger answer is never read), and more rows is
@@ -45,11 +48,18 @@ export interface ExtentQuery {
 }
 
 /**
- * What a stats row costs in `MAX_METRIC_POINTS` points: about four window accumulators' heap (its
- * answer text, the parsed row, its group's name and labels); 200,000 volume rows need 64–96 MB of
- * a capped heap, 500,000 accumulator objects 64–80 MB (test/unit/memory/metric.test.ts).
+ * What a stats row held in a StatsTable costs in `MAX_METRIC_POINTS` points, set from the worst case
+ * it admits: a Drilldown breakdown at a one-minute step, one answer point per row, 330,000 rows of
+ * which (answer text, table, series and their encoding, the chunks stored) fit an 80 MB heap with
+ * ~26–35 MB of buffers besides (test/unit/memory/breakdown.test.ts): within an isolate's 128 MB.
  */
-export const POINTS_PER_STATS_ROW = 4;
+export const POINTS_PER_STATS_ROW = 1.5;
+
+/**
+ * What a row costs whose results include a text of its own (a quantile bucket's values): its group
+ * entry is its own, an object with its strings, about four window accumulators' heap.
+ */
+export const POINTS_PER_TEXT_ROW = 4;
 
 /** At most this many chunks per query: each one is a cache lookup. */
 const MAX_CHUNKS = 48n;
@@ -97,26 +107,32 @@ export function planChunks(q: ExtentQuery, nowNs: bigint, horizonNs: bigint): Pl
  */
 export interface TimeBucketCache {
   /** Rows of `q` over its window, from cached chunks where possible. Without a cache: one plain request. */
-  rows(q: ExtentQuery): Promise<VLRow[]>;
+  rows(q: ExtentQuery): Promise<StatsTable>;
 }
 
 /** What the time-bucket cache asks of the origin client: its stats rows, within the request's budget. */
-export type StatsOrigin = Pick<OriginClient, "statsRows" | "budget">;
+export type StatsOrigin = Pick<OriginClient, "eachStatsRow" | "budget">;
 
 /** The time-bucket cache of one request for one tenant (`cache` undefined: caching is off). */
 export function timeBucketCache(client: StatsOrigin, cache: ResultCache | undefined): TimeBucketCache {
   return { rows: (q) => extentRows(client, cache, q) };
 }
 
-async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q: ExtentQuery): Promise<VLRow[]> {
+async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q: ExtentQuery): Promise<StatsTable> {
   const maxRows = q.budget ? Math.floor(q.budget.points / q.budget.perRow) : Infinity;
   const logsql = q.budget ? `${q.logsql} | limit ${maxRows + 1}` : q.logsql;
-  // Each request's answer is checked as it arrives, the sum before any chunk is stored.
-  const bounded = (rows: VLRow[]): VLRow[] => {
-    if (rows.length > maxRows) throw new PointLimitError(q.budget!.points);
-    return rows;
+  // Rows held from every answer and cached chunk together: one past the budget ends the decoding,
+  // before any chunk is stored.
+  let held = 0;
+  const fetch = async (window: TimeWindow): Promise<StatsTable> => {
+    const table = new StatsTable(q.values);
+    await client.eachStatsRow(logsql, window, (row) => {
+      if (++held > maxRows) throw new PointLimitError(q.budget!.points);
+      table.add(row);
+    });
+    return table;
   };
-  if (!cache) return bounded(await client.statsRows(logsql, q.window));
+  if (!cache) return fetch(q.window);
   const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
   const settled = cache.nowNs() - cache.horizonNs;
   for (const p of planned) if (!p.storable) cache.stats.notLookedUp(p.chunk.end > settled);
@@ -124,7 +140,7 @@ async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q
   const keys: Promise<string>[] = [];
   const keyAt = (i: number) => (keys[i] ??= cache.keyOf(q.logsql, planned[i]!.chunk));
   const found = await Promise.all(
-    planned.map(async (p, i) => (p.storable ? lookup(cache, q.section, await keyAt(i), p.chunk) : undefined)),
+    planned.map(async (p, i) => (p.storable ? lookup(cache, q.section, await keyAt(i), p.chunk, q.values) : undefined)),
   );
 
   // Runs of adjacent chunks not found: one origin request each, split back into chunks. More runs
@@ -142,42 +158,30 @@ async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q
     runs = missingRuns(found);
   }
 
-  const rows: VLRow[] = [];
-  for (const cached of found) if (cached) rows.push(...cached);
+  const rows = new StatsTable(q.values);
+  for (const cached of found) if (cached) rows.append(cached);
+  held = rows.length;
+  if (held > maxRows) throw new PointLimitError(q.budget!.points);
 
   const fetched = await Promise.all(
     runs.map((run) =>
-      client
-        .statsRows(logsql, {
-          start: planned[run[0]!]!.request.start,
-          end: planned[run[run.length - 1]!]!.request.end,
-        })
-        .then(bounded),
+      fetch({ start: planned[run[0]!]!.request.start, end: planned[run[run.length - 1]!]!.request.end }),
     ),
   );
-  // A run cut by the limit must never be stored as complete.
-  let held = 0;
-  for (const rows of [...found, ...fetched]) held += rows?.length ?? 0;
-  if (held > maxRows) throw new PointLimitError(q.budget!.points);
   const length = planned.length > 0 ? planned[0]!.chunk.end - planned[0]!.chunk.start : 1n;
   runs.forEach((run, r) => {
     const runRows = fetched[r]!;
-    rows.push(...runRows);
+    rows.append(runRows);
     // A chunk asked for again is in the store already.
     const storable = run.filter((i) => planned[i]!.storable && !refetched.has(i));
     if (storable.length === 0) return;
-    const byChunk = new Map<number, VLRow[]>(storable.map((i) => [i, []]));
+    const byChunk = new Map<number, number[]>(storable.map((i) => [i, []]));
     const first = floorDiv(planned[0]!.chunk.start - q.shift, length);
     // Rows share a few hundred bucket times: each is parsed once.
-    const chunkOf = new Map<string, number>();
-    for (const row of runRows) {
-      const time = row._time ?? "";
-      let k = chunkOf.get(time);
-      if (k === undefined) chunkOf.set(time, (k = Number(floorDiv(parseVLTime(time) - q.shift, length) - first)));
-      byChunk.get(k)?.push(row);
-    }
+    const chunkOfTime = runRows.times.map((time) => Number(floorDiv(parseVLTime(time) - q.shift, length) - first));
+    for (let i = 0; i < runRows.length; i++) byChunk.get(chunkOfTime[runRows.timeIndex(i)]!)?.push(i);
     for (const [i, chunkRows] of byChunk) {
-      const body = JSON.stringify({ rows: chunkRows });
+      const body = encodeChunk(runRows, chunkRows);
       cache.stats.stored(q.section, body);
       // The writes wait until the answer is out: the client need not share the isolate with them.
       cache.later(() => cache.defer(keyAt(i).then((key) => cache.store.put(key, body, planned[i]!.chunk))));
@@ -187,7 +191,7 @@ async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q
 }
 
 /** The runs of adjacent indices whose chunk was not found, in order. */
-function missingRuns(found: readonly (VLRow[] | undefined)[]): number[][] {
+function missingRuns(found: readonly (StatsTable | undefined)[]): number[][] {
   const runs: number[][] = [];
   found.forEach((rows, i) => {
     if (rows) return;
@@ -203,27 +207,89 @@ async function lookup(
   section: CacheSection,
   key: string,
   chunk: TimeWindow,
-): Promise<VLRow[] | undefined> {
+  values: readonly string[],
+): Promise<StatsTable | undefined> {
   const started = Date.now();
   const body = await cache.store.get(key, chunk);
-  const rows = body === undefined ? undefined : decodeChunk(body);
+  const rows = body === undefined ? undefined : decodeChunk(body, values);
   cache.stats.lookedUp(section, rows ? body : undefined, Date.now() - started, chunk.end - chunk.start);
   return rows;
 }
 
-/** A stored chunk's rows, or undefined when the entry is not one (a corrupt entry is a miss). */
-export function decodeChunk(body: string): VLRow[] | undefined {
-  try {
-    const parsed = JSON.parse(body) as { rows?: unknown };
-    if (!Array.isArray(parsed?.rows)) return undefined;
-    for (const row of parsed.rows) {
-      if (row === null || typeof row !== "object" || typeof (row as VLRow)._time !== "string") return undefined;
+/**
+ * A stored chunk, as compact as its table: `{"v":2,"values":[…],"times":[…],"groups":[…],"rows":[…]}`,
+ * each distinct time and group once and each row its time's and group's indexes then its results,
+ * flat (a number that is not finite as its text). About a fifth of the rows' JSON objects: the
+ * bodies wait in the isolate for their writes until the answer is out.
+ */
+export function encodeChunk(table: StatsTable, indexes: readonly number[]): string {
+  const timeAt = new Map<number, number>();
+  const groupAt = new Map<number, number>();
+  const times: string[] = [];
+  const groups: VLRow[] = [];
+  const cells: (number | string)[] = [];
+  for (const i of indexes) {
+    const t = table.timeIndex(i);
+    let ct = timeAt.get(t);
+    if (ct === undefined) timeAt.set(t, (ct = times.push(table.times[t]!) - 1));
+    const g = table.groupIndex(i);
+    let cg = groupAt.get(g);
+    if (cg === undefined) groupAt.set(g, (cg = groups.push(table.groups[g]!) - 1));
+    cells.push(ct, cg);
+    for (let c = 0; c < table.values.length; c++) {
+      const v = table.value(i, c);
+      cells.push(Number.isFinite(v) ? v : String(v));
     }
-    return parsed.rows as VLRow[];
+  }
+  return JSON.stringify({ v: 2, values: table.values, times, groups, rows: cells });
+}
+
+/**
+ * A stored chunk's rows with `values` read as numbers, or undefined when the entry is not one (a
+ * corrupt entry, or one whose results are named otherwise, is a miss). Entries of rows as the
+ * origin's JSON objects (`{"rows":[{…}]}`), as earlier versions stored them, are read too.
+ */
+export function decodeChunk(body: string, values: readonly string[]): StatsTable | undefined {
+  let parsed: { v?: unknown; values?: unknown; times?: unknown; groups?: unknown; rows?: unknown };
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
   } catch {
     return undefined;
   }
+  if (parsed === null || typeof parsed !== "object" || !Array.isArray(parsed.rows)) return undefined;
+  const table = new StatsTable(values);
+  if (parsed.v === undefined) {
+    for (const row of parsed.rows) {
+      if (row === null || typeof row !== "object" || typeof (row as VLRow)._time !== "string") return undefined;
+    }
+    for (const row of parsed.rows as VLRow[]) table.add(row);
+    return table;
+  }
+  const { times, groups, rows } = parsed;
+  if (parsed.v !== 2 || JSON.stringify(parsed.values) !== JSON.stringify(values)) return undefined;
+  if (!Array.isArray(times) || !times.every((t) => typeof t === "string")) return undefined;
+  if (!Array.isArray(groups) || !groups.every((g) => g !== null && typeof g === "object" && !Array.isArray(g))) {
+    return undefined;
+  }
+  const width = 2 + values.length;
+  if (rows.length % width !== 0) return undefined;
+  const cells = new Float64Array(values.length);
+  for (let at = 0; at < rows.length; at += width) {
+    const time = times[rows[at] as number] as string | undefined;
+    const group = groups[rows[at + 1] as number] as VLRow | undefined;
+    if (time === undefined || group === undefined) return undefined;
+    for (let c = 0; c < values.length; c++) {
+      const v: unknown = rows[at + 2 + c];
+      if (typeof v !== "number" && !(typeof v === "string" && NON_FINITE.has(v))) return undefined;
+      cells[c] = Number(v);
+    }
+    table.addParts(time, group, cells);
+  }
+  return table;
 }
+
+/** How a result that is not a finite number is stored (JSON has no such numbers). */
+const NON_FINITE = new Set(["NaN", "Infinity", "-Infinity"]);
 
 function intersect(a: TimeWindow, b: TimeWindow): TimeWindow {
   return { start: a.start > b.start ? a.start : b.start, end: a.end < b.end ? a.end : b.end };

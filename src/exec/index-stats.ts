@@ -25,14 +25,15 @@ export async function indexStats(client: CachedOrigin, matchers: Matcher[], wind
     shift: 0n,
     clip: true,
     section: "statsResult",
+    values: ["entries", "bytes"],
   });
   const streams = new Set<string>();
   let entries = 0;
   let bytes = 0;
-  for (const row of rows) {
-    streams.add(row._stream_id ?? "");
-    entries += toInt(row.entries);
-    bytes += toInt(row.bytes);
+  for (const group of rows.groups) streams.add(group._stream_id ?? "");
+  for (let i = 0; i < rows.length; i++) {
+    entries += toInt(rows.value(i, 0));
+    bytes += toInt(rows.value(i, 1));
   }
   // Loki cuts a chunk per stream per ~2h or ~1.5 MB; VictoriaLogs has no chunks, so report one
   // per stream, the figure Grafana uses only for display.
@@ -64,7 +65,7 @@ function timeBuckets(width: bigint): string {
 }
 
 /** A count or byte sum VictoriaLogs sent as text; anything unreadable counts as 0. */
-export function toInt(v: string | undefined): number {
+export function toInt(v: string | number | undefined): number {
   const n = Number(v ?? 0);
   return Number.isFinite(n) ? Math.round(n) : 0;
 }

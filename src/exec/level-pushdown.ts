@@ -32,21 +32,30 @@ export async function runLevelPlan(
     throw err;
   }
   const keeps = plan.levelFilters.map(levelPredicate);
+  const { table, ends } = rows;
+  // Each group of inputs is read once: its series (undefined: filtered out), or "declined".
+  const byGroup: (GroupBuckets | null | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
-  const levels = new Map<string, string | undefined>();
-  for (const { row, key, end } of rows) {
-    let level = levels.get(key);
-    if (!levels.has(key)) levels.set(key, (level = levelOfGroup(row)));
-    if (level === undefined) return "declined";
-    if (!keeps.every((keep) => keep(level))) continue;
-    const labels: Labels = {};
-    for (const name of plan.labels) if (row[name]) labels[name] = row[name];
-    if (plan.byLevel) labels[DETECTED_LEVEL] = level;
-    const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    let g = groups.get(id);
-    if (!g) groups.set(id, (g = { labels, ends: [], values: [] }));
-    g.ends.push(end);
-    g.values.push(Number(row.__v ?? "0"));
+  for (let i = 0; i < table.length; i++) {
+    const gi = table.groupIndex(i);
+    let g = byGroup[gi];
+    if (g === undefined) {
+      const row = table.groups[gi]!;
+      const level = levelOfGroup(row);
+      if (level === undefined) return "declined";
+      if (keeps.every((keep) => keep(level))) {
+        const labels: Labels = {};
+        for (const name of plan.labels) if (row[name]) labels[name] = row[name];
+        if (plan.byLevel) labels[DETECTED_LEVEL] = level;
+        const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+        g = groups.get(id);
+        if (!g) groups.set(id, (g = { labels, ends: [], values: [] }));
+      } else g = null;
+      byGroup[gi] = g;
+    }
+    if (g === null) continue;
+    g.ends.push(ends[table.timeIndex(i)]!);
+    g.values.push(table.value(i, 0));
   }
   return windowTotals(groups.values(), grid, plan);
 }

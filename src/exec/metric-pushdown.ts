@@ -6,6 +6,7 @@
 import type { Labels, Series } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { VLRow } from "../origin/rows";
+import type { StatsTable } from "../origin/stats-table";
 import { parseVLTime } from "../origin/timefmt";
 import { POINTS_PER_STATS_ROW } from "../cache/extents";
 import type { BucketGrid, BucketPlan, MetricGrid } from "../plan/metric-pushdown";
@@ -18,18 +19,24 @@ export interface GroupBuckets {
   values: number[];
 }
 
-/** One row of a bucket grid's answer: its group's labels and key, and its bucket's inclusive end. */
-export interface BucketRow {
-  row: VLRow;
-  labels: Labels;
-  /** The row's values of the grid's `groupBy`: equal for the rows of one group, and only for them. */
-  key: string;
-  end: bigint;
+/**
+ * A bucket grid's answer: its rows held compactly (StatsTable), with what each distinct time and
+ * group stands for, worked out once for all the rows that share it.
+ */
+export interface BucketRows {
+  table: StatsTable;
+  /** By time index: the bucket's inclusive end, ns. */
+  ends: readonly bigint[];
+  /** By group index: the group's values of the grid's `groupBy`, equal for the rows of one group and only for them. */
+  keys: readonly string[];
+  /** By group index: the group's labels among `groupBy`. */
+  labels: readonly Labels[];
 }
 
 /**
- * The rows of a bucket grid's stats query, chunk by chunk through the results cache; with
- * `maxPoints` (`MAX_METRIC_POINTS`), at most a quarter as many rows (PointLimitError past them).
+ * The rows of a bucket grid's stats query, chunk by chunk through the results cache, with the
+ * stats results `values` (a plain plan's `__v` unless told) read as numbers; with `maxPoints` (`MAX_METRIC_POINTS`), at most
+ * `maxPoints / perRow` rows (PointLimitError past them).
  */
 export async function bucketRows(
   client: CachedOrigin,
@@ -37,9 +44,11 @@ export async function bucketRows(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<BucketRow[]> {
+  values: readonly string[] = ["__v"],
+  perRow = POINTS_PER_STATS_ROW,
+): Promise<BucketRows> {
   stats.subqueries++;
-  const rows = await client.timeBuckets.rows({
+  const table = await client.timeBuckets.rows({
     logsql: plan.logsql,
     window: plan.window,
     width: plan.width,
@@ -47,28 +56,27 @@ export async function bucketRows(
     // Buckets outside the plan's window fall outside every evaluation window: whole chunks are exact.
     clip: false,
     section: grid.instant ? "instantMetricResult" : "result",
-    budget: maxPoints === undefined ? undefined : { points: maxPoints, perRow: POINTS_PER_STATS_ROW },
+    values,
+    budget: maxPoints === undefined ? undefined : { points: maxPoints, perRow },
   });
-  // An answer's rows share a few hundred bucket times and a few hundred groups at most: each time is
-  // parsed, and each group's labels built, once.
-  const ends = new Map<string, bigint>();
-  const groups = new Map<string, Labels>();
+  const ends = table.times.map((time) => parseVLTime(time) + plan.width - 1n);
   const [only, ...more] = plan.groupBy;
-  return rows.map((row) => {
-    const time = row._time ?? "";
-    let end = ends.get(time);
-    if (end === undefined) ends.set(time, (end = parseVLTime(time) + plan.width - 1n));
-    // One label's value is its own key; several are told apart as a JSON array.
-    const key =
-      only === undefined
-        ? ""
-        : more.length === 0
-          ? (row[only] ?? "")
-          : JSON.stringify(plan.groupBy.map((n) => row[n] ?? ""));
-    let labels = groups.get(key);
-    if (!labels) groups.set(key, (labels = groupLabelsOf(row, plan.groupBy)));
-    return { row, labels, key, end };
+  // One label's value is its own key; several are told apart as a JSON array.
+  const keys = table.groups.map((row) =>
+    only === undefined
+      ? ""
+      : more.length === 0
+        ? (row[only] ?? "")
+        : JSON.stringify(plan.groupBy.map((n) => row[n] ?? "")),
+  );
+  // Groups with the same key share one labels object.
+  const byKey = new Map<string, Labels>();
+  const labels = table.groups.map((row, g) => {
+    let l = byKey.get(keys[g]!);
+    if (!l) byKey.set(keys[g]!, (l = groupLabelsOf(row, plan.groupBy)));
+    return l;
   });
+  return { table, ends, keys, labels };
 }
 
 /** A row's labels among `groupBy`: Loki has no empty labels, VictoriaLogs reads a missing field as "". */
@@ -93,15 +101,29 @@ export async function runBucketPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[]> {
-  const groups = new Map<string, GroupBuckets>();
-  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats, maxPoints)) {
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { labels, ends: [], values: [] }));
-    g.ends.push(end);
-    g.values.push(Number(row.__v));
-  }
-
+  const groups = groupBuckets(await bucketRows(client, plan, grid, stats, maxPoints));
   return windowTotals(groups.values(), grid, plan);
+}
+
+/**
+ * Each group's buckets, in one pass over the rows (a group is looked up once per distinct group);
+ * the rows themselves are let go before the series are built.
+ */
+function groupBuckets({ table, ends, keys, labels }: BucketRows): Map<string, GroupBuckets> {
+  const byGroup: (GroupBuckets | undefined)[] = [];
+  const groups = new Map<string, GroupBuckets>();
+  for (let i = 0; i < table.length; i++) {
+    const gi = table.groupIndex(i);
+    let g = byGroup[gi];
+    if (!g) {
+      g = groups.get(keys[gi]!);
+      if (!g) groups.set(keys[gi]!, (g = { labels: labels[gi]!, ends: [], values: [] }));
+      byGroup[gi] = g;
+    }
+    g.ends.push(ends[table.timeIndex(i)]!);
+    g.values.push(table.value(i, 0));
+  }
+  return groups;
 }
 
 /**

@@ -19,9 +19,10 @@ export async function runParserPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[] | "guarded"> {
+  const values = plan.value === "count" ? ["__c", "__bad"] : ["__c", "__bad", "__v"];
   let rows;
   try {
-    rows = await bucketRows(client, plan, grid, stats, maxPoints);
+    rows = await bucketRows(client, plan, grid, stats, maxPoints, values);
   } catch (err) {
     // A stats row holds more than the point it stands for: an answer whose groups × buckets pass
     // the points budget as rows may still fit as series, as Loki (which has no such limit) would
@@ -29,16 +30,23 @@ export async function runParserPlan(
     if (err instanceof PointLimitError) return "guarded";
     throw err;
   }
+  const { table, ends, keys, labels } = rows;
+  const value = plan.value === "count" ? 0 : 2;
+  const byGroup: (GroupBuckets | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
-  for (const { row, labels, key, end } of rows) {
-    if (Number(row.__bad ?? "0") !== 0) return "guarded";
+  for (let i = 0; i < table.length; i++) {
+    if (table.value(i, 1) !== 0) return "guarded";
     // The stats pipe also makes groups of rows the filters refused: Loki has no sample for them.
-    const count = Number(row.__c ?? "0");
-    if (count === 0) continue;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { labels: lokiLabels(labels, plan), ends: [], values: [] }));
-    g.ends.push(end);
-    g.values.push(plan.value === "count" ? count : Number(row.__v ?? "0"));
+    if (table.value(i, 0) === 0) continue;
+    const gi = table.groupIndex(i);
+    let g = byGroup[gi];
+    if (!g) {
+      g = groups.get(keys[gi]!);
+      if (!g) groups.set(keys[gi]!, (g = { labels: lokiLabels(labels[gi]!, plan), ends: [], values: [] }));
+      byGroup[gi] = g;
+    }
+    g.ends.push(ends[table.timeIndex(i)]!);
+    g.values.push(table.value(i, value));
   }
   return windowTotals(groups.values(), grid, plan);
 }

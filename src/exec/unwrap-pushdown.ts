@@ -12,6 +12,7 @@ import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import type { ScanStats } from "./logs";
 import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
+import { POINTS_PER_STATS_ROW, POINTS_PER_TEXT_ROW } from "../cache/extents";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
@@ -29,21 +30,34 @@ export async function runUnwrapPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[] | "guarded" | "incomplete"> {
+  const quantiles = plan.fn === "quantile";
+  // A quantile's `__v` is a list of values, a text of each row's own: such a row costs what an object does.
+  const { table, ends, keys, labels } = await bucketRows(
+    client,
+    plan,
+    grid,
+    stats,
+    maxPoints,
+    quantiles ? ["__n", "__bad"] : ["__n", "__bad", "__v"],
+    quantiles ? POINTS_PER_TEXT_ROW : POINTS_PER_STATS_ROW,
+  );
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
-  for (const { row, labels, key, end } of await bucketRows(client, plan, grid, stats, maxPoints)) {
-    if (Number(row.__bad ?? "0") !== 0) return "guarded";
-    const count = Number(row.__n ?? "0");
+  for (let i = 0; i < table.length; i++) {
+    if (table.value(i, 1) !== 0) return "guarded";
+    const count = table.value(i, 0);
     // A bucket whose rows all lack the field yields no sample in Loki either.
     if (count === 0) continue;
+    const gi = table.groupIndex(i);
+    const end = ends[table.timeIndex(i)]!;
     let bucket: Bucket;
-    if (plan.fn === "quantile") {
-      const values = bucketValues(row.__v, count);
+    if (quantiles) {
+      const values = bucketValues(table.groups[gi]!.__v, count);
       // More values than `values … limit` sends: the origin's list is not the whole bucket.
       if (!values) return "incomplete";
       bucket = { end, value: 0, count, values };
-    } else bucket = { end, value: Number(row.__v), count };
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { labels, buckets: [] }));
+    } else bucket = { end, value: table.value(i, 2), count };
+    let g = groups.get(keys[gi]!);
+    if (!g) groups.set(keys[gi]!, (g = { labels: labels[gi]!, buckets: [] }));
     g.buckets.push(bucket);
   }
 

@@ -18,6 +18,7 @@ import type { Labels, MetricResult, Series } from "../engine/types";
 import type { TimeWindow } from "../core/time-window";
 import type { CachedOrigin } from "../cache/cached-origin";
 import { parseStreamLabels, type VLRow } from "../origin/rows";
+import type { StatsTable } from "../origin/stats-table";
 import { parseVLTime } from "../origin/timefmt";
 import { POINTS_PER_STATS_ROW, chunkLength } from "../cache/extents";
 import { toInt } from "./index-stats";
@@ -35,7 +36,7 @@ export interface VolumeOptions {
   limit: number;
   aggregateBy: VolumeAggregation;
   /**
-   * The `MAX_METRIC_POINTS` budget: a quarter as many (bucket, group or stream) rows are read at
+   * The `MAX_METRIC_POINTS` budget: two thirds as many (bucket, group or stream) rows are read at
    * most (see POINTS_PER_STATS_ROW); more answers PointLimitError instead of holding every row of a
    * high-cardinality grouping at a small step.
    */
@@ -54,7 +55,9 @@ export async function volume(clients: CachedOrigin | readonly CachedOrigin[], o:
   const totals = new Map<string, Group>();
   for (const client of listOf(clients)) {
     const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
-    for (const row of await volumeRows(client, o, width)) addRow(totals, row, o, serviceNameLabels);
+    const rows = await volumeRows(client, o, width);
+    const add = groupAdder(rows, o, serviceNameLabels);
+    for (let i = 0; i < rows.length; i++) add(totals, i);
   }
   const samples = topGroups(totals, o.limit).map((g) => ({ labels: g.labels, v: g.bytes }));
   return { type: "vector", t: o.window.end, samples };
@@ -68,12 +71,17 @@ export async function volumeRange(
   const buckets = new Map<bigint, Map<string, Group>>();
   for (const client of listOf(clients)) {
     const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
-    for (const row of await volumeRows(client, o, o.step)) {
-      const t = parseVLTime(row._time ?? "");
-      const gridStart = t - (((t % o.step) + o.step) % o.step);
+    const rows = await volumeRows(client, o, o.step);
+    const add = groupAdder(rows, o, serviceNameLabels);
+    const gridStarts = rows.times.map((time) => {
+      const t = parseVLTime(time);
+      return t - (((t % o.step) + o.step) % o.step);
+    });
+    for (let i = 0; i < rows.length; i++) {
+      const gridStart = gridStarts[rows.timeIndex(i)]!;
       let groups = buckets.get(gridStart);
       if (!groups) buckets.set(gridStart, (groups = new Map()));
-      addRow(groups, row, o, serviceNameLabels);
+      add(groups, i);
     }
   }
   const series = new Map<string, Series & { name: string }>();
@@ -115,7 +123,7 @@ interface Group {
  * come per stream when labels are counted by name, or when a grouped label is one the Worker
  * derives (`service_name`): the origin holds no such field to group by.
  */
-function volumeRows(client: CachedOrigin, o: VolumeOptions, width: bigint): Promise<VLRow[]> {
+function volumeRows(client: CachedOrigin, o: VolumeOptions, width: bigint): Promise<StatsTable> {
   const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
   const by = [`_time:${width}ns`, ...(perStream(o, serviceNameLabels) ? ["_stream"] : seriesFields(o).map(fieldName))];
   return client.timeBuckets.rows({
@@ -125,6 +133,7 @@ function volumeRows(client: CachedOrigin, o: VolumeOptions, width: bigint): Prom
     shift: 0n,
     clip: true,
     section: "volumeResult",
+    values: ["__bytes"],
     budget: o.maxPoints === undefined ? undefined : { points: o.maxPoints, perRow: POINTS_PER_STATS_ROW },
   });
 }
@@ -133,28 +142,48 @@ function perStream(o: VolumeOptions, serviceNameLabels: readonly string[]): bool
   return o.aggregateBy === "labels" || (serviceNameLabels.length > 0 && seriesFields(o).includes(SERVICE_NAME));
 }
 
-/** Adds one row's bytes to the groups it belongs to under `o`'s aggregation. */
-function addRow(groups: Map<string, Group>, row: VLRow, o: VolumeOptions, serviceNameLabels: readonly string[]): void {
-  const bytes = toInt(row.__bytes);
+/**
+ * Adds row `i`'s bytes to the groups it belongs to under `o`'s aggregation; what a row's group (its
+ * stream or grouped fields) adds to is worked out once per group.
+ */
+function groupAdder(
+  rows: StatsTable,
+  o: VolumeOptions,
+  serviceNameLabels: readonly string[],
+): (groups: Map<string, Group>, i: number) => void {
+  const targets: (readonly { name: string; labels: Labels }[])[] = [];
+  return (groups, i) => {
+    const g = rows.groupIndex(i);
+    const bytes = toInt(rows.value(i, 0));
+    for (const t of (targets[g] ??= groupTargets(rows.groups[g]!, o, serviceNameLabels)))
+      add(groups, t.name, t.labels, bytes);
+  };
+}
+
+/** The groups a row of `group` adds its bytes to under `o`'s aggregation. */
+function groupTargets(
+  group: VLRow,
+  o: VolumeOptions,
+  serviceNameLabels: readonly string[],
+): { name: string; labels: Labels }[] {
   const stream = perStream(o, serviceNameLabels)
-    ? withServiceName(parseStreamLabels(row._stream ?? "{}"), serviceNameLabels)
+    ? withServiceName(parseStreamLabels(group._stream ?? "{}"), serviceNameLabels)
     : undefined;
   if (o.aggregateBy === "labels") {
-    if (!o.targetLabels.every((name) => stream![name])) return;
+    if (!o.targetLabels.every((name) => stream![name])) return [];
     const names = o.targetLabels.length > 0 ? o.targetLabels : Object.keys(stream!);
-    for (const name of names) add(groups, name, { [name]: "" }, bytes);
-    return;
+    return names.map((name) => ({ name, labels: { [name]: "" } }));
   }
   // A reserved name (`_msg`, …) is no stream's label: no stream carries it as a target.
-  if (o.targetLabels.some(isSpecialField)) return;
+  if (o.targetLabels.some(isSpecialField)) return [];
   const labels: Labels = {};
   for (const name of seriesFields(o)) {
-    const value = stream ? stream[name] : row[name];
+    const value = stream ? stream[name] : group[name];
     if (value) labels[name] = value;
     // Loki adds a `name=~".+"` matcher for every target label the selector does not name.
-    else if (o.targetLabels.length > 0) return;
+    else if (o.targetLabels.length > 0) return [];
   }
-  add(groups, seriesName(labels), labels, bytes);
+  return [{ name: seriesName(labels), labels }];
 }
 
 function add(groups: Map<string, Group>, name: string, labels: Labels, bytes: number): void {

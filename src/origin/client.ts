@@ -13,6 +13,7 @@ import { invalidAnswer, OriginDeadline } from "./deadline";
 import { type ChunkReader, readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
 import { FieldPicker, RowScanner, type VLRow } from "./rows";
+import { eachNdjsonRow, NotARow } from "./stats-table";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
 import { SubrequestBudget } from "./subrequest-budget";
 
@@ -291,6 +292,32 @@ export class OriginClient {
     return (await this.postJson("/select/logsql/query", window, form, true)) as VLRow[];
   }
 
+  /**
+   * The same rows, each handed to `visit` as its line is decoded and then let go: a caller that
+   * keeps them compactly (StatsTable) never holds the answer as objects. What `visit` throws ends
+   * the decoding and is thrown.
+   */
+  async eachStatsRow(logsql: string, window: TimeWindow, visit: (row: VLRow) => void): Promise<void> {
+    const path = "/select/logsql/query";
+    const body = await this.postText(
+      path,
+      window,
+      {
+        query: `${timeFilter(window)} ${logsql}`,
+        start: formatRFC3339Nano(window.start),
+        end: formatRFC3339Nano(window.end),
+      },
+      true,
+    );
+    try {
+      eachNdjsonRow(body, visit);
+    } catch (err) {
+      if (err instanceof SyntaxError) throw invalidAnswer(`a row that is not JSON from ${path}`);
+      if (err instanceof NotARow) throw invalidAnswer(`${err.message} from ${path}`);
+      throw err;
+    }
+  }
+
   /** A small answer, checked to be what `path` promises (origin/answers.ts) and parsed. */
   private async postJson(
     path: string,
@@ -298,6 +325,18 @@ export class OriginClient {
     form: Record<string, string | string[]>,
     noStore = false,
   ): Promise<unknown> {
+    const checked = checkAnswer(path, await this.postText(path, window, form, noStore));
+    if (!checked.ok) throw invalidAnswer(`${checked.problem} from ${path}`);
+    return checked.value;
+  }
+
+  /** A small answer's text, once its status says it is one. */
+  private async postText(
+    path: string,
+    window: TimeWindow,
+    form: Record<string, string | string[]>,
+    noStore = false,
+  ): Promise<string> {
     const pairs: [string, string][] = [];
     for (const [k, v] of Object.entries(form)) {
       for (const item of Array.isArray(v) ? v : [v]) pairs.push([k, item]);
@@ -317,9 +356,7 @@ export class OriginClient {
       deadline.end();
     }
     if (answer.status < 200 || answer.status > 299) throw originStatusError(answer.status);
-    const checked = checkAnswer(path, answer.body);
-    if (!checked.ok) throw invalidAnswer(`${checked.problem} from ${path}`);
-    return checked.value;
+    return answer.body;
   }
 
   /** The 2xx body of a streamed endpoint, guarded by the idle limit and mapped to Loki's errors. */

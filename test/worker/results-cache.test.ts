@@ -432,6 +432,7 @@ describe("concurrency and isolation", () => {
       shift: plan.shift,
       clip: false,
       section: "result",
+      values: ["__v"],
     });
     expect(calls).toEqual([]);
     expect(rows.length).toBeGreaterThan(0);

@@ -3,6 +3,7 @@ import type { ChunkStore } from "../../../src/cache/chunk-store";
 import {
   chunkLength,
   decodeChunk,
+  encodeChunk,
   type ExtentQuery,
   planChunks,
   type StatsOrigin,
@@ -15,6 +16,7 @@ import type { TimeWindow } from "../../../src/core/time-window";
 import type { VLRow } from "../../../src/origin/rows";
 import { formatRFC3339Nano } from "../../../src/origin/timefmt";
 import { SubrequestBudget } from "../../../src/origin/subrequest-budget";
+import { StatsTable } from "../../../src/origin/stats-table";
 
 const MIN = 60_000_000_000n;
 const HOUR = 60n * MIN;
@@ -33,6 +35,9 @@ class FakeOrigin {
     for (; t < w.end; t += MIN) rows.push({ _time: formatRFC3339Nano(t), __v: "1" });
     return rows;
   }
+  async eachStatsRow(logsql: string, w: TimeWindow, visit: (row: VLRow) => void): Promise<void> {
+    for (const row of await this.statsRows(logsql, w)) visit(row);
+  }
 }
 
 class MemoryStore implements ChunkStore {
@@ -48,9 +53,10 @@ class MemoryStore implements ChunkStore {
 /** A client's origin side (its stats rows and budget) with the request's results beside it. */
 type FakeClient = StatsOrigin & { results: ResultCache };
 
-/** The time-bucket cache over a fake client, asked for the rows of one query. */
-function extentRows(client: FakeClient, q: ExtentQuery) {
-  return timeBucketCache(client, client.results).rows(q);
+/** The time-bucket cache over a fake client, asked for the rows of one query (as the origin's rows). */
+async function extentRows(client: FakeClient, q: ExtentQuery): Promise<VLRow[]> {
+  const table = await timeBucketCache(client, client.results).rows(q);
+  return Array.from({ length: table.length }, (_, i) => table.row(i));
 }
 
 function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
@@ -67,7 +73,11 @@ function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
     later: (task) => task(),
     keyOf: async (logsql, chunk) => `${chunk.start}#${chunk.end}#${logsql}`,
   };
-  const client: FakeClient = { results, statsRows: origin.statsRows.bind(origin), budget } as unknown as FakeClient;
+  const client: FakeClient = {
+    results,
+    eachStatsRow: origin.eachStatsRow.bind(origin),
+    budget,
+  } as unknown as FakeClient;
   return { origin, store, stats, client, settle: () => Promise.all(pending) };
 }
 
@@ -78,6 +88,7 @@ const query = (window: TimeWindow, clip: boolean): ExtentQuery => ({
   shift: 0n,
   clip,
   section: "result",
+  values: ["__v"],
 });
 
 const times = (rows: VLRow[]) => rows.map((r) => r._time ?? "").sort();
@@ -191,7 +202,7 @@ describe("extentRows", () => {
     expect(origin.asked).toEqual([window]);
     expect(rows).toHaveLength(10);
     await settle();
-    for (const body of store.entries.values()) expect(decodeChunk(body)).toHaveLength(5);
+    for (const body of store.entries.values()) expect(decodeChunk(body, ["__v"])?.length).toBe(5);
   });
 
   it("never stores a chunk that ends after the horizon", async () => {
@@ -225,5 +236,42 @@ describe("extentRows", () => {
     await extentRows(plain.client, query(window, true));
     await plain.settle();
     expect([...fits.store.entries.keys()].sort()).toEqual([...plain.store.entries.keys()].sort());
+  });
+});
+
+describe("stored chunks", () => {
+  const rows: VLRow[] = [
+    { _time: "2026-01-01T00:00:00Z", pod: "a", __c: "2", __v: "NaN" },
+    { _time: "2026-01-01T00:01:00Z", pod: "b", __c: "1", __v: "Infinity" },
+    { _time: "2026-01-01T00:00:00Z", pod: "b", __c: "3", __v: "-1.5" },
+  ];
+  const tableOf = (list: VLRow[]) => {
+    const table = new StatsTable(["__c", "__v"]);
+    for (const row of list) table.add(row);
+    return table;
+  };
+  const rowsOf = (table: StatsTable | undefined) =>
+    table && Array.from({ length: table.length }, (_, i) => table.row(i));
+
+  it("keep the rows they were given, non-finite results included, each time and group once", () => {
+    const body = encodeChunk(tableOf(rows), [0, 1, 2]);
+    expect(body.match(/"pod"/g)).toHaveLength(2);
+    expect(rowsOf(decodeChunk(body, ["__c", "__v"]))).toEqual(rows);
+    // Some of a table's rows: only theirs.
+    expect(rowsOf(decodeChunk(encodeChunk(tableOf(rows), [2]), ["__c", "__v"]))).toEqual([rows[2]]);
+  });
+
+  it("are read in the earlier form of the origin's rows as objects", () => {
+    expect(rowsOf(decodeChunk(JSON.stringify({ rows }), ["__c", "__v"]))).toEqual(rows);
+  });
+
+  it("are a miss when their results are named otherwise, or their indexes point nowhere", () => {
+    const body = encodeChunk(tableOf(rows), [0, 1, 2]);
+    expect(decodeChunk(body, ["__v"])).toBeUndefined();
+    const parsed = JSON.parse(body) as { rows: unknown[] };
+    parsed.rows[0] = 7;
+    expect(decodeChunk(JSON.stringify(parsed), ["__c", "__v"])).toBeUndefined();
+    expect(decodeChunk(JSON.stringify({ ...parsed, rows: [0, 0, 1] }), ["__c", "__v"])).toBeUndefined();
+    expect(decodeChunk(JSON.stringify({ ...parsed, rows: [0, 0, "1", 2] }), ["__c", "__v"])).toBeUndefined();
   });
 });

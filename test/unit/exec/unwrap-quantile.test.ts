@@ -33,7 +33,9 @@ const plan: UnwrapBucketPlan = {
 const grid = { start: 3n * MINUTE, end: 6n * MINUTE, step: MINUTE, instant: false };
 
 function clientWith(rows: VLRow[]): CachedOrigin {
-  const origin = { statsRows: async () => rows } as unknown as StatsOrigin;
+  const origin = {
+    eachStatsRow: async (_logsql: string, _window: unknown, visit: (row: VLRow) => void) => rows.forEach(visit),
+  } as unknown as StatsOrigin;
   return { timeBuckets: timeBucketCache(origin, undefined) } as unknown as CachedOrigin;
 }
 
