@@ -13,13 +13,12 @@
  * compilation and the connection to the origin are not charged to the measured one. Prints one
  * `RESULT {json}` line. Run through bench/drilldown/run.mjs, which kills the process at its timeout.
  */
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
-import { watchHeap } from "../lib/heap-watch";
+import { appRequest } from "../lib/app-request";
+import { watchHeap, type HeapPeaks } from "../lib/heap-watch";
 
 declare const process: {
   env: Record<string, string | undefined>;
-  cpuUsage(): { user: number; system: number };
   stdout: { write(s: string): void };
   getBuiltinModule(id: "node:fs"): { readFileSync(path: string, encoding: "utf8"): string };
 };
@@ -29,12 +28,6 @@ interface Case {
   params: Record<string, string>;
   headers: Record<string, string>;
   warmup: Record<string, string>;
-}
-
-interface TelemetryLine {
-  message?: string;
-  origin?: { requests: number; bytes: number };
-  scanned?: { rows: number };
 }
 
 /** Linux's clock ticks a second (`getconf CLK_TCK`), the unit of /proc/<pid>/stat's CPU times. */
@@ -58,17 +51,6 @@ function victoriaLogsCpuS(): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-// The Worker's telemetry goes to console.log (Workers Logs); here it is kept, not printed.
-const lines: TelemetryLine[] = [];
-console.log = (...args: unknown[]) => {
-  const text = args.map(String).join(" ");
-  try {
-    lines.push(JSON.parse(text) as TelemetryLine);
-  } catch {
-    // not a telemetry line
-  }
-};
-
 /** What the answer holds: series of a metric answer, fields, labels; and Loki's warnings. */
 function summarise(body: string): { items: number; warnings?: string[] } {
   const json = JSON.parse(body) as {
@@ -82,41 +64,29 @@ function summarise(body: string): { items: number; warnings?: string[] } {
 }
 
 async function once(params: Record<string, string>, measure: boolean) {
-  const app = createApp();
-  const pending: Promise<unknown>[] = [];
-  const ctx = {
-    waitUntil: (p: Promise<unknown>) => void pending.push(p),
-    passThroughOnException() {},
-    props: {},
-  } as unknown as ExecutionContext;
-  lines.length = 0;
-  const url = `http://loki.local${spec.path}?${new URLSearchParams(params)}`;
   const headers = { ...spec.headers, "Cache-Control": "no-cache" };
-  const stopHeap = measure ? watchHeap(5) : undefined;
-  const vl0 = victoriaLogsCpuS();
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const res = await app.fetch(new Request(url, { headers }), env, ctx);
-  const body = await res.text();
-  const wallMs = performance.now() - t0;
-  const cpu1 = process.cpuUsage();
-  const vl1 = victoriaLogsCpuS();
-  const heap = stopHeap?.();
-  // The telemetry line is written after the answer (waitUntil); it is not part of the request's time.
-  await Promise.allSettled(pending);
-  const line = lines.find((l) => l.message === "request");
+  let stopHeap: (() => HeapPeaks) | undefined;
+  let vl0: number | undefined;
+  let vl1: number | undefined;
+  let heap: HeapPeaks | undefined;
+  const answer = await appRequest(env, spec.path, params, headers, {
+    before() {
+      stopHeap = measure ? watchHeap(5) : undefined;
+      vl0 = victoriaLogsCpuS();
+    },
+    after() {
+      vl1 = victoriaLogsCpuS();
+      heap = stopHeap?.();
+    },
+  });
+  const { body, ...measured } = answer;
   return {
-    status: res.status,
-    error: res.status === 200 ? undefined : body.slice(0, 300),
-    ...(res.status === 200 ? summarise(body) : {}),
-    wallMs,
-    cpuMs: (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1000,
+    ...measured,
+    error: answer.status === 200 ? undefined : body.slice(0, 300),
+    ...(answer.status === 200 ? summarise(body) : {}),
     vlCpuMs: vl0 === undefined || vl1 === undefined ? undefined : Math.round((vl1 - vl0) * 1000),
     heap,
     answerBytes: body.length,
-    originRequests: line?.origin?.requests,
-    originBytes: line?.origin?.bytes,
-    rowsEvaluated: line?.scanned?.rows,
   };
 }
 

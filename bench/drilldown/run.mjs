@@ -15,13 +15,14 @@
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
 import { VICTORIA_LOGS_RELEASE } from "../../scripts/lib/victorialogs.mjs";
 import { runCappedNode } from "../lib/capped-node.mjs";
+import { writeResults } from "../lib/results.mjs";
 import { NAMESPACE, PODS, TRACE_IDS_PER_HOUR } from "./generate.mjs";
 import { drilldownOrigin } from "./origin.mjs";
 import { markdown, svg } from "./report.mjs";
@@ -167,16 +168,11 @@ async function main() {
   say(`data: ${JSON.stringify(meta.measured)}`);
   /** @type {import("./report.mjs").Case[]} */
   const cases = [];
-  const write = async (final) => {
-    const m = { ...meta, finished: final ? new Date().toISOString() : undefined };
-    await mkdir(join(root, "bench", "results"), { recursive: true });
-    await writeFile(join(root, "bench", "results", `${outName}.md`), markdown(cases, m));
-    await writeFile(join(root, "bench", "results", `${outName}.svg`), svg(cases, m));
-    await writeFile(
-      join(root, "bench", "results", `${outName}.json`),
-      JSON.stringify({ meta: m, cases }, null, 1) + "\n",
-    );
-  };
+  const write = (final) =>
+    writeResults(root, outName, { markdown, svg }, cases, {
+      ...meta,
+      finished: final ? new Date().toISOString() : undefined,
+    });
   // Range by range: if a long run is stopped, the shorter ranges are complete.
   for (const range of ranges) {
     const w = { start: DATA.endS - range.seconds, end: DATA.endS, step: range.step };

@@ -11,12 +11,11 @@
  * answer within 2 s are measured three times (median); longer ones once. Prints one
  * `RESULT {json}` line. Run through bench/scale/run.mjs, which kills the process at its timeout.
  */
-import { createApp } from "../../src/app";
 import type { Env } from "../../src/config";
+import { appRequest } from "../lib/app-request";
 
 declare const process: {
   env: Record<string, string | undefined>;
-  cpuUsage(): { user: number; system: number };
   stdout: { write(s: string): void };
 };
 
@@ -24,12 +23,6 @@ interface Case {
   path: string;
   params: Record<string, string>;
   warmup: Record<string, string>;
-}
-
-interface TelemetryLine {
-  message?: string;
-  origin?: { requests: number; bytes: number };
-  scanned?: { rows: number };
 }
 
 const spec = JSON.parse(process.env.SCALE_CASE ?? "{}") as Case;
@@ -43,45 +36,13 @@ const env = {
   MAX_LOCAL_ROWS: "0",
 } as Env;
 
-// The Worker's telemetry goes to console.log (Workers Logs); here it is kept, not printed.
-const lines: TelemetryLine[] = [];
-console.log = (...args: unknown[]) => {
-  const text = args.map(String).join(" ");
-  try {
-    lines.push(JSON.parse(text) as TelemetryLine);
-  } catch {
-    // not a telemetry line
-  }
-};
-
 async function once(params: Record<string, string>) {
-  const app = createApp();
-  const pending: Promise<unknown>[] = [];
-  const ctx = {
-    waitUntil: (p: Promise<unknown>) => void pending.push(p),
-    passThroughOnException() {},
-    props: {},
-  } as unknown as ExecutionContext;
-  lines.length = 0;
-  const url = `http://loki.local${spec.path}?${new URLSearchParams(params)}`;
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const res = await app.fetch(new Request(url, { headers: { "Cache-Control": "no-cache" } }), env, ctx);
-  const body = await res.text();
-  const wallMs = performance.now() - t0;
-  const cpu1 = process.cpuUsage();
-  // The telemetry line is written after the answer (waitUntil); it is not part of the request's time.
-  await Promise.allSettled(pending);
-  const line = lines.find((l) => l.message === "request");
+  const answer = await appRequest(env, spec.path, params, { "Cache-Control": "no-cache" });
+  const { body, ...measured } = answer;
   return {
-    status: res.status,
-    error: res.status === 200 ? undefined : body.slice(0, 300),
-    wallMs,
-    cpuMs: (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1000,
+    ...measured,
+    error: answer.status === 200 ? undefined : body.slice(0, 300),
     answerBytes: body.length,
-    originRequests: line?.origin?.requests,
-    originBytes: line?.origin?.bytes,
-    rowsEvaluated: line?.scanned?.rows,
   };
 }
 

@@ -14,12 +14,13 @@
 
 import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
 import { countRows, VICTORIA_LOGS_RELEASE } from "../../scripts/lib/victorialogs.mjs";
 import { runCappedNode } from "../lib/capped-node.mjs";
+import { writeResults } from "../lib/results.mjs";
 import { scaleOrigin } from "./origin.mjs";
 import { markdown, svg } from "./report.mjs";
 import { RANGES, SHAPES } from "./shapes.mjs";
@@ -110,17 +111,11 @@ async function main() {
   await fetch(`${vl}/select/logsql/query?${new URLSearchParams({ query: "* | stats count()" })}`).then((r) => r.text());
   /** @type {import("./report.mjs").Case[]} */
   const cases = [];
-  const write = async (final) => {
-    const m = { ...meta, finished: final ? new Date().toISOString() : undefined };
-    await mkdir(join(root, "bench", "results"), { recursive: true });
-    await writeFile(join(root, "bench", "results", `${outName}.md`), markdown(cases, m));
-    await writeFile(join(root, "bench", "results", `${outName}.svg`), svg(cases, m));
-    // The measurements themselves, so that the report can be written again from them (BENCH_REPORT_ONLY=1).
-    await writeFile(
-      join(root, "bench", "results", `${outName}.json`),
-      JSON.stringify({ meta: m, cases }, null, 1) + "\n",
-    );
-  };
+  const write = (final) =>
+    writeResults(root, outName, { markdown, svg }, cases, {
+      ...meta,
+      finished: final ? new Date().toISOString() : undefined,
+    });
   // Range by range: if a long run is stopped, the shorter ranges are complete.
   for (const range of RANGES) {
     const w = { start: DATA.endS - range.seconds, end: DATA.endS, step: range.step };
