@@ -7,9 +7,10 @@
  * may keep (plan/parsed-filter.ts), the origin sorts each request and cuts it to the entries still
  * missing (readCut; pages when the Worker drops some of the rows sent). Uncached, the range goes
  * from the edge: the edge interval and, beside it, when only the stream selector reaches the origin,
- * the span a count of the range says holds the missing entries; with parsed fields' filters and a
- * range of up to 24 intervals, the rest; otherwise a window sized from the edge's density, then
- * the rest (nearEdgeFirst). Any other query reads aligned windows with bounded concurrency.
+ * the span a count of the range says holds the missing entries; otherwise (line filters, parsed
+ * fields' filters: a count would cost the origin the filters themselves) a window sized from the
+ * edge's density, then the rest (nearEdgeFirst). Any other query reads aligned windows with
+ * bounded concurrency.
  * Which windows the results cache serves, and which answers it keeps, is the cache's plan
  * (cache/log-window-plan.ts): this module only runs the requests it leaves to the origin.
  */
@@ -282,30 +283,6 @@ export async function executeLogQuery(
       ahead.abort();
       opts.signal?.removeEventListener("abort", stopAhead);
     }
-  } else if (
-    plan.parsedFilter &&
-    client.budget.originLeft >= 4 &&
-    long(opts.window) &&
-    opts.window.end - opts.window.start <= ALONGSIDE_INTERVALS * opts.splitInterval
-  ) {
-    // The origin sends the rows the parsed fields' filters keep, usually few: the edge interval
-    // rarely fills `limit`, and no count can say so cheaply (it would evaluate the filters). So the
-    // rest is read alongside the edge, and abandoned if the edge fills `limit` after all. Longer
-    // ranges go from the edge by density (below): the rest whole could cost the origin far more.
-    const { edge, rest } = edgeAndRest(opts.window, opts.splitInterval, backward);
-    const ahead = new AbortController();
-    const stopAhead = () => ahead.abort(opts.signal?.reason);
-    opts.signal?.addEventListener("abort", stopAhead);
-    const edgeRead = readCut(edge, opts.limit, opts.signal);
-    const restRead = readCut(rest, opts.limit, ahead.signal);
-    edgeRead.catch(() => {});
-    restRead.catch(() => {});
-    try {
-      if (consume(await edgeRead)) consume(await restRead);
-    } finally {
-      ahead.abort();
-      opts.signal?.removeEventListener("abort", stopAhead);
-    }
   } else if (cut) {
     // At most three windows; with fewer requests left, the whole range is asked for in one. Each
     // asks only for the entries still missing.
@@ -362,8 +339,6 @@ export function* nearEdgeFirst(
 }
 
 const SECOND_NS = 1_000_000_000n;
-/** Ranges of up to this many intervals have the rest read alongside the edge (parsed-field filters). */
-const ALONGSIDE_INTERVALS = 24n;
 /** At most this many count buckets per request. */
 const MAX_COUNT_BUCKETS = 1000n;
 

@@ -60,7 +60,7 @@ describe("a query the origin cuts (no Worker stage drops rows)", () => {
 describe("a query whose parsed-field filters the origin applies", () => {
   const query = '{app="checkout"} | json | status >= 500';
 
-  it("reads a sparse range in two cut requests at once (the edge hour, the rest), not one per window, with the same entries", async () => {
+  it("reads a sparse range in at most three cut requests (the edge hour, a window sized from its density, the rest), not one per window, with the same entries", async () => {
     for (const direction of ["backward", "forward"]) {
       const params = { ...SIX_HOURS, limit: "5000", direction };
       const answer = await entries(query, params, {});
@@ -69,7 +69,7 @@ describe("a query whose parsed-field filters the origin applies", () => {
       expect(answer).toEqual(await entries(query, params, { PUSHDOWN: "off" }));
       const traffic = await queryTraffic(query, params, true);
       // Was one request per hour of the range (6).
-      expect(traffic.requests, direction).toBe(2);
+      expect(traffic.requests, direction).toBeLessThanOrEqual(3);
     }
   });
 
