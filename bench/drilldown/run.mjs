@@ -15,14 +15,13 @@
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
 import { VICTORIA_LOGS_RELEASE } from "../../scripts/lib/victorialogs.mjs";
 import { runCappedNode } from "../lib/capped-node.mjs";
-import { writeResults } from "../lib/results.mjs";
+import { rewriteResults, writeResults } from "../lib/results.mjs";
 import { NAMESPACE, PODS, TRACE_IDS_PER_HOUR } from "./generate.mjs";
 import { drilldownOrigin } from "./origin.mjs";
 import { markdown, svg } from "./report.mjs";
@@ -204,10 +203,7 @@ async function main() {
 
 /** Writes the report again from the last run's measurements, without measuring. */
 async function reportOnly() {
-  const dir = join(root, "bench", "results");
-  const { meta, cases } = JSON.parse(await readFile(join(dir, `${outName}.json`), "utf8"));
-  await writeFile(join(dir, `${outName}.md`), markdown(cases, meta));
-  await writeFile(join(dir, `${outName}.svg`), svg(cases, meta));
+  await rewriteResults(root, outName, { markdown, svg });
   say(`written again from bench/results/${outName}.json`);
 }
 

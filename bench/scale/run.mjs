@@ -14,13 +14,12 @@
 
 import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
 import { countRows, VICTORIA_LOGS_RELEASE } from "../../scripts/lib/victorialogs.mjs";
 import { runCappedNode } from "../lib/capped-node.mjs";
-import { writeResults } from "../lib/results.mjs";
+import { rewriteResults, writeResults } from "../lib/results.mjs";
 import { scaleOrigin } from "./origin.mjs";
 import { markdown, svg } from "./report.mjs";
 import { RANGES, SHAPES } from "./shapes.mjs";
@@ -148,11 +147,7 @@ async function main() {
 
 /** Writes the report again from the last run's measurements, without measuring. */
 async function reportOnly() {
-  const dir = join(root, "bench", "results");
-  const { meta, cases } = JSON.parse(await readFile(join(dir, `${outName}.json`), "utf8"));
-  meta.srcCommit ??= srcCommit();
-  await writeFile(join(dir, `${outName}.md`), markdown(cases, meta));
-  await writeFile(join(dir, `${outName}.svg`), svg(cases, meta));
+  await rewriteResults(root, outName, { markdown, svg }, (meta) => (meta.srcCommit ??= srcCommit()));
   say(`written again from bench/results/${outName}.json`);
 }
 
