@@ -29,7 +29,8 @@
  * Loki's. Any such row sends the query back to local evaluation. The differences found (VictoriaLogs
  * v1.121), and the guard term that catches each:
  * - Both parsers: `\u` escapes (keys or values could be spelled with them; lone surrogates) and
- *   U+FFFD (Loki drops or blanks it): any such line. A field named `__error__` (metadata Loki reads
+ *   U+FFFD (Loki drops or blanks it): for logfmt any such line; for JSON a line with one in a key,
+ *   or a surrogate, control character or U+FFFD anywhere (JSON_UNSURE_ESCAPES, json-escapes.ts). A field named `__error__` (metadata Loki reads
  *   as an error): any such row. Control characters in a relevant value (Loki's logfmt ends values
  *   there, VictoriaLogs does not; regexes on multi-line values): any such row.
  * - Stream label vs parsed key: Loki keeps the stream label and renames the parsed key to
@@ -67,6 +68,7 @@
 import { rangeFunction } from "../logql/functions";
 import type { ExtractionParam, LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { parseJsonExpression } from "../logql/extraction-expr";
+import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { escapeRegex, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -111,7 +113,7 @@ const base = (name: string) => `__b_${name}`;
 const parsed = (name: string) => `__p_${name}`;
 const value = (name: string) => `__v_${name}`;
 
-/** A line holds a `\u` escape or U+FFFD. */
+/** A line holds a `\u` escape or U+FFFD (for JSON lines, JSON_UNSURE_ESCAPES narrows it). */
 const ESCAPES = String.raw`\\u|\x{FFFD}`;
 /**
  * A JSON line holds a control character, or an escape JSON does not define: a backslash after an
@@ -294,7 +296,8 @@ export function chainGuard(
   typed: ReadonlyMap<string, ReadonlySet<string>>,
   repeats: RepeatCounters,
 ): string {
-  const terms = [`${ERROR}:*`, `_msg:~${quote(ESCAPES)}`];
+  // A logfmt reading (any line) unescapes otherwise: every escape stays unsure there.
+  const terms = [`${ERROR}:*`, chain.logfmt ? `_msg:~${quote(ESCAPES)}` : JSON_UNSURE_ESCAPES];
   const fromJson = jsonNames(chain, relevant);
   if (fromJson.length > 0) {
     const jsonLine = [`_msg:~${quote(JSON_CONTROL)}`, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
@@ -511,7 +514,7 @@ export function guard(
   typed: ReadonlyMap<string, ReadonlySet<string>>,
   repeats: RepeatCounters,
 ): string {
-  const terms = [`${ERROR}:*`, `_msg:~${quote(ESCAPES)}`];
+  const terms = [`${ERROR}:*`, parser === "json" ? JSON_UNSURE_ESCAPES : `_msg:~${quote(ESCAPES)}`];
   if (parser === "json") {
     terms.push(`_msg:~${quote(JSON_CONTROL)}`, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER));
   } else {

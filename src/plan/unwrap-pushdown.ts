@@ -30,7 +30,8 @@
  *   a look-alike key), or may name such a key twice (it holds the name's longest part twice:
  *   counted by substring replacement, see RepeatCounters), or an object under a key that flattens
  *   into `f`;
- * - the line contains a `\u` escape (a key could be spelled with escapes);
+ * - the line holds a `\u` escape in a key, or one whose value the two sides may decode differently
+ *   (JSON_UNSURE_ESCAPES, json-escapes.ts);
  * - a grouped label is missing from the stream but the line could give it to Loki.
  * Names must start with a letter and use only [A-Za-z0-9_].
  *
@@ -40,6 +41,7 @@
  */
 import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { type UnwrapStat, rangeFunction } from "../logql/functions";
+import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { escapeRegex, fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -176,7 +178,7 @@ export function jsonUnwrapSource(
     // The value test first: the origin then runs the line regex only on rows it did not read exactly.
     `(${INEXACT} _msg:~${quote(looseKey(field))})`,
     ambiguous(field, repeats),
-    `_msg:~${quote("\\\\u")}`,
+    JSON_UNSURE_ESCAPES,
     ...groupBy.map((l) => `(${fieldName(l)}:"" (_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)}))`),
   ].join(" or ");
   const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;

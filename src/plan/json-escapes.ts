@@ -1,0 +1,32 @@
+/**
+ * JSON lines whose `\u` escapes may make VictoriaLogs read another key or value than Loki.
+ *
+ * Encoders escape as a matter of course: Go's encoding/json writes `&`, `<`, `>`, U+2028 and U+2029
+ * as `\u0026`, `\u003c`, `\u003e`, `\u2028`, `\u2029` (so every line holding a URL with a query
+ * string has one), and Python's json.dumps writes every non-ASCII character as `\uXXXX`. Treating
+ * every line with an escape as unsure sent such a service's panels back to row-by-row evaluation.
+ *
+ * In a value both sides decode an escape to the same character, except:
+ * - a surrogate (`\uD800`–`\uDFFF`, alone or paired), which the two decoders handle differently;
+ * - U+FFFD, which Loki removes from a value (a raw one too);
+ * - a control character (`\u0000`–`\u001F`), which the guards read as a character of the value.
+ * In a key any escape may matter: decoded, `\u0020` or `\u2028` is space Loki's key trimming
+ * removes, `\u0026` a character its sanitising turns into `_`, `\u0067` a letter of the name, and
+ * the guards that look for a key in the line's text match its spelled-out characters only. A key
+ * is a string followed by `:`; from an escape, JSON's string syntax finds the string's end.
+ */
+import { quote } from "./logsql";
+
+/** Cheap: any `\u` or U+FFFD. Precise: one of the cases above. */
+const GATE = String.raw`\\u|\x{FFFD}`;
+const PRECISE = [
+  String.raw`\x{FFFD}`,
+  String.raw`\\u(?:00[01]|[dD][89a-fA-F]|[fF][fF][fF][dD])`,
+  String.raw`\\u[0-9a-fA-F]{4}(?:[^"\\]|\\.)*"\s*:`,
+].join("|");
+
+/**
+ * The LogsQL filter matching those lines: the precise regex runs only on lines the gate matches,
+ * which most lines do not (a literal search costs the origin far less than a regex scan).
+ */
+export const JSON_UNSURE_ESCAPES = `(_msg:~${quote(GATE)} _msg:~${quote(PRECISE)})`;
