@@ -230,9 +230,21 @@ describe("generated values (property, real VictoriaLogs)", () => {
     '{"group": "from-json", "v": 3}',
     '{"a": {"v": 1}, "v": 2}',
     '{"v": "12"}',
+    // An escape in a key may change the name (`\u0020`, trimmed: `v`); in a value a surrogate may.
+    '{"v\\u0020": 4}',
+    '{"\\u2028v": 4}',
+    '{"v": 2, "msg": "lone \\udc00"}',
+    // Escapes as Go's encoding/json and Python's json.dumps write them, in values: read alike.
+    '{"msg": "a\\u0026b \\u003cc\\u003e caf\\u00e9", "v": 6}',
   ];
   /** Lines Loki and VictoriaLogs both skip (no `v` key) or read alike: they must not block push-down. */
-  const HARMLESS = ['{"msg": "no value here"}', "not json at all", "v=5 plain logfmt", '{"v": "12"}'];
+  const HARMLESS = [
+    '{"msg": "no value here"}',
+    "not json at all",
+    "v=5 plain logfmt",
+    '{"v": "12"}',
+    '{"msg": "a\\u0026b \\u003cc\\u003e caf\\u00e9", "v": 6}',
+  ];
   const trickyLines = [...TRICKY_VALUES.map((t) => jsonLine(t, "")), ...ODD_LINES];
   const lineSet = fc.record({
     exact: fc.array(exactValue, { minLength: 1, maxLength: 12 }),
