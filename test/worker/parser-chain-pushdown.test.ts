@@ -143,6 +143,14 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     { plain: plainOf(5), tricky: [], label: "stream" },
     { plain: fc.sample(plainText, { numRuns: 4, seed: 6 }), tricky: [], label: "metadata" },
     ...fc.sample(setOf, { numRuns: 12, seed: 3305 }),
+    // Last: JSON lines as Go's encoding/json and Python's json.dumps escape them (values only).
+    {
+      plain: [],
+      tricky: [
+        '{"msg": "a\\u0026b \\u003cc\\u003e", "g": "caf\\u00e9", "level": "info"}',
+        '{"msg": "\\u65e5\\u672c", "g": "a", "level": "warn", "url": "/p?x=1\\u0026y=2"}',
+      ],
+    },
   ];
 
   beforeAll(async () => {
@@ -191,5 +199,13 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     }
     expect(pushedPlain).toBeGreaterThan(20);
     expect(fellBack).toBeGreaterThan(20);
+  });
+
+  it("keeps a JSON-only chain pushed over values escaped as encoders write them", async () => {
+    const query = shapes(`{app="pchain", set="s${sets.length - 1}"}`)[1]!;
+    const range = { start: String(DATA_START), end: String(DATA_START + 300), step: "30" };
+    const { pushed, local } = await pushedAndLocal(query, range, TENANT);
+    expect(local.series.size).toBe(2);
+    expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
   });
 });
