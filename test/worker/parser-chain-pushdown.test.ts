@@ -199,7 +199,8 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     }
     expect(pushedPlain).toBeGreaterThan(20);
     expect(fellBack).toBeGreaterThan(20);
-  });
+    // About 500 queries, each answered twice: longer than one request's test on a shared machine.
+  }, 360_000);
 
   it("keeps a JSON-only chain pushed over values escaped as encoders write them", async () => {
     const query = shapes(`{app="pchain", set="s${sets.length - 1}"}`)[1]!;
