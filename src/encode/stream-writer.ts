@@ -10,6 +10,7 @@
 import type { Labels, LogEntry } from "../engine/types";
 import { groupByLabelSet, isEmpty, labelSetJson, ownLabels, renderedLabels, type LabelSetGroup } from "./label-sets";
 import { sortedLabelsJson } from "./labels";
+import { utf8Bytes } from "./utf8";
 
 export interface StreamsWriterOptions {
   categorize: boolean;
@@ -150,7 +151,6 @@ export function streamsResponseStream(
   stats: () => string,
   chunkChars = 64 * 1024,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   const groups = Array.isArray(entries) ? (entries as readonly LabelSetGroup[]) : undefined;
   const asyncIt = groups ? undefined : (entries as AsyncIterable<Iterable<LogEntry>>)[Symbol.asyncIterator]();
   const pending: string[] = [];
@@ -181,7 +181,7 @@ export function streamsResponseStream(
         }
       }
       const chunk = pending.shift();
-      if (chunk !== undefined) controller.enqueue(encoder.encode(chunk));
+      if (chunk !== undefined) controller.enqueue(utf8Bytes(chunk));
       if (done && pending.length === 0) controller.close();
     },
     async cancel(reason) {

@@ -13,6 +13,7 @@
 import type { Labels, LogRow } from "./types";
 import { objectEach } from "./pipeline/jsonscan";
 import { LogfmtDecoder } from "./pipeline/logfmt";
+import { transientLine } from "./literal-row";
 
 export interface DerivedFieldRules {
   /** Labels tried in order for `service_name`; empty turns the derivation off. */
@@ -148,7 +149,7 @@ export function addDetectedLevelFromRow(
   row: { stream: Labels; metadata: Labels; line: string },
 ): void {
   if (Object.hasOwn(entry.parsed, DETECTED_LEVEL)) return;
-  const level = detectLevel(row.stream, row.metadata, row.line);
+  const level = detectLevelWith(row.stream, row.metadata, () => levelFromLine(transientLine(row)));
   // Metadata named like a stream label enters the entry with a suffix (pipeline/labels.ts).
   const name = Object.hasOwn(row.stream, DETECTED_LEVEL) ? `${DETECTED_LEVEL}_extracted` : DETECTED_LEVEL;
   entry.metadata[name] = level;

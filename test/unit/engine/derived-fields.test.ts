@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  addDetectedLevelFromRow,
   DEFAULT_SERVICE_NAME_LABELS,
   derivedServiceName,
   detectLevel,
@@ -11,6 +12,7 @@ import {
   normalizeLevel,
 } from "../../../src/engine/derived-fields";
 import { streamFilter } from "../../../src/plan/selector";
+import { LiteralRow } from "../../../src/engine/literal-row";
 
 const line = (l: string) => detectLevel({}, {}, l);
 
@@ -82,6 +84,16 @@ describe("detected_level", () => {
     const row = d.derive({ ts: 1n, line: "error", stream: { app: "a" }, metadata: { detected_level: "Err" } });
     expect(row.metadata).toEqual({ detected_level: "error" });
     expect(row.stream).toEqual({ app: "a" });
+  });
+
+  it("reads a kept entry's level from its line's literal, which stays what the answer copies", () => {
+    // The row is its own entry (nothing parsed): its literal, escapes and all, is what the answer writes.
+    const literal = JSON.stringify('{"msg":"caf\u00e9 \n","level":"ERR","n":1}');
+    const row = new LiteralRow(1n, literal, { app: "a" }, { trace_id: "t" });
+    addDetectedLevelFromRow(row, row);
+    expect(row.metadata).toEqual({ trace_id: "t", detected_level: "error" });
+    expect(row.rawLine).toBe(literal);
+    expect(row.line).toBe('{"msg":"caf\u00e9 \n","level":"ERR","n":1}');
   });
 });
 
