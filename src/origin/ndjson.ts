@@ -16,9 +16,9 @@ export interface ChunkReader {
  * The complete lines of each network chunk as one batch (empty lines dropped): consumers loop over
  * a batch synchronously instead of awaiting once per row, which costs more than decoding the row.
  *
- * Each line is a string of its own (see ownCopy): a line sliced from its decoded chunk would hold
- * the whole chunk, and so would everything kept from it (an entry's line, a label value), so a query
- * keeping a few thousand entries from as many chunks would hold more than an isolate's memory.
+ * Each line is a string of its own: a line sliced from its decoded chunk would hold the whole chunk,
+ * and so would everything kept from it (an entry's line, a label value), so a query keeping a few
+ * thousand entries from as many chunks would hold more than an isolate's memory.
  */
 export async function* readLineBatches(body: ReadableStream<Uint8Array> | ChunkReader): AsyncGenerator<string[]> {
   // Lines are cut on bytes, at the newline (a byte no multi-byte UTF-8 sequence holds), and only
@@ -58,16 +58,19 @@ export async function* readLineBatches(body: ReadableStream<Uint8Array> | ChunkR
         if (first.length > 0) batch.push(first);
         from = firstNl + 1;
       }
-      if (lastNl > from) {
-        const text = decode(value.subarray(from, lastNl));
-        let at = 0;
-        let nl = text.indexOf("\n");
-        while (nl !== -1) {
-          if (nl > at) batch.push(ownCopy(text.slice(at, nl)));
-          at = nl + 1;
-          nl = text.indexOf("\n", at);
+      // Each line decoded from its own bytes: a string of its own (nothing sliced from a larger
+      // one stays alive through it), and one byte a character unless the line itself holds a
+      // character past Latin-1 (a line sliced from a decoded chunk takes two bytes a character as
+      // soon as anything in the chunk needs them).
+      while (from <= lastNl) {
+        const nl = value.indexOf(NEWLINE, from);
+        if (nl > from) {
+          const line = decode(value.subarray(from, nl));
+          // (A line of only the byte order mark decodes to nothing.)
+          if (line.length > 0) batch.push(line);
         }
-        if (text.length > at) batch.push(ownCopy(text.slice(at)));
+        atStart = false;
+        from = nl + 1;
       }
       if (lastNl + 1 < value.length) carry = value.slice(lastNl + 1);
       atStart = false;
@@ -91,17 +94,6 @@ function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.length);
   return out;
-}
-
-/**
- * `s` as a string that holds no other: V8 gives a substring (of 13 characters or more) its parent's
- * characters, so a short slice keeps a whole chunk alive. A concatenation is flattened into a new
- * string by the slice that follows it, which then keeps only that copy. Costs about what decoding
- * the line did (a copy of it), measured in workerd as no more than the noise between runs of the
- * stream proof; decoding each line from its own bytes instead cost 0.2 µs a line there.
- */
-function ownCopy(s: string): string {
-  return (" " + s).slice(1);
 }
 
 /** One parsed object per line: for small answers, where per-row cost does not matter. */
