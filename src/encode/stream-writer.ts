@@ -10,10 +10,11 @@
 import type { Labels, LogEntry } from "../engine/types";
 import { groupByLabelSet, isEmpty, labelSetJson, ownLabels, renderedLabels, type LabelSetGroup } from "./label-sets";
 import { sortedLabelsJson } from "./labels";
+import { Utf8Chunks } from "./utf8";
 
 export interface StreamsWriterOptions {
   categorize: boolean;
-  /** Buffered characters that trigger a flush to the sink. */
+  /** Buffered characters (bytes, for a byte TextOut) that trigger a flush to the sink. */
   chunkChars?: number;
   /**
    * "query" (default): the query_range body, closed by `end(stats)`.
@@ -22,8 +23,38 @@ export interface StreamsWriterOptions {
   envelope?: "query" | "tail";
 }
 
-export class StreamsJsonWriter {
+/** Where a writer's text goes: appended piece by piece, handed on in chunks (`flush`). */
+export interface TextOut {
+  write(piece: string): void;
+  /** What has been written since the last flush (characters or bytes). */
+  readonly size: number;
+  flush(): void;
+}
+
+/** Text chunks as strings, for a sink that takes text (tail frames, tests). */
+class StringOut implements TextOut {
   private buf = "";
+
+  constructor(private readonly sink: (chunk: string) => void) {}
+
+  get size(): number {
+    return this.buf.length;
+  }
+
+  write(piece: string): void {
+    this.buf += piece;
+  }
+
+  flush(): void {
+    if (this.buf.length === 0) return;
+    const chunk = this.buf;
+    this.buf = "";
+    this.sink(chunk);
+  }
+}
+
+export class StreamsJsonWriter {
+  private readonly out: TextOut;
   private openKey: string | undefined;
   private anyStream = false;
   private readonly chunkChars: number;
@@ -33,17 +64,17 @@ export class StreamsJsonWriter {
   private lastMetadata: Labels | undefined;
   private lastParsed: Labels | undefined;
 
-  constructor(
-    private readonly sink: (chunk: string) => void,
-    opts: StreamsWriterOptions,
-  ) {
+  /** `sink`: text chunks as strings, or a TextOut of its own (bytes, see Utf8Chunks). */
+  constructor(sink: ((chunk: string) => void) | TextOut, opts: StreamsWriterOptions) {
+    this.out = typeof sink === "function" ? new StringOut(sink) : sink;
     this.categorize = opts.categorize;
     this.chunkChars = opts.chunkChars ?? 64 * 1024;
     const flags = this.categorize ? `"encodingFlags":["categorize-labels"],` : "";
-    this.buf =
+    this.out.write(
       opts.envelope === "tail"
         ? `{"streams":[`
-        : `{"status":"success","data":{"resultType":"streams",${flags}"result":[`;
+        : `{"status":"success","data":{"resultType":"streams",${flags}"result":[`,
+    );
   }
 
   push(e: LogEntry): void {
@@ -73,15 +104,16 @@ export class StreamsJsonWriter {
     }
     // One concatenation per entry: each `+=` on the buffer costs more than building the piece.
     const line = e.rawLine ?? JSON.stringify(e.line);
-    this.buf += this.categorize ? `${head}["${e.ts}",${line},${categorizedExtra(e)}]` : `${head}["${e.ts}",${line}]`;
-    if (this.buf.length >= this.chunkChars) this.flush();
+    this.out.write(
+      this.categorize ? `${head}["${e.ts}",${line},${categorizedExtra(e)}]` : `${head}["${e.ts}",${line}]`,
+    );
+    if (this.out.size >= this.chunkChars) this.out.flush();
   }
 
   /** Closes the document; `stats` is Loki's stats object, already JSON. */
   end(stats: string): void {
-    if (this.openKey !== undefined) this.buf += "]}";
-    this.buf += `],"stats":${stats}}}`;
-    this.flush();
+    this.out.write(`${this.openKey !== undefined ? "]}" : ""}],"stats":${stats}}}`);
+    this.out.flush();
   }
 
   /**
@@ -89,18 +121,15 @@ export class StreamsJsonWriter {
    * and then `encodingFlags` after `streams` there.
    */
   endFrame(droppedJson?: string): void {
-    if (this.openKey !== undefined) this.buf += "]}";
-    this.buf += "]";
-    if (droppedJson !== undefined) this.buf += `,"dropped_entries":${droppedJson}`;
-    this.buf += this.categorize ? `,"encodingFlags":["categorize-labels"]}` : "}";
-    this.flush();
+    let tail = this.openKey !== undefined ? "]}]" : "]";
+    if (droppedJson !== undefined) tail += `,"dropped_entries":${droppedJson}`;
+    tail += this.categorize ? `,"encodingFlags":["categorize-labels"]}` : "}";
+    this.out.write(tail);
+    this.out.flush();
   }
 
   flush(): void {
-    if (this.buf.length === 0) return;
-    const chunk = this.buf;
-    this.buf = "";
-    this.sink(chunk);
+    this.out.flush();
   }
 
   private keyOf(e: LogEntry): string {
@@ -150,11 +179,11 @@ export function streamsResponseStream(
   stats: () => string,
   chunkChars = 64 * 1024,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   const groups = Array.isArray(entries) ? (entries as readonly LabelSetGroup[]) : undefined;
   const asyncIt = groups ? undefined : (entries as AsyncIterable<Iterable<LogEntry>>)[Symbol.asyncIterator]();
-  const pending: string[] = [];
-  const writer = new StreamsJsonWriter((c) => pending.push(c), { categorize, chunkChars });
+  const pending: Uint8Array[] = [];
+  // Pieces go into byte chunks as they are written: no chunk of text is built to be copied again.
+  const writer = new StreamsJsonWriter(new Utf8Chunks(chunkChars, (c) => pending.push(c)), { categorize, chunkChars });
   let done = false;
   let g = 0;
   let i = 0;
@@ -181,7 +210,7 @@ export function streamsResponseStream(
         }
       }
       const chunk = pending.shift();
-      if (chunk !== undefined) controller.enqueue(encoder.encode(chunk));
+      if (chunk !== undefined) controller.enqueue(chunk);
       if (done && pending.length === 0) controller.close();
     },
     async cancel(reason) {

@@ -13,6 +13,7 @@
 import type { Labels, LogRow } from "./types";
 import { objectEach } from "./pipeline/jsonscan";
 import { LogfmtDecoder } from "./pipeline/logfmt";
+import { transientLine } from "./literal-row";
 
 export interface DerivedFieldRules {
   /** Labels tried in order for `service_name`; empty turns the derivation off. */
@@ -131,9 +132,9 @@ export class FieldDeriver {
  * Sets `detected_level` in the metadata of a row (or of an entry whose line, stream and metadata
  * are still the row's). Each row's metadata object is its own (origin/rows.ts): set in place.
  */
-export function addDetectedLevel(row: { stream: Labels; metadata: Labels; line: string }): void {
+export function addDetectedLevel(row: LevelSource): void {
   const existing = row.metadata[DETECTED_LEVEL];
-  const level = detectLevel(row.stream, row.metadata, row.line);
+  const level = detectLevelWith(row.stream, row.metadata, () => levelOfRowLine(row));
   if (level !== existing) row.metadata[DETECTED_LEVEL] = level;
 }
 
@@ -143,15 +144,49 @@ export function addDetectedLevel(row: { stream: Labels; metadata: Labels; line: 
  * did to the entry's), and left out when a parser extracted a `detected_level` label of its own,
  * which replaces the metadata one in Loki's label builder.
  */
-export function addDetectedLevelFromRow(
-  entry: { metadata: Labels; parsed: Labels },
-  row: { stream: Labels; metadata: Labels; line: string },
-): void {
+export function addDetectedLevelFromRow(entry: { metadata: Labels; parsed: Labels }, row: LevelSource): void {
   if (Object.hasOwn(entry.parsed, DETECTED_LEVEL)) return;
-  const level = detectLevel(row.stream, row.metadata, row.line);
+  const level = detectLevelWith(row.stream, row.metadata, () => levelOfRowLine(row));
   // Metadata named like a stream label enters the entry with a suffix (pipeline/labels.ts).
   const name = Object.hasOwn(row.stream, DETECTED_LEVEL) ? `${DETECTED_LEVEL}_extracted` : DETECTED_LEVEL;
   entry.metadata[name] = level;
+}
+
+/** What a row's level is derived from: its labels, and its line (and the line's JSON literal, if sent as one). */
+interface LevelSource {
+  stream: Labels;
+  metadata: Labels;
+  line: string;
+  rawLine?: string;
+}
+
+/**
+ * The line's part of a row's level: from the line's JSON literal as the origin sent it when that
+ * decides it, else from the line (decoded for this alone when it is still a literal).
+ */
+function levelOfRowLine(row: LevelSource): string {
+  return (row.rawLine !== undefined ? levelOfLiteralHead(row.rawLine) : undefined) ?? levelFromLine(transientLine(row));
+}
+
+/**
+ * The level of a JSON line read from its JSON string literal, when the line opens with a level key
+ * holding a plain string that names a known level (`{"level":"info",…`, as most JSON logs open):
+ * Loki's rules take the first level key's string value, so the rest of the line, which would have
+ * to be decoded, does not matter. Undefined for any other line (it is then decoded and read whole).
+ */
+export function levelOfLiteralHead(literal: string): string | undefined {
+  // `"{\"…}"`: the line's first and last characters are braces (as Loki tells JSON), and a key opens it.
+  if (!literal.startsWith('"{\\"') || literal.charCodeAt(literal.length - 2) !== 0x7d) return undefined;
+  // Outside escapes a literal's characters are the line's own: the first backslash after the
+  // key's opening quote is its closing quote when the key holds no escape.
+  const keyEnd = literal.indexOf("\\", 4);
+  if (keyEnd === -1 || !literal.startsWith('\\":\\"', keyEnd) || !LEVEL_FIELD_SET.has(literal.slice(4, keyEnd))) {
+    return undefined;
+  }
+  const valueStart = keyEnd + 5;
+  const valueEnd = literal.indexOf("\\", valueStart);
+  if (valueEnd === -1 || literal.charCodeAt(valueEnd + 1) !== 0x22) return undefined;
+  return knownLevel(literal.slice(valueStart, valueEnd));
 }
 
 /** The entry's level by Loki's rules: its own `detected_level` normalised, else derived. */

@@ -30,6 +30,19 @@ export class LiteralRow implements LogRow, LogEntry {
   set line(line: string) {
     this.decoded = line;
   }
+
+  /**
+   * The line, decoded for one reader that does not keep it: a kept entry holding its decoded line
+   * beside its literal would hold the text twice, and an isolate's collector copies what survives.
+   */
+  lineOnce(): string {
+    return this.decoded ?? (JSON.parse(this.rawLine) as string);
+  }
+}
+
+/** `row`'s line for a reader that does not keep it (see LiteralRow.lineOnce). */
+export function transientLine(row: { line: string }): string {
+  return row instanceof LiteralRow ? row.lineOnce() : row.line;
 }
 
 /**

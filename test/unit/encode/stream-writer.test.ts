@@ -297,6 +297,72 @@ describe("streamsResponseStream", () => {
   });
 });
 
+describe("streamsResponseStream bytes", () => {
+  // Lines, labels and metadata with what JSON escapes (quotes, backslashes, control characters,
+  // lone surrogates), characters of two to four UTF-8 bytes, and lines kept as the origin's literal.
+  const texts = [
+    "plain",
+    'q"uote',
+    "back\\slash",
+    "tab\tnl\n\u0001",
+    "日本語 ☕",
+    "😀 pair",
+    "\ud800 lone",
+    "\udc00",
+    "é",
+  ];
+  const text = fc.constantFrom(...texts);
+  const labels = fc.dictionary(fc.constantFrom("a", "b", "trace_id", "détail", 'we"ird'), text, { maxKeys: 3 });
+  const entry = fc
+    .tuple(fc.bigInt({ min: 1n, max: 10n ** 19n }), text, fc.constantFrom(0, 1, 2), labels, labels, fc.boolean())
+    .map(([ts, line, s, metadata, parsed, literal]): LogEntry => {
+      const stream = ([{ app: "a" }, { app: "b", "x-y": "☕" }, { app: "c\u0000" }] as Labels[])[s]!;
+      return literal
+        ? { ts, line, rawLine: JSON.stringify(line), stream, metadata, parsed: {} }
+        : { ts, line, stream, metadata, parsed };
+    });
+
+  it("are the UTF-8 of the text the string writer gives, for any entries and chunk size (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(entry, { maxLength: 12 }),
+        fc.boolean(),
+        fc.integer({ min: 8, max: 300 }),
+        async (entries, categorize, chunk) => {
+          const groups = groupByLabelSet(entries, categorize);
+          const parts: string[] = [];
+          const w = new StreamsJsonWriter((c) => parts.push(c), { categorize });
+          for (const g of groups) w.pushGroup(g);
+          w.end('{"n":"☕"}');
+          const want = new TextEncoder().encode(parts.join(""));
+          const body = streamsResponseStream(groups, categorize, () => '{"n":"☕"}', chunk);
+          const got = new Uint8Array(await new Response(body).arrayBuffer());
+          expect(got).toEqual(want);
+          // And the document says what the entries hold.
+          const doc = JSON.parse(new TextDecoder().decode(got)) as StreamsDoc;
+          expect(doc.data.result.reduce((n, r) => n + r.values.length, 0)).toBe(entries.length);
+        },
+      ),
+      { numRuns: 300, seed: 5 },
+    );
+  });
+
+  it("write a categorized entry's metadata and parsed labels, escaped, beside its line", async () => {
+    const stream = { app: "a" };
+    const entries: LogEntry[] = [
+      { ts: 2n, line: "x", rawLine: '"caf\\u00e9 \\"q\\""', stream, metadata: { trace_id: "t\u0001" }, parsed: {} },
+      { ts: 1n, line: "日本", stream, metadata: { a: "☕" }, parsed: { level: "\ud800" } },
+    ];
+    const body = streamsResponseStream(groupByLabelSet(entries, true), true, () => "{}", 16);
+    const text = new TextDecoder().decode(await new Response(body).arrayBuffer());
+    expect(text).toBe(
+      '{"status":"success","data":{"resultType":"streams","encodingFlags":["categorize-labels"],"result":[' +
+        '{"stream":{"app":"a"},"values":[["2","caf\\u00e9 \\"q\\"",{"structuredMetadata":{"trace_id":"t\\u0001"}}],' +
+        '["1","日本",{"structuredMetadata":{"a":"☕"},"parsed":{"level":"\\ud800"}}]]}],"stats":{}}}',
+    );
+  });
+});
+
 describe("groupByLabelSet and tail frames", () => {
   const a = { app: "a" };
   const b = { app: "b" };

@@ -2,15 +2,19 @@
  * Loki's distributor rules for `detected_level` and `service_name` (pkg/distributor/
  * field_detection.go, pkg/loghttp/push/push.go), one case per rule as Loki states it.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  addDetectedLevelFromRow,
   DEFAULT_SERVICE_NAME_LABELS,
   derivedServiceName,
   detectLevel,
   FieldDeriver,
+  levelOfLiteralHead,
   normalizeLevel,
 } from "../../../src/engine/derived-fields";
 import { streamFilter } from "../../../src/plan/selector";
+import { LiteralRow } from "../../../src/engine/literal-row";
 
 const line = (l: string) => detectLevel({}, {}, l);
 
@@ -82,6 +86,68 @@ describe("detected_level", () => {
     const row = d.derive({ ts: 1n, line: "error", stream: { app: "a" }, metadata: { detected_level: "Err" } });
     expect(row.metadata).toEqual({ detected_level: "error" });
     expect(row.stream).toEqual({ app: "a" });
+  });
+
+  it("reads a kept entry's level from its line's literal, which stays what the answer copies", () => {
+    // The row is its own entry (nothing parsed): its literal, escapes and all, is what the answer writes.
+    const literal = JSON.stringify('{"msg":"caf\u00e9 \n","level":"ERR","n":1}');
+    const row = new LiteralRow(1n, literal, { app: "a" }, { trace_id: "t" });
+    addDetectedLevelFromRow(row, row);
+    expect(row.metadata).toEqual({ trace_id: "t", detected_level: "error" });
+    expect(row.rawLine).toBe(literal);
+    expect(row.line).toBe('{"msg":"caf\u00e9 \n","level":"ERR","n":1}');
+  });
+});
+
+describe("detected_level from a line's JSON literal", () => {
+  const head = (line: string) => levelOfLiteralHead(JSON.stringify(line));
+
+  it("reads a known level from a line that opens with a level key, without the rest of the line", () => {
+    expect(head('{"level":"debug","msg":"order \\"x\\" ☕","http":{"a":1}}')).toBe("debug");
+    expect(head('{"severity":"WARNING","n":1}')).toBe("warn");
+    expect(head('{"log.level":"Err"}')).toBe("error");
+    expect(head('{"lvl":"info","rest":"\u0001 \ud800 malformed ]')).toBeUndefined(); // not ending in a brace
+    expect(head('{"lvl":"info","rest":"\u0001 \ud800 and more"}')).toBe("info");
+  });
+
+  it("leaves every other line to the full reading", () => {
+    expect(head('{"msg":"x","level":"info"}')).toBeUndefined(); // not the first key
+    expect(head('{"level":"notice"}')).toBeUndefined(); // no known level: the line's words decide
+    expect(head('{"level":"in\\"fo"}')).toBeUndefined(); // an escape in the value
+    expect(head('{"le\\u0076el":"info"}')).toBeUndefined(); // an escape in the key
+    expect(head('{"level":3}')).toBeUndefined();
+    expect(head('{ "level":"info"}')).toBeUndefined();
+    expect(head('{"level" :"info"}')).toBeUndefined();
+    expect(head(' {"level":"info"}')).toBeUndefined();
+    expect(head('{"level":"info"} ')).toBeUndefined();
+    expect(head("level=info")).toBeUndefined();
+    expect(head("")).toBeUndefined();
+    expect(levelOfLiteralHead('"{\\"level\\":\\"info')).toBeUndefined(); // a cut literal
+  });
+
+  it("agrees with the full reading of the decoded line whenever it answers (property)", () => {
+    const key = fc.constantFrom("level", "LEVEL", "severity", "lvl", "msg", "le\u0076el", "", "level ");
+    const text = fc.constantFrom("info", "INFO", "Warn", "err", "notice", 'in"fo', "é☕", "\\", "", "debug ");
+    const value = fc.oneof(
+      text.map((t) => JSON.stringify(t)),
+      fc.constantFrom("1", "true", "null", '{"level":"fatal"}'),
+    );
+    const member = fc.tuple(key, value).map(([k, v]) => `${JSON.stringify(k)}:${v}`);
+    const line = fc
+      .tuple(
+        fc.constantFrom("", " ", "\n"),
+        fc.array(member, { maxLength: 4 }),
+        fc.constantFrom("}", "} ", "", ",}", "]"),
+        fc.constantFrom("", "error here", "info"),
+      )
+      .map(([pad, members, close, tail]) => `${pad}{${members.join(",")}${close}${tail}`);
+    fc.assert(
+      fc.property(line, (l) => {
+        const fast = head(l);
+        if (fast !== undefined) expect(fast).toBe(detectLevel({}, {}, l));
+      }),
+      { numRuns: 2000, seed: 11 },
+    );
   });
 });
 
