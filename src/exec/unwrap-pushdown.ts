@@ -13,13 +13,15 @@ import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import type { ScanStats } from "./logs";
 import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
 import { POINTS_PER_STATS_ROW, POINTS_PER_TEXT_ROW } from "../cache/extents";
+import { plainDecimals } from "./decimal-list";
+import { SortedWindow } from "./sorted-window";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
   end: bigint;
   value: number;
   count: number;
-  /** A quantile's bucket: its values, as Loki reads them. */
+  /** A quantile's bucket: its values, as Loki reads them, sorted. */
   values?: Float64Array;
 }
 
@@ -66,11 +68,13 @@ export async function runUnwrapPlan(
   for (const g of groups.values()) {
     const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
     const ends = buckets.map((b) => b.end);
+    const window = quantiles ? new SortedWindow(buckets.map((b) => b.values!)) : undefined;
     const points: Series["points"] = [];
     for (const { t, lo, hi } of windowSpans(ends, times, plan))
       points.push({
         t,
-        v: plan.fn === "quantile" ? windowQuantile(plan.phi, buckets, lo, hi) : combine(plan.fn, buckets, lo, hi),
+        // The guard admits plain decimals only: no NaN and no −0, so the sorted order is `quantile`'s.
+        v: window ? quantileOfSorted(plan.phi, window.span(lo, hi)) : combine(plan.fn, buckets, lo, hi),
       });
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
@@ -79,13 +83,19 @@ export async function runUnwrapPlan(
 
 /**
  * A bucket's values from the JSON array of texts `values` sends, read as Loki's unwrap reads them
- * (every one is of the exact shape: the guard saw to it); undefined when the list is not all `count`
- * of them.
+ * (every one is of the exact shape: the guard saw to it), sorted; undefined when the list is not all
+ * `count` of them.
  */
 function bucketValues(list: string | undefined, count: number): Float64Array | undefined {
+  const values = plainDecimals(list ?? "", count) ?? parsedValues(list ?? "", count);
+  // Sorted once here, not in every window that holds the bucket.
+  return values?.sort();
+}
+
+function parsedValues(list: string, count: number): Float64Array | undefined {
   let texts: unknown;
   try {
-    texts = JSON.parse(list ?? "");
+    texts = JSON.parse(list);
   } catch {
     return undefined;
   }
@@ -93,22 +103,6 @@ function bucketValues(list: string | undefined, count: number): Float64Array | u
   const values = new Float64Array(count);
   for (let i = 0; i < count; i++) values[i] = Number(texts[i]);
   return values;
-}
-
-function windowQuantile(phi: number, buckets: readonly Bucket[], lo: number, hi: number): number {
-  let n = 0;
-  for (let i = lo; i < hi; i++) n += buckets[i]!.count;
-  const values = new Float64Array(n);
-  let at = 0;
-  for (let i = lo; i < hi; i++) {
-    values.set(buckets[i]!.values!, at);
-    at += buckets[i]!.count;
-  }
-  // The guard admits plain decimals only: no NaN and no −0, the two values whose place the numeric
-  // sort of a Float64Array (native, without a comparator called per pair) could give otherwise
-  // than `quantile`'s order.
-  values.sort();
-  return quantileOfSorted(phi, values);
 }
 
 function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: number, hi: number): number {

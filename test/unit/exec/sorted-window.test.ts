@@ -1,0 +1,66 @@
+/**
+ * A sliding span of sorted runs holds, at every step, exactly what sorting the span's values afresh
+ * gives (the same values in the same order, −0 before 0), whether the step slid or sorted whole.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { SortedWindow } from "../../../src/exec/sorted-window";
+
+const sortedRun = (values: number[]) => Float64Array.from(values).sort();
+const freshly = (runs: Float64Array[], lo: number, hi: number) =>
+  Float64Array.from(runs.slice(lo, hi).flatMap((r) => [...r])).sort();
+/** Compared value by value with Object.is, so that −0 and 0 (and NaN) count as what they are. */
+const same = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+
+describe("SortedWindow", () => {
+  it("slides a run in and out at each step", () => {
+    const runs = [[3, 1], [2], [5, 4, 4], [0], [9, 1]].map(sortedRun);
+    const w = new SortedWindow(runs);
+    expect([...w.span(0, 3)]).toEqual([1, 2, 3, 4, 4, 5]);
+    expect([...w.span(1, 4)]).toEqual([0, 2, 4, 4, 5]);
+    expect([...w.span(2, 5)]).toEqual([0, 1, 4, 4, 5, 9]);
+    expect([...w.span(5, 5)]).toEqual([]);
+  });
+
+  it("refuses to slide back", () => {
+    const w = new SortedWindow([sortedRun([1]), sortedRun([2])]);
+    w.span(1, 2);
+    expect(() => w.span(0, 2)).toThrow(RangeError);
+  });
+
+  it("keeps −0 before 0 and tells them apart when a run leaves", () => {
+    const runs = [sortedRun([0]), sortedRun([-0, 1]), sortedRun([0, -0])];
+    const w = new SortedWindow(runs);
+    expect(same(w.span(0, 2), Float64Array.of(-0, 0, 1))).toBe(true);
+    expect(same(w.span(1, 3), Float64Array.of(-0, -0, 0, 1))).toBe(true);
+    expect(same(w.span(2, 3), Float64Array.of(-0, 0))).toBe(true);
+  });
+
+  it("equals a fresh sort of each span, whatever the runs and the steps", () => {
+    const value = fc.oneof(
+      fc.integer({ min: -5, max: 5 }),
+      fc.constantFrom(-0, 0, 0.1, -1e300, Infinity, -Infinity),
+      fc.double({ noNaN: true }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(value, { maxLength: 6 }), { maxLength: 30 }),
+        fc.array(fc.tuple(fc.nat(4), fc.nat(12)), { maxLength: 30 }),
+        fc.boolean(),
+        (values, moves, withNaN) => {
+          const runs = values.map(sortedRun);
+          if (withNaN && runs.length > 0) runs[0] = sortedRun([...runs[0]!, NaN]);
+          const w = new SortedWindow(runs);
+          let lo = 0;
+          let hi = 0;
+          for (const [dlo, width] of moves) {
+            lo = Math.min(runs.length, lo + dlo);
+            hi = Math.min(runs.length, Math.max(hi, lo + width));
+            expect(same(w.span(lo, hi), freshly(runs, lo, hi))).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 500, seed: 3426 },
+    );
+  });
+});
