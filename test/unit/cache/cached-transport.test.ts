@@ -3,6 +3,7 @@ import { type CachingOptions, cachingTransport } from "../../../src/cache/cached
 import type { AnswerCache, AnswerKv } from "../../../src/cache/storage";
 import type { OriginOutcome } from "../../../src/cache/origin-outcome";
 import { SingleFlight } from "../../../src/cache/singleflight";
+import { StatsTable } from "../../../src/origin/stats-table";
 import { type JsonAnswer, type JsonRequest, type JsonTransport, OriginClient } from "../../../src/origin/client";
 import { OriginError, RequestError } from "../../../src/core/errors";
 import { statusOf } from "../../../src/http/errors";
@@ -351,17 +352,18 @@ describe("cachingTransport", () => {
         undefined,
         layer(origin.transport, { cache, kv }),
       );
-      const rows: unknown[] = [];
-      const done = client.eachStatsRow("* | stats by (_time:1m) count() c", HISTORICAL, (row) => rows.push(row));
-      return { done, rows, stores: () => cache.entries.size + kv.entries.size, calls: origin.calls };
+      const table = new StatsTable(["c"]);
+      const done = client.readStatsRows("* | stats by (_time:1m) count() c", HISTORICAL, table);
+      return { done, table, stores: () => cache.entries.size + kv.entries.size, calls: origin.calls };
     };
 
     const ok = rowsOf('{"_time":"2024-04-30T10:00:00Z","c":"3"}\n{"_time":"2024-04-30T10:01:00Z","c":"4"}\n');
     await ok.done;
-    expect(ok.rows).toEqual([
+    expect([0, 1].map((i) => ok.table.row(i))).toEqual([
       { _time: "2024-04-30T10:00:00Z", c: "3" },
       { _time: "2024-04-30T10:01:00Z", c: "4" },
     ]);
+    expect(ok.table.length).toBe(2);
     expect(ok.stores()).toBe(0);
 
     for (const [body, message] of [
