@@ -284,7 +284,11 @@ export function decodeChunk(body: string, values: readonly string[]): StatsTable
       if (typeof v !== "number" && !(typeof v === "string" && NON_FINITE.has(v))) return undefined;
       cells[c] = Number(v);
     }
-    table.addKeyed(time, keys[rows[at + 1] as number]!, () => group, cells);
+    table.addIds(
+      table.timeIdOf(time),
+      table.groupIdOf(keys[rows[at + 1] as number]!, () => group),
+      cells,
+    );
   }
   return table;
 }

@@ -57,6 +57,8 @@ class PlainLines {
   /** Per value column of the table, the field holding it in the line being read (-1: none). */
   private readonly valueField: Int32Array;
   private readonly cells: Float64Array;
+  private readonly timeIds: RawIds;
+  private readonly groupIds: RawIds;
 
   constructor(
     private readonly body: string,
@@ -64,6 +66,8 @@ class PlainLines {
   ) {
     this.valueField = new Int32Array(table.values.length);
     this.cells = new Float64Array(table.values.length);
+    this.timeIds = new RawIds(body);
+    this.groupIds = new RawIds(body);
   }
 
   /** Adds the line [from, to) when it is plain (true); false, having changed nothing, when it is not. */
@@ -106,7 +110,9 @@ class PlainLines {
 
     let time = -1;
     this.valueField.fill(-1);
-    // The group's fields' text: one stretch of the line when they lie together, as the origin writes them.
+    // The group's fields' text: one stretch of the line when they lie together, as the origin
+    // writes them (several stretches are joined as the key joins fields).
+    let stretches = 0;
     let key = "";
     let stretchFrom = -1;
     let stretchTo = -1;
@@ -124,19 +130,25 @@ class PlainLines {
       const end = at[f * 4 + 3]! + 1;
       if (stretchTo === start - 1) stretchTo = end;
       else {
-        if (stretchFrom >= 0) key += `${key === "" ? "" : ","}${body.slice(stretchFrom, stretchTo)}`;
+        if (stretches++ > 0) key += `${key === "" ? "" : ","}${body.slice(stretchFrom, stretchTo)}`;
         stretchFrom = start;
         stretchTo = end;
       }
     }
-    if (stretchFrom >= 0) key += `${key === "" ? "" : ","}${body.slice(stretchFrom, stretchTo)}`;
     for (let c = 0; c < this.cells.length; c++) {
       const f = this.valueField[c]!;
       this.cells[c] = f < 0 ? 0 : this.number(at[f * 4 + 2]!, at[f * 4 + 3]!);
     }
     beforeRow();
-    const timeText = time < 0 ? "" : body.slice(at[time * 4 + 2]!, at[time * 4 + 3]!);
-    this.table.addKeyed(timeText, key, () => this.groupRow(fields), this.cells);
+    const { table } = this;
+    const timeId =
+      time < 0 ? table.timeIdOf("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, (t) => table.timeIdOf(t));
+    const newGroup = () => this.groupRow(fields);
+    let groupId: number;
+    if (stretches === 0) groupId = table.groupIdOf("", newGroup);
+    else if (stretches === 1) groupId = this.groupIds.idOf(stretchFrom, stretchTo, (k) => table.groupIdOf(k, newGroup));
+    else groupId = table.groupIdOf(detached(`${key},${body.slice(stretchFrom, stretchTo)}`), newGroup);
+    table.addIds(timeId, groupId, this.cells);
     return true;
   }
 
@@ -145,7 +157,7 @@ class PlainLines {
     const { body, at } = this;
     const row: VLRow = {};
     for (let f = 0; f < fields; f++) {
-      row[body.slice(at[f * 4]!, at[f * 4 + 1]!)] = body.slice(at[f * 4 + 2]!, at[f * 4 + 3]!);
+      row[detached(body.slice(at[f * 4]!, at[f * 4 + 1]!))] = detached(body.slice(at[f * 4 + 2]!, at[f * 4 + 3]!));
     }
     return row;
   }
@@ -187,4 +199,34 @@ class PlainLines {
     }
     return Number(body.slice(start, end));
   }
+}
+
+/**
+ * The table indexes of texts met in one answer: a text already met is looked up by its cut-out
+ * text (which the engine need not copy), and only a new one is copied to be kept.
+ */
+class RawIds {
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly body: string) {}
+
+  /** The index of the text [start, end) of the answer: `make` gives it for a text not met before. */
+  idOf(start: number, end: number, make: (text: string) => number): number {
+    const cut = this.body.slice(start, end);
+    let id = this.ids.get(cut);
+    if (id === undefined) {
+      const text = detached(cut);
+      this.ids.set(text, (id = make(text)));
+    }
+    return id;
+  }
+}
+
+/**
+ * A copy of `text` that does not hold on to the answer it was cut from: an engine may keep a cut-out
+ * text as a view into the whole answer, and a table keeping a few short texts must not keep
+ * megabytes of answer alive with them.
+ */
+function detached(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }

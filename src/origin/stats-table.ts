@@ -96,15 +96,25 @@ export class StatsTable {
     return g;
   }
 
+  /** The index of the time `time`, added when new. */
+  timeIdOf(time: string): number {
+    return this.timeId(time);
+  }
+
   /**
-   * Adds a row whose group's key (as `groupKey` makes it) is known: `group` (a row of that group) is
-   * asked for only when the group is new.
+   * The index of the group whose key (as `groupKey` makes it) is `key`, added when new: `group` (a
+   * row of that group) is asked for only then.
    */
-  addKeyed(time: string, key: string, group: () => VLRow, values: ArrayLike<number>): void {
+  groupIdOf(key: string, group: () => VLRow): number {
+    return this.groupIds.get(key) ?? this.newGroup(key, group());
+  }
+
+  /** Adds a row by its time's and group's indexes and its results in `values`' order. */
+  addIds(time: number, group: number, values: ArrayLike<number>): void {
     if (this.count === this.timeAt.length) this.grow();
     const i = this.count++;
-    this.timeAt[i] = this.timeId(time);
-    this.groupAt[i] = this.groupIds.get(key) ?? this.newGroup(key, group());
+    this.timeAt[i] = time;
+    this.groupAt[i] = group;
     for (let c = 0; c < this.columns.length; c++) this.columns[c]![i] = values[c]!;
   }
 
