@@ -1,6 +1,6 @@
 /**
- * The values of a span of sorted runs (a group's quantile buckets, oldest first), kept sorted as the
- * span slides forward. Consecutive evaluation windows share most of their buckets, so sorting each
+ * The values of a span of runs (a group's quantile buckets, oldest first), kept sorted as the span
+ * slides forward. Consecutive evaluation windows share most of their buckets, so sorting each
  * window's values afresh repeats nearly all the work of the window before: here a step that gains
  * or loses a few buckets costs one linear pass per bucket, and only a window that shares little with
  * the one before is sorted whole.
@@ -15,10 +15,13 @@ export class SortedWindow {
   private hi = 0;
   /** A run holding NaN: equality cannot find its values again, so every span is sorted whole. */
   private readonly resort: boolean;
+  /** By run: sorted already. A run is sorted only when a step admits or retires it. */
+  private readonly sorted: boolean[];
 
-  /** `runs`: each sorted ascending as a Float64Array sort leaves it. */
+  /** `runs`: the window's own, sorted in place when needed. */
   constructor(private readonly runs: readonly Float64Array[]) {
     this.resort = runs.some((run) => run.some((v) => Number.isNaN(v)));
+    this.sorted = runs.map(() => false);
   }
 
   /**
@@ -37,9 +40,15 @@ export class SortedWindow {
 
   /** Retires runs [this.lo, lo) and admits [this.hi, hi) one at a time; false when a value is not found. */
   private slide(lo: number, hi: number): boolean {
-    for (let r = this.lo; r < lo; r++) if (!this.remove(this.runs[r]!)) return false;
-    for (let r = this.hi; r < hi; r++) this.insert(this.runs[r]!);
+    for (let r = this.lo; r < lo; r++) if (!this.remove(this.run(r))) return false;
+    for (let r = this.hi; r < hi; r++) this.insert(this.run(r));
     return true;
+  }
+
+  private run(r: number): Float64Array {
+    if (!this.sorted[r]) this.runs[r]!.sort();
+    this.sorted[r] = true;
+    return this.runs[r]!;
   }
 
   private rebuild(lo: number, hi: number): void {
@@ -52,7 +61,8 @@ export class SortedWindow {
       n += this.runs[r]!.length;
     }
     this.length = n;
-    this.values.subarray(0, n).sort();
+    // One run sorted already needs no sort.
+    if (hi - lo !== 1 || !this.sorted[lo]) this.values.subarray(0, n).sort();
   }
 
   /** Takes `run`'s values out (each once), keeping the rest in order. */

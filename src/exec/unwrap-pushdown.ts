@@ -21,7 +21,7 @@ interface Bucket {
   end: bigint;
   value: number;
   count: number;
-  /** A quantile's bucket: its values, as Loki reads them, sorted. */
+  /** A quantile's bucket: its values, as Loki reads them. */
   values?: Float64Array;
 }
 
@@ -83,13 +83,11 @@ export async function runUnwrapPlan(
 
 /**
  * A bucket's values from the JSON array of texts `values` sends, read as Loki's unwrap reads them
- * (every one is of the exact shape: the guard saw to it), sorted; undefined when the list is not all
- * `count` of them.
+ * (every one is of the exact shape: the guard saw to it); undefined when the list is not all `count`
+ * of them.
  */
 function bucketValues(list: string | undefined, count: number): Float64Array | undefined {
-  const values = plainDecimals(list ?? "", count) ?? parsedValues(list ?? "", count);
-  // Sorted once here, not in every window that holds the bucket.
-  return values?.sort();
+  return plainDecimals(list ?? "", count) ?? parsedValues(list ?? "", count);
 }
 
 function parsedValues(list: string, count: number): Float64Array | undefined {

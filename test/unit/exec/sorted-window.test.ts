@@ -1,12 +1,13 @@
 /**
- * A sliding span of sorted runs holds, at every step, exactly what sorting the span's values afresh
+ * A sliding span of runs holds, at every step, exactly what sorting the span's values afresh
  * gives (the same values in the same order, −0 before 0), whether the step slid or sorted whole.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SortedWindow } from "../../../src/exec/sorted-window";
 
-const sortedRun = (values: number[]) => Float64Array.from(values).sort();
+/** A bucket's values as they came (the window sorts them when it needs to). */
+const run = (values: number[]) => Float64Array.from(values);
 const freshly = (runs: Float64Array[], lo: number, hi: number) =>
   Float64Array.from(runs.slice(lo, hi).flatMap((r) => [...r])).sort();
 /** Compared value by value with Object.is, so that −0 and 0 (and NaN) count as what they are. */
@@ -14,7 +15,7 @@ const same = (a: Float64Array, b: Float64Array) => a.length === b.length && a.ev
 
 describe("SortedWindow", () => {
   it("slides a run in and out at each step", () => {
-    const runs = [[3, 1], [2], [5, 4, 4], [0], [9, 1]].map(sortedRun);
+    const runs = [[3, 1], [2], [5, 4, 4], [0], [9, 1]].map(run);
     const w = new SortedWindow(runs);
     expect([...w.span(0, 3)]).toEqual([1, 2, 3, 4, 4, 5]);
     expect([...w.span(1, 4)]).toEqual([0, 2, 4, 4, 5]);
@@ -23,13 +24,13 @@ describe("SortedWindow", () => {
   });
 
   it("refuses to slide back", () => {
-    const w = new SortedWindow([sortedRun([1]), sortedRun([2])]);
+    const w = new SortedWindow([run([1]), run([2])]);
     w.span(1, 2);
     expect(() => w.span(0, 2)).toThrow(RangeError);
   });
 
   it("keeps −0 before 0 and tells them apart when a run leaves", () => {
-    const runs = [sortedRun([0]), sortedRun([-0, 1]), sortedRun([0, -0])];
+    const runs = [run([0]), run([-0, 1]), run([0, -0])];
     const w = new SortedWindow(runs);
     expect(same(w.span(0, 2), Float64Array.of(-0, 0, 1))).toBe(true);
     expect(same(w.span(1, 3), Float64Array.of(-0, -0, 0, 1))).toBe(true);
@@ -48,8 +49,8 @@ describe("SortedWindow", () => {
         fc.array(fc.tuple(fc.nat(4), fc.nat(12)), { maxLength: 30 }),
         fc.boolean(),
         (values, moves, withNaN) => {
-          const runs = values.map(sortedRun);
-          if (withNaN && runs.length > 0) runs[0] = sortedRun([...runs[0]!, NaN]);
+          const runs = values.map(run);
+          if (withNaN && runs.length > 0) runs[0] = run([...runs[0]!, NaN]);
           const w = new SortedWindow(runs);
           let lo = 0;
           let hi = 0;
