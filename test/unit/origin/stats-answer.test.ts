@@ -72,6 +72,19 @@ describe("readStatsAnswer", () => {
     expect(contents(table)).toEqual(contents(parsedTable(body, ["__v"])));
   });
 
+  it("reads texts holding quotes (a quantile's value lists) as parsed rows are read", () => {
+    const list = '["21.43","7"]';
+    const body = [
+      `{"_time":"${T1}","cluster":"us-east-1","__v":${JSON.stringify(list)},"__n":"2"}`,
+      `{"_time":"${T1}","cluster":"a\\"b\\"","__n":"1"}`,
+      `{ "_time":"${T2}", "cluster":"a\\"b\\"", "__n":"3" }`,
+      `{"_time":"${T2}","cluster":"a\\\\","__n":"1"}`,
+    ].join("\n");
+    const table = readTable(body, ["__n"]);
+    expect(table.groups).toEqual([{ cluster: "us-east-1", __v: list }, { cluster: 'a"b"' }, { cluster: "a\\" }]);
+    expect(contents(table)).toEqual(contents(parsedTable(body, ["__n"])));
+  });
+
   it("keeps group fields apart wherever the results lie among them", () => {
     const body = [`{"a":"1","__v":"5","b":"2","_time":"${T1}"}`, `{"_time":"${T1}","a":"1","b":"2","__v":"6"}`].join(
       "\n",
