@@ -6,7 +6,6 @@
  * origin did not all send ("incomplete"); otherwise each evaluation window combines its buckets.
  */
 import type { Labels, Series } from "../engine/types";
-import { quantileOfSorted } from "../engine/metric/range/functions";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
@@ -74,7 +73,7 @@ export async function runUnwrapPlan(
       points.push({
         t,
         // The guard admits plain decimals only: no NaN and no −0, so the sorted order is `quantile`'s.
-        v: window ? quantileOfSorted(plan.phi, window.span(lo, hi)) : combine(plan.fn, buckets, lo, hi),
+        v: window ? window.quantile(plan.phi, lo, hi) : combine(plan.fn, buckets, lo, hi),
       });
     if (points.length > 0) out.push({ labels: g.labels, points });
   }

@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SortedWindow } from "../../../src/exec/sorted-window";
+import { quantileOfSorted } from "../../../src/engine/metric/range/functions";
 
 /** A bucket's values as they came (the window sorts them when it needs to). */
 const run = (values: number[]) => Float64Array.from(values);
@@ -62,6 +63,49 @@ describe("SortedWindow", () => {
         },
       ),
       { numRuns: 500, seed: 3426 },
+    );
+  });
+
+  it("reads a span's quantile as quantileOfSorted reads its values sorted, whether it slid, was sorted or selected", () => {
+    const runs = [[9, 1, 5], [2, 2], [7], [3, 8, 6, 4], [0]].map(run);
+    const w = new SortedWindow(runs);
+    // Alone (selected), then sliding (sorted), then alone again.
+    expect(w.quantile(0.5, 0, 1)).toBe(5);
+    expect(w.quantile(0.5, 0, 2)).toBe(2);
+    expect(w.quantile(0.25, 1, 3)).toBe(2);
+    expect(w.quantile(0.9, 3, 4)).toBeCloseTo(7.4, 12);
+    expect(w.quantile(0.5, 4, 5)).toBe(0);
+    expect(w.quantile(2, 4, 5)).toBe(Infinity);
+    expect(w.quantile(0.5, 5, 5)).toBeNaN();
+  });
+
+  it("equals quantileOfSorted over a fresh sort of each span, whatever the values and steps", () => {
+    const value = fc.oneof(
+      fc.integer({ min: -5, max: 5 }),
+      fc.constantFrom(-0, 0, 0.1, -1e300, Infinity, -Infinity),
+      fc.double({ noNaN: true }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(value, { maxLength: 40 }), { maxLength: 30 }),
+        fc.array(fc.tuple(fc.nat(4), fc.nat(12)), { maxLength: 30 }),
+        fc.constantFrom(0, 0.01, 0.25, 0.5, 0.9, 0.99, 1, -1, 2),
+        fc.boolean(),
+        (values, moves, phi, withNaN) => {
+          const runs = values.map(run);
+          if (withNaN && runs.length > 0) runs[0] = run([...runs[0]!, NaN]);
+          const fresh = runs.map((r) => Float64Array.from(r));
+          const w = new SortedWindow(runs);
+          let lo = 0;
+          let hi = 0;
+          for (const [dlo, width] of moves) {
+            lo = Math.min(runs.length, lo + dlo);
+            hi = Math.min(runs.length, Math.max(hi, lo + width));
+            expect(Object.is(w.quantile(phi, lo, hi), quantileOfSorted(phi, freshly(fresh, lo, hi)))).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 500, seed: 2665 },
     );
   });
 });
