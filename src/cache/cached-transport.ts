@@ -126,7 +126,7 @@ async function fill(
     }
   }
   outcome ??= await attemptOrigin(options.direct, req, options.timeoutMs);
-  if (isCacheable(outcome, req.path) && !req.noStore) {
+  if (isCacheable(outcome, req)) {
     options.observe?.stored(req, outcome.body);
     // The two tiers are independent: writing them side by side keeps a cold answer from waiting
     // for one write after the other.

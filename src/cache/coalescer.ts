@@ -31,9 +31,11 @@ export class RequestCoalescer extends DurableObject<Env> {
       const kv = this.env.CACHE_KV;
       const policy = cachePolicy(req.window, askedAtMs, config.cacheFreshnessMs);
       const text =
-        isCacheable(outcome, req.path) &&
+        kv &&
+        policy.kv &&
+        isCacheable(outcome, req) &&
         stamped(outcome.body, { expiresAtMs: askedAtMs + policy.maxAgeSeconds * 1000, askedAtMs });
-      if (kv && !req.noStore && text && policy.kv && fitsInKv(text)) {
+      if (kv && text && fitsInKv(text)) {
         // Answer the waiters now; the write finishes in the background, and until it has, this
         // flight answers the callers that would not find it in KV yet.
         const written = kvAnswers(kv)

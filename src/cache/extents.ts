@@ -111,7 +111,7 @@ export interface TimeBucketCache {
 }
 
 /** What the time-bucket cache asks of the origin client: its stats rows, within the request's budget. */
-export type StatsOrigin = Pick<OriginClient, "eachStatsRow" | "budget">;
+export type StatsOrigin = Pick<OriginClient, "readStatsRows" | "budget">;
 
 /** The time-bucket cache of one request for one tenant (`cache` undefined: caching is off). */
 export function timeBucketCache(client: StatsOrigin, cache: ResultCache | undefined): TimeBucketCache {
@@ -126,9 +126,8 @@ async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q
   let held = 0;
   const fetch = async (window: TimeWindow): Promise<StatsTable> => {
     const table = new StatsTable(q.values);
-    await client.eachStatsRow(logsql, window, (row) => {
+    await client.readStatsRows(logsql, window, table, () => {
       if (++held > maxRows) throw new PointLimitError(q.budget!.points);
-      table.add(row);
     });
     return table;
   };
@@ -274,6 +273,8 @@ export function decodeChunk(body: string, values: readonly string[]): StatsTable
   const width = 2 + values.length;
   if (rows.length % width !== 0) return undefined;
   const cells = new Float64Array(values.length);
+  // Each group's key is made once, not once per row.
+  const keys = (groups as VLRow[]).map((group) => table.groupKey(group));
   for (let at = 0; at < rows.length; at += width) {
     const time = times[rows[at] as number] as string | undefined;
     const group = groups[rows[at + 1] as number] as VLRow | undefined;
@@ -283,7 +284,11 @@ export function decodeChunk(body: string, values: readonly string[]): StatsTable
       if (typeof v !== "number" && !(typeof v === "string" && NON_FINITE.has(v))) return undefined;
       cells[c] = Number(v);
     }
-    table.addParts(time, group, cells);
+    table.addIds(
+      table.timeIdOf(time),
+      table.groupIdOf(keys[rows[at + 1] as number]!, () => group),
+      cells,
+    );
   }
   return table;
 }

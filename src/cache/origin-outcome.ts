@@ -68,11 +68,14 @@ export function answerOf(outcome: OriginOutcome): JsonAnswer {
 
 /**
  * Only a 200 whose body is what `path` promises may be stored: an entry lives up to a day, so one
- * proxy error page cached as an answer would break every later request for it.
+ * proxy error page cached as an answer would break every later request for it. An answer its
+ * caller keeps in pieces (`noStore`) is never stored here, so it is not checked here either: its
+ * caller decodes it once and rejects it then (a bucketed stats answer is megabytes of rows: reading
+ * it a second time only to check it would double the CPU a pushed-down metric costs the Worker).
  */
 export function isCacheable(
   outcome: OriginOutcome,
-  path: string,
+  req: Pick<JsonRequest, "path" | "noStore">,
 ): outcome is Extract<OriginOutcome, { kind: "answer" }> {
-  return outcome.kind === "answer" && outcome.status === 200 && isValidAnswer(path, outcome.body);
+  return !req.noStore && outcome.kind === "answer" && outcome.status === 200 && isValidAnswer(req.path, outcome.body);
 }

@@ -32,7 +32,7 @@ export async function runLevelPlan(
     throw err;
   }
   const keeps = plan.levelFilters.map(levelPredicate);
-  const { table, ends } = rows;
+  const { table, ranks, rankEnds } = rows;
   // Each group of inputs is read once: its series (undefined: filtered out), or "declined".
   const byGroup: (GroupBuckets | null | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
@@ -49,15 +49,15 @@ export async function runLevelPlan(
         if (plan.byLevel) labels[DETECTED_LEVEL] = level;
         const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
         g = groups.get(id);
-        if (!g) groups.set(id, (g = { labels, ends: [], values: [] }));
+        if (!g) groups.set(id, (g = { labels, ranks: [], values: [] }));
       } else g = null;
       byGroup[gi] = g;
     }
     if (g === null) continue;
-    g.ends.push(ends[table.timeIndex(i)]!);
+    g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, 0));
   }
-  return windowTotals(groups.values(), grid, plan);
+  return windowTotals(groups.values(), grid, plan, rankEnds);
 }
 
 /**

@@ -14,8 +14,8 @@ import type { ScanStats } from "./logs";
 
 export interface GroupBuckets {
   labels: Labels;
-  /** Bucket ends (inclusive, ns) and values, as the rows came. */
-  ends: bigint[];
+  /** Bucket ranks (BucketRows.ranks: the order of their ends) and values, as the rows came. */
+  ranks: number[];
   values: number[];
 }
 
@@ -27,6 +27,10 @@ export interface BucketRows {
   table: StatsTable;
   /** By time index: the bucket's inclusive end, ns. */
   ends: readonly bigint[];
+  /** By time index: the rank of the bucket's end among the answer's distinct ends (equal ends share one). */
+  ranks: Int32Array;
+  /** By rank: the distinct bucket ends, ascending. */
+  rankEnds: readonly bigint[];
   /** By group index: the group's values of the grid's `groupBy`, equal for the rows of one group and only for them. */
   keys: readonly string[];
   /** By group index: the group's labels among `groupBy`. */
@@ -60,6 +64,14 @@ export async function bucketRows(
     budget: maxPoints === undefined ? undefined : { points: maxPoints, perRow },
   });
   const ends = table.times.map((time) => parseVLTime(time) + plan.width - 1n);
+  // The few hundred distinct ends are ordered once; rows then compare small integers, not bigints.
+  const byEnd = ends.map((_, t) => t).sort((a, b) => (ends[a]! < ends[b]! ? -1 : ends[a]! > ends[b]! ? 1 : 0));
+  const ranks = new Int32Array(ends.length);
+  const rankEnds: bigint[] = [];
+  for (const t of byEnd) {
+    if (rankEnds[rankEnds.length - 1] !== ends[t]) rankEnds.push(ends[t]!);
+    ranks[t] = rankEnds.length - 1;
+  }
   const [only, ...more] = plan.groupBy;
   // One label's value is its own key; several are told apart as a JSON array.
   const keys = table.groups.map((row) =>
@@ -76,7 +88,7 @@ export async function bucketRows(
     if (!l) byKey.set(keys[g]!, (l = groupLabelsOf(row, plan.groupBy)));
     return l;
   });
-  return { table, ends, keys, labels };
+  return { table, ends, ranks, rankEnds, keys, labels };
 }
 
 /** A row's labels among `groupBy`: Loki has no empty labels, VictoriaLogs reads a missing field as "". */
@@ -101,15 +113,15 @@ export async function runBucketPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[]> {
-  const groups = groupBuckets(await bucketRows(client, plan, grid, stats, maxPoints));
-  return windowTotals(groups.values(), grid, plan);
+  const rows = await bucketRows(client, plan, grid, stats, maxPoints);
+  return windowTotals(groupBuckets(rows).values(), grid, plan, rows.rankEnds);
 }
 
 /**
  * Each group's buckets, in one pass over the rows (a group is looked up once per distinct group);
  * the rows themselves are let go before the series are built.
  */
-function groupBuckets({ table, ends, keys, labels }: BucketRows): Map<string, GroupBuckets> {
+function groupBuckets({ table, ranks, keys, labels }: BucketRows): Map<string, GroupBuckets> {
   const byGroup: (GroupBuckets | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
   for (let i = 0; i < table.length; i++) {
@@ -117,10 +129,10 @@ function groupBuckets({ table, ends, keys, labels }: BucketRows): Map<string, Gr
     let g = byGroup[gi];
     if (!g) {
       g = groups.get(keys[gi]!);
-      if (!g) groups.set(keys[gi]!, (g = { labels: labels[gi]!, ends: [], values: [] }));
+      if (!g) groups.set(keys[gi]!, (g = { labels: labels[gi]!, ranks: [], values: [] }));
       byGroup[gi] = g;
     }
-    g.ends.push(ends[table.timeIndex(i)]!);
+    g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, 0));
   }
   return groups;
@@ -128,26 +140,35 @@ function groupBuckets({ table, ends, keys, labels }: BucketRows): Map<string, Gr
 
 /**
  * Each group's value per evaluation time: the total of the buckets in its window (divided by the
- * window's seconds for a rate), for the times whose window holds any of its buckets.
+ * window's seconds for a rate), for the times whose window holds any of its buckets. `rankEnds`:
+ * the bucket ends the groups' ranks stand for (BucketRows.rankEnds).
  */
 export function windowTotals(
   groups: Iterable<GroupBuckets>,
   grid: MetricGrid,
   plan: Pick<BucketGrid, "offset" | "width" | "bucketsPerWindow"> & { perSeconds: number },
+  rankEnds: readonly bigint[],
 ): Series[] {
-  const times = evaluationTimes(grid);
+  // Each time's span of ranks, found once for every group: a group's span is its buckets inside it.
+  const spans = [...windowSpans(rankEnds, evaluationTimes(grid), plan)];
+  const slots = new Int32Array(rankEnds.length).fill(-1);
   const out: Series[] = [];
   for (const g of groups) {
-    const { ends, totals } = bucketTotals(g);
+    const { ranks, totals } = bucketTotals(g, slots);
     const points: Series["points"] = [];
     // The window total, kept as the span slides: admit the buckets it gains, retire those it leaves.
     let sum = 0;
     let admitted = 0;
     let retired = 0;
-    for (const { t, lo, hi } of windowSpans(ends, times, plan)) {
+    let lo = 0;
+    let hi = 0;
+    for (const span of spans) {
+      while (hi < ranks.length && ranks[hi]! < span.hi) hi++;
+      while (lo < hi && ranks[lo]! < span.lo) lo++;
+      if (hi === lo) continue;
       while (admitted < hi) sum += totals[admitted++]!;
       while (retired < lo) sum -= totals[retired++]!;
-      points.push({ t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
+      points.push({ t: span.t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
     }
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
@@ -155,26 +176,27 @@ export function windowTotals(
 }
 
 /**
- * A group's distinct bucket ends, ascending, and each one's total: rows of the same bucket (a
+ * A group's distinct bucket ranks, ascending, and each one's total: rows of the same bucket (a
  * group whose label is missing in some rows and empty in others) add up in the order they came.
+ * `slots` (one per rank, all -1) is scratch, left as it was found.
  */
-function bucketTotals(g: GroupBuckets): { ends: bigint[]; totals: number[] } {
-  // A stable sort of the row indexes keeps rows of one bucket in arrival order.
-  const order = g.ends
-    .map((_, i) => i)
-    .sort((a, b) => (g.ends[a]! < g.ends[b]! ? -1 : g.ends[a]! > g.ends[b]! ? 1 : 0));
-  const ends: bigint[] = [];
-  const totals: number[] = [];
-  for (const i of order) {
-    const end = g.ends[i]!;
-    const last = ends.length - 1;
-    if (last >= 0 && ends[last] === end) totals[last] = totals[last]! + g.values[i]!;
-    else {
-      ends.push(end);
-      totals.push(g.values[i]!);
-    }
+function bucketTotals(g: GroupBuckets, slots: Int32Array): { ranks: Int32Array; totals: Float64Array } {
+  const distinct: number[] = [];
+  const sums: number[] = [];
+  for (let i = 0; i < g.ranks.length; i++) {
+    const rank = g.ranks[i]!;
+    const at = slots[rank]!;
+    if (at < 0) {
+      slots[rank] = distinct.length;
+      distinct.push(rank);
+      sums.push(g.values[i]!);
+    } else sums[at] = sums[at]! + g.values[i]!;
   }
-  return { ends, totals };
+  const ranks = Int32Array.from(distinct).sort();
+  const totals = new Float64Array(ranks.length);
+  for (let k = 0; k < ranks.length; k++) totals[k] = sums[slots[ranks[k]!]!]!;
+  for (const rank of distinct) slots[rank] = -1;
+  return { ranks, totals };
 }
 
 /**

@@ -30,7 +30,7 @@ export async function runParserPlan(
     if (err instanceof PointLimitError) return "guarded";
     throw err;
   }
-  const { table, ends, keys, labels } = rows;
+  const { table, ranks, rankEnds, keys, labels } = rows;
   const value = plan.value === "count" ? 0 : 2;
   const byGroup: (GroupBuckets | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
@@ -42,13 +42,13 @@ export async function runParserPlan(
     let g = byGroup[gi];
     if (!g) {
       g = groups.get(keys[gi]!);
-      if (!g) groups.set(keys[gi]!, (g = { labels: lokiLabels(labels[gi]!, plan), ends: [], values: [] }));
+      if (!g) groups.set(keys[gi]!, (g = { labels: lokiLabels(labels[gi]!, plan), ranks: [], values: [] }));
       byGroup[gi] = g;
     }
-    g.ends.push(ends[table.timeIndex(i)]!);
+    g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, value));
   }
-  return windowTotals(groups.values(), grid, plan);
+  return windowTotals(groups.values(), grid, plan, rankEnds);
 }
 
 /** The group's labels under Loki's names (the origin's fields are named apart from row fields). */

@@ -6,13 +6,14 @@
  * origin did not all send ("incomplete"); otherwise each evaluation window combines its buckets.
  */
 import type { Labels, Series } from "../engine/types";
-import { quantileOfSorted } from "../engine/metric/range/functions";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import type { ScanStats } from "./logs";
 import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
 import { POINTS_PER_STATS_ROW, POINTS_PER_TEXT_ROW } from "../cache/extents";
+import { plainDecimals } from "./decimal-list";
+import { SortedWindow } from "./sorted-window";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
@@ -66,11 +67,13 @@ export async function runUnwrapPlan(
   for (const g of groups.values()) {
     const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
     const ends = buckets.map((b) => b.end);
+    const window = quantiles ? new SortedWindow(buckets.map((b) => b.values!)) : undefined;
     const points: Series["points"] = [];
     for (const { t, lo, hi } of windowSpans(ends, times, plan))
       points.push({
         t,
-        v: plan.fn === "quantile" ? windowQuantile(plan.phi, buckets, lo, hi) : combine(plan.fn, buckets, lo, hi),
+        // The guard admits plain decimals only: no NaN and no −0, so the sorted order is `quantile`'s.
+        v: window ? window.quantile(plan.phi, lo, hi) : combine(plan.fn, buckets, lo, hi),
       });
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
@@ -83,9 +86,13 @@ export async function runUnwrapPlan(
  * of them.
  */
 function bucketValues(list: string | undefined, count: number): Float64Array | undefined {
+  return plainDecimals(list ?? "", count) ?? parsedValues(list ?? "", count);
+}
+
+function parsedValues(list: string, count: number): Float64Array | undefined {
   let texts: unknown;
   try {
-    texts = JSON.parse(list ?? "");
+    texts = JSON.parse(list);
   } catch {
     return undefined;
   }
@@ -93,22 +100,6 @@ function bucketValues(list: string | undefined, count: number): Float64Array | u
   const values = new Float64Array(count);
   for (let i = 0; i < count; i++) values[i] = Number(texts[i]);
   return values;
-}
-
-function windowQuantile(phi: number, buckets: readonly Bucket[], lo: number, hi: number): number {
-  let n = 0;
-  for (let i = lo; i < hi; i++) n += buckets[i]!.count;
-  const values = new Float64Array(n);
-  let at = 0;
-  for (let i = lo; i < hi; i++) {
-    values.set(buckets[i]!.values!, at);
-    at += buckets[i]!.count;
-  }
-  // The guard admits plain decimals only: no NaN and no −0, the two values whose place the numeric
-  // sort of a Float64Array (native, without a comparator called per pair) could give otherwise
-  // than `quantile`'s order.
-  values.sort();
-  return quantileOfSorted(phi, values);
 }
 
 function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: number, hi: number): number {

@@ -13,7 +13,8 @@ import { invalidAnswer, OriginDeadline } from "./deadline";
 import { type ChunkReader, readLineBatches, readNdjson } from "./ndjson";
 import { formatRFC3339Nano } from "./timefmt";
 import { FieldPicker, RowScanner, type VLRow } from "./rows";
-import { eachNdjsonRow, NotARow } from "./stats-table";
+import { NotARow, type StatsTable } from "./stats-table";
+import { readStatsAnswer } from "./stats-answer";
 import { FieldDeriver, type DerivedFieldRules } from "../engine/derived-fields";
 import { SubrequestBudget } from "./subrequest-budget";
 
@@ -293,11 +294,11 @@ export class OriginClient {
   }
 
   /**
-   * The same rows, each handed to `visit` as its line is decoded and then let go: a caller that
-   * keeps them compactly (StatsTable) never holds the answer as objects. What `visit` throws ends
-   * the decoding and is thrown.
+   * The same rows, added to `table` as their lines are read (stats-answer.ts: the answer is never
+   * held as objects, nor parsed a second time to check it); `beforeRow` is called before each row is
+   * added, and what it throws ends the reading and is thrown.
    */
-  async eachStatsRow(logsql: string, window: TimeWindow, visit: (row: VLRow) => void): Promise<void> {
+  async readStatsRows(logsql: string, window: TimeWindow, table: StatsTable, beforeRow?: () => void): Promise<void> {
     const path = "/select/logsql/query";
     const body = await this.postText(
       path,
@@ -310,7 +311,7 @@ export class OriginClient {
       true,
     );
     try {
-      eachNdjsonRow(body, visit);
+      readStatsAnswer(body, table, beforeRow);
     } catch (err) {
       if (err instanceof SyntaxError) throw invalidAnswer(`a row that is not JSON from ${path}`);
       if (err instanceof NotARow) throw invalidAnswer(`${err.message} from ${path}`);

@@ -64,29 +64,57 @@ export class StatsTable {
 
   /** The index of `row`'s group (its text fields but `_time`), added when new. */
   private groupId(row: VLRow): number {
+    const key = this.groupKey(row);
+    return this.groupIds.get(key) ?? this.newGroup(key, row);
+  }
+
+  /**
+   * A group's key: its fields as JSON (`"name":"value"`, by commas, in the row's order). No two
+   * groups share one, whatever their texts hold, and it is the very text of those fields in an
+   * answer line that needs no escape, so a line can be looked up without being parsed
+   * (stats-answer.ts).
+   */
+  groupKey(row: VLRow): string {
     let key = "";
     for (const name in row) {
       if (name === "_time" || this.numeric.has(name)) continue;
-      // Each text prefixed by its length: no two groups share a key, whatever their texts hold.
-      const v = row[name]!;
-      key += `${name.length}:${name}${v.length}:${v}`;
+      key += `${key === "" ? "" : ","}${JSON.stringify(name)}:${JSON.stringify(row[name])}`;
     }
-    let g = this.groupIds.get(key);
-    if (g === undefined) {
-      const group: VLRow = {};
-      for (const name in row) if (name !== "_time" && !this.numeric.has(name)) group[name] = row[name]!;
-      this.groupIds.set(key, (g = this.groupRows.length));
-      this.groupRows.push(group);
-    }
+    return key;
+  }
+
+  private groupOf(row: VLRow): VLRow {
+    const group: VLRow = {};
+    for (const name in row) if (name !== "_time" && !this.numeric.has(name)) group[name] = row[name]!;
+    return group;
+  }
+
+  private newGroup(key: string, row: VLRow): number {
+    const g = this.groupRows.length;
+    this.groupIds.set(key, g);
+    this.groupRows.push(this.groupOf(row));
     return g;
   }
 
-  /** Adds a row given by its parts: its time, its group's texts and its results in `values`' order. */
-  addParts(time: string, group: VLRow, values: ArrayLike<number>): void {
+  /** The index of the time `time`, added when new. */
+  timeIdOf(time: string): number {
+    return this.timeId(time);
+  }
+
+  /**
+   * The index of the group whose key (as `groupKey` makes it) is `key`, added when new: `group` (a
+   * row of that group) is asked for only then.
+   */
+  groupIdOf(key: string, group: () => VLRow): number {
+    return this.groupIds.get(key) ?? this.newGroup(key, group());
+  }
+
+  /** Adds a row by its time's and group's indexes and its results in `values`' order. */
+  addIds(time: number, group: number, values: ArrayLike<number>): void {
     if (this.count === this.timeAt.length) this.grow();
     const i = this.count++;
-    this.timeAt[i] = this.timeId(time);
-    this.groupAt[i] = this.groupId(group);
+    this.timeAt[i] = time;
+    this.groupAt[i] = group;
     for (let c = 0; c < this.columns.length; c++) this.columns[c]![i] = values[c]!;
   }
 

@@ -3,7 +3,8 @@ import { type CachingOptions, cachingTransport } from "../../../src/cache/cached
 import type { AnswerCache, AnswerKv } from "../../../src/cache/storage";
 import type { OriginOutcome } from "../../../src/cache/origin-outcome";
 import { SingleFlight } from "../../../src/cache/singleflight";
-import type { JsonAnswer, JsonRequest, JsonTransport } from "../../../src/origin/client";
+import { StatsTable } from "../../../src/origin/stats-table";
+import { type JsonAnswer, type JsonRequest, type JsonTransport, OriginClient } from "../../../src/origin/client";
 import { OriginError, RequestError } from "../../../src/core/errors";
 import { statusOf } from "../../../src/http/errors";
 import { stamped } from "../../../src/cache/stamp";
@@ -338,6 +339,46 @@ describe("cachingTransport", () => {
       kv: { get: broken, put: broken },
     });
     expect((await t(req(), never())).body).toBe(answerFor(0));
+  });
+
+  it("reads a stats-rows answer its caller keeps in pieces once, in the client: valid rows arrive, an invalid answer is Loki's 502 and never stored", async () => {
+    const rowsOf = (body: string) => {
+      const origin = countingOrigin(() => ({ status: 200, body }));
+      const cache = new MemoryCache();
+      const kv = new MemoryKv();
+      const client = new OriginClient(
+        { baseUrl: "http://vl:9428", timeoutMs: 1000 },
+        { accountId: 0, projectId: 0 },
+        undefined,
+        layer(origin.transport, { cache, kv }),
+      );
+      const table = new StatsTable(["c"]);
+      const done = client.readStatsRows("* | stats by (_time:1m) count() c", HISTORICAL, table);
+      return { done, table, stores: () => cache.entries.size + kv.entries.size, calls: origin.calls };
+    };
+
+    const ok = rowsOf('{"_time":"2024-04-30T10:00:00Z","c":"3"}\n{"_time":"2024-04-30T10:01:00Z","c":"4"}\n');
+    await ok.done;
+    expect([0, 1].map((i) => ok.table.row(i))).toEqual([
+      { _time: "2024-04-30T10:00:00Z", c: "3" },
+      { _time: "2024-04-30T10:01:00Z", c: "4" },
+    ]);
+    expect(ok.table.length).toBe(2);
+    expect(ok.stores()).toBe(0);
+
+    for (const [body, message] of [
+      ['{"_time":"2024-04-30T10:00:00Z","c":"3"}\n{"_time":"2024-04-30T10:0', "a row that is not JSON"],
+      ["<html>Bad gateway</html>", "a row that is not JSON"],
+      ['{"_time":"2024-04-30T10:00:00Z","c":"3"}\n[1,2]\n', "a row that is not a JSON object"],
+    ] as const) {
+      const bad = rowsOf(body);
+      const err = await bad.done.catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RequestError);
+      expect(statusOf(err as RequestError)).toBe(502);
+      expect((err as RequestError).message).toBe(`origin sent an invalid answer: ${message} from /select/logsql/query`);
+      expect(bad.stores()).toBe(0);
+      expect(bad.calls).toHaveLength(1);
+    }
   });
 });
 

@@ -17,6 +17,7 @@ import type { VLRow } from "../../../src/origin/rows";
 import { formatRFC3339Nano } from "../../../src/origin/timefmt";
 import { SubrequestBudget } from "../../../src/origin/subrequest-budget";
 import { StatsTable } from "../../../src/origin/stats-table";
+import { readStatsAnswer } from "../../../src/origin/stats-answer";
 
 const MIN = 60_000_000_000n;
 const HOUR = 60n * MIN;
@@ -35,8 +36,10 @@ class FakeOrigin {
     for (; t < w.end; t += MIN) rows.push({ _time: formatRFC3339Nano(t), __v: "1" });
     return rows;
   }
-  async eachStatsRow(logsql: string, w: TimeWindow, visit: (row: VLRow) => void): Promise<void> {
-    for (const row of await this.statsRows(logsql, w)) visit(row);
+  /** The rows as the origin writes them, read by the Worker's own reader. */
+  async readStatsRows(logsql: string, w: TimeWindow, table: StatsTable, beforeRow?: () => void): Promise<void> {
+    const rows = await this.statsRows(logsql, w);
+    readStatsAnswer(rows.map((row) => `${JSON.stringify(row)}\n`).join(""), table, beforeRow);
   }
 }
 
@@ -75,7 +78,7 @@ function setup(nowNs: bigint, budget = SubrequestBudget.unlimited()) {
   };
   const client: FakeClient = {
     results,
-    eachStatsRow: origin.eachStatsRow.bind(origin),
+    readStatsRows: origin.readStatsRows.bind(origin),
     budget,
   } as unknown as FakeClient;
   return { origin, store, stats, client, settle: () => Promise.all(pending) };

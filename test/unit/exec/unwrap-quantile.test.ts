@@ -10,6 +10,8 @@ import { quantile } from "../../../src/engine/metric/range/functions";
 import type { CachedOrigin } from "../../../src/cache/cached-origin";
 import { type StatsOrigin, timeBucketCache } from "../../../src/cache/extents";
 import type { VLRow } from "../../../src/origin/rows";
+import type { StatsTable } from "../../../src/origin/stats-table";
+import { readStatsAnswer } from "../../../src/origin/stats-answer";
 import { runUnwrapPlan } from "../../../src/exec/unwrap-pushdown";
 import type { UnwrapBucketPlan } from "../../../src/plan/unwrap-pushdown";
 import type { Series } from "../../../src/engine/types";
@@ -34,7 +36,9 @@ const grid = { start: 3n * MINUTE, end: 6n * MINUTE, step: MINUTE, instant: fals
 
 function clientWith(rows: VLRow[]): CachedOrigin {
   const origin = {
-    eachStatsRow: async (_logsql: string, _window: unknown, visit: (row: VLRow) => void) => rows.forEach(visit),
+    // The rows as the origin writes them, read by the Worker's own reader.
+    readStatsRows: async (_logsql: string, _window: unknown, table: StatsTable, beforeRow?: () => void) =>
+      readStatsAnswer(rows.map((row) => `${JSON.stringify(row)}\n`).join(""), table, beforeRow),
   } as unknown as StatsOrigin;
   return { timeBuckets: timeBucketCache(origin, undefined) } as unknown as CachedOrigin;
 }

@@ -9,6 +9,7 @@
 import { createApp } from "../../../src/app";
 import type { Env } from "../../../src/config";
 import { StatsTable, eachNdjsonRow } from "../../../src/origin/stats-table";
+import { readStatsAnswer } from "../../../src/origin/stats-answer";
 import type { VLRow } from "../../../src/origin/rows";
 import { watchHeap } from "../../../bench/lib/heap-watch";
 
@@ -155,7 +156,7 @@ const heldShapes = [
   () =>
     heldPerRow("held rows: StatsTable", bucketAnswer(HELD_ROWS, 500), HELD_ROWS, (text) => {
       const table = new StatsTable(["__v"]);
-      eachNdjsonRow(text, (row) => table.add(row));
+      readStatsAnswer(text, table);
       return table;
     }),
 ];

@@ -1,0 +1,232 @@
+/**
+ * A stats answer (NDJSON, one object per line) read into a StatsTable in one pass: reading it is
+ * both its check (a line that is not a JSON object throws, as JSON.parse would) and its decoding.
+ *
+ * The origin writes each row as `{"name":"text",…}`, every value a string. A line of that plain
+ * shape whose texts need no escape is read where it lies: its time and results are taken from the
+ * text, and its group is looked up by its fields' very text, which is the group's key
+ * (StatsTable.groupKey) — no row object, and no key built field by field, for the hundreds of
+ * thousands of rows that share a few hundred groups. Any other line (an escape, a number that is
+ * not a string, a repeated or index-like name, an empty object) is parsed as JSON and added as a
+ * row: the same rows either way.
+ */
+import type { VLRow } from "./rows";
+import { NotARow, type StatsTable } from "./stats-table";
+
+/**
+ * Adds each row of `body` to `table`, in order, calling `beforeRow` before each is added (it may
+ * throw to stop the reading). A line that is not JSON throws SyntaxError, one that is not an object
+ * NotARow, both before any later line is read.
+ */
+export function readStatsAnswer(body: string, table: StatsTable, beforeRow: () => void = () => {}): void {
+  const reader = new PlainLines(body, table);
+  let from = 0;
+  while (from < body.length) {
+    let to = body.indexOf("\n", from);
+    if (to < 0) to = body.length;
+    if (to > from && !reader.read(from, to, beforeRow)) {
+      const row: unknown = JSON.parse(body.slice(from, to));
+      if (typeof row !== "object" || row === null || Array.isArray(row)) throw new NotARow();
+      beforeRow();
+      table.add(row as VLRow);
+    }
+    from = to + 1;
+  }
+}
+
+/**
+ * Characters a plain line's texts must not hold: an escape, a control character (JSON.parse refuses
+ * it raw), and a surrogate (JSON.stringify, which makes the keys of parsed rows, escapes a lone one).
+ */
+const UNPLAIN = /[\u0000-\u0009\u000b-\u001f\\\ud800-\udfff]/g;
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const BRACE_OPEN = 0x7b;
+const BRACE_CLOSE = 0x7d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+/** More fields than this in a line: read as JSON. */
+const MAX_FIELDS = 32;
+
+class PlainLines {
+  /** Where the next unplain character is, at or after the line being read (body.length: none). */
+  private unplainAt = -1;
+  /** Each field of the line being read: name start and end, value start and end (inside the quotes). */
+  private readonly at = new Int32Array(MAX_FIELDS * 4);
+  /** Per value column of the table, the field holding it in the line being read (-1: none). */
+  private readonly valueField: Int32Array;
+  private readonly cells: Float64Array;
+  private readonly timeIds: RawIds;
+  private readonly groupIds: RawIds;
+
+  constructor(
+    private readonly body: string,
+    private readonly table: StatsTable,
+  ) {
+    this.valueField = new Int32Array(table.values.length);
+    this.cells = new Float64Array(table.values.length);
+    this.timeIds = new RawIds(body);
+    this.groupIds = new RawIds(body);
+  }
+
+  /** Adds the line [from, to) when it is plain (true); false, having changed nothing, when it is not. */
+  read(from: number, to: number, beforeRow: () => void): boolean {
+    const { body, at } = this;
+    if (this.unplainAt < from) {
+      UNPLAIN.lastIndex = from;
+      this.unplainAt = UNPLAIN.exec(body)?.index ?? body.length;
+    }
+    if (this.unplainAt < to) return false;
+    if (body.charCodeAt(from) !== BRACE_OPEN || body.charCodeAt(to - 1) !== BRACE_CLOSE) return false;
+    let fields = 0;
+    let p = from + 1;
+    if (p === to - 1) return false;
+    for (;;) {
+      if (fields === MAX_FIELDS || body.charCodeAt(p) !== QUOTE) return false;
+      const nameEnd = body.indexOf('"', p + 1);
+      if (nameEnd < 0 || nameEnd >= to || body.charCodeAt(nameEnd + 1) !== COLON) return false;
+      if (body.charCodeAt(nameEnd + 2) !== QUOTE) return false;
+      const valueEnd = body.indexOf('"', nameEnd + 3);
+      if (valueEnd < 0 || valueEnd >= to) return false;
+      const f = fields++ * 4;
+      at[f] = p + 1;
+      at[f + 1] = nameEnd;
+      at[f + 2] = nameEnd + 3;
+      at[f + 3] = valueEnd;
+      p = valueEnd + 1;
+      const next = body.charCodeAt(p);
+      if (next === BRACE_CLOSE && p === to - 1) break;
+      if (next !== COMMA) return false;
+      p++;
+    }
+    // Names as JSON.parse would not keep them in the line's order (index-like ones go first in an
+    // object), or would merge (a repeated name), or `__proto__`: read as JSON.
+    for (let f = 0; f < fields; f++) {
+      const c = body.charCodeAt(at[f * 4]!);
+      if ((c >= DIGIT_0 && c <= DIGIT_9) || this.nameIs(f, "__proto__")) return false;
+      for (let e = 0; e < f; e++) if (this.sameName(e, f)) return false;
+    }
+
+    let time = -1;
+    this.valueField.fill(-1);
+    // The group's fields' text: one stretch of the line when they lie together, as the origin
+    // writes them (several stretches are joined as the key joins fields).
+    let stretches = 0;
+    let key = "";
+    let stretchFrom = -1;
+    let stretchTo = -1;
+    for (let f = 0; f < fields; f++) {
+      if (this.nameIs(f, "_time")) {
+        time = f;
+        continue;
+      }
+      const column = this.columnOf(f);
+      if (column >= 0) {
+        this.valueField[column] = f;
+        continue;
+      }
+      const start = at[f * 4]! - 1;
+      const end = at[f * 4 + 3]! + 1;
+      if (stretchTo === start - 1) stretchTo = end;
+      else {
+        if (stretches++ > 0) key += `${key === "" ? "" : ","}${body.slice(stretchFrom, stretchTo)}`;
+        stretchFrom = start;
+        stretchTo = end;
+      }
+    }
+    for (let c = 0; c < this.cells.length; c++) {
+      const f = this.valueField[c]!;
+      this.cells[c] = f < 0 ? 0 : this.number(at[f * 4 + 2]!, at[f * 4 + 3]!);
+    }
+    beforeRow();
+    const { table } = this;
+    const timeId =
+      time < 0 ? table.timeIdOf("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, (t) => table.timeIdOf(t));
+    const newGroup = () => this.groupRow(fields);
+    let groupId: number;
+    if (stretches === 0) groupId = table.groupIdOf("", newGroup);
+    else if (stretches === 1) groupId = this.groupIds.idOf(stretchFrom, stretchTo, (k) => table.groupIdOf(k, newGroup));
+    else groupId = table.groupIdOf(detached(`${key},${body.slice(stretchFrom, stretchTo)}`), newGroup);
+    table.addIds(timeId, groupId, this.cells);
+    return true;
+  }
+
+  /** The line's group fields as a row (only for a group the table has not seen). */
+  private groupRow(fields: number): VLRow {
+    const { body, at } = this;
+    const row: VLRow = {};
+    for (let f = 0; f < fields; f++) {
+      row[detached(body.slice(at[f * 4]!, at[f * 4 + 1]!))] = detached(body.slice(at[f * 4 + 2]!, at[f * 4 + 3]!));
+    }
+    return row;
+  }
+
+  /** The value column field `f` holds, or -1. */
+  private columnOf(f: number): number {
+    const names = this.table.values;
+    for (let c = 0; c < names.length; c++) if (this.nameIs(f, names[c]!)) return c;
+    return -1;
+  }
+
+  private nameIs(f: number, name: string): boolean {
+    const start = this.at[f * 4]!;
+    return this.at[f * 4 + 1]! - start === name.length && this.body.startsWith(name, start);
+  }
+
+  private sameName(e: number, f: number): boolean {
+    const { body, at } = this;
+    const length = at[e * 4 + 1]! - at[e * 4]!;
+    if (at[f * 4 + 1]! - at[f * 4]! !== length) return false;
+    for (let i = 0; i < length; i++) {
+      if (body.charCodeAt(at[e * 4]! + i) !== body.charCodeAt(at[f * 4]! + i)) return false;
+    }
+    return true;
+  }
+
+  /** A value's text as Number reads it: digits alone (a count, a sum) without making a string. */
+  private number(start: number, end: number): number {
+    const { body } = this;
+    if (end - start > 0 && end - start <= 15) {
+      let n = 0;
+      let i = start;
+      for (; i < end; i++) {
+        const c = body.charCodeAt(i);
+        if (c < DIGIT_0 || c > DIGIT_9) break;
+        n = n * 10 + (c - DIGIT_0);
+      }
+      if (i === end) return n;
+    }
+    return Number(body.slice(start, end));
+  }
+}
+
+/**
+ * The table indexes of texts met in one answer: a text already met is looked up by its cut-out
+ * text (which the engine need not copy), and only a new one is copied to be kept.
+ */
+class RawIds {
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly body: string) {}
+
+  /** The index of the text [start, end) of the answer: `make` gives it for a text not met before. */
+  idOf(start: number, end: number, make: (text: string) => number): number {
+    const cut = this.body.slice(start, end);
+    let id = this.ids.get(cut);
+    if (id === undefined) {
+      const text = detached(cut);
+      this.ids.set(text, (id = make(text)));
+    }
+    return id;
+  }
+}
+
+/**
+ * A copy of `text` that does not hold on to the answer it was cut from: an engine may keep a cut-out
+ * text as a view into the whole answer, and a table keeping a few short texts must not keep
+ * megabytes of answer alive with them.
+ */
+function detached(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
