@@ -22,11 +22,17 @@ const GATE = String.raw`\\u|\x{FFFD}`;
 const PRECISE = [
   String.raw`\x{FFFD}`,
   String.raw`\\u(?:00[01]|[dD][89a-fA-F]|[fF][fF][fF][dD])`,
-  String.raw`\\u[0-9a-fA-F]{4}(?:[^"\\]|\\.)*"\s*:`,
+  String.raw`\\u[0-9a-fA-F]{4}(?:[^"\\\x{212A}]|\\.)*"\s*:`,
 ].join("|");
+/**
+ * The key test's class leaves out U+212A (Kelvin sign): a negated class that case folding maps into
+ * itself costs VictoriaLogs (v1.121) 10 to 30 ms of CPU per query to print while it simplifies the
+ * regex. A line with an escape and the sign is matched whole instead.
+ */
+const KELVIN = String.raw`\x{212A}`;
 
 /**
- * The LogsQL filter matching those lines: the precise regex runs only on lines the gate matches,
+ * The LogsQL filter matching those lines: the precise regexes run only on lines the gate matches,
  * which most lines do not (a literal search costs the origin far less than a regex scan).
  */
-export const JSON_UNSURE_ESCAPES = `(_msg:~${quote(GATE)} _msg:~${quote(PRECISE)})`;
+export const JSON_UNSURE_ESCAPES = `(_msg:~${quote(GATE)} (_msg:~${quote(PRECISE)} or _msg:~${quote(KELVIN)}))`;
