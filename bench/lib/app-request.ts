@@ -17,6 +17,10 @@ interface TelemetryLine {
   scanned?: { rows: number };
 }
 
+// One app for the process, as src/index.ts builds one per isolate: a new app per request would
+// charge every request its router's construction, which no deployed request pays.
+const app = createApp();
+
 // The Worker's telemetry goes to console.log (Workers Logs); here it is kept, not printed.
 const lines: TelemetryLine[] = [];
 console.log = (...args: unknown[]) => {
@@ -46,7 +50,6 @@ export async function appRequest(
   headers: Record<string, string>,
   around?: { before(): void; after(): void },
 ): Promise<AppAnswer> {
-  const app = createApp();
   const pending: Promise<unknown>[] = [];
   const ctx = {
     waitUntil: (p: Promise<unknown>) => void pending.push(p),

@@ -6,7 +6,7 @@
 import type { Grouping, RangeAggregationExpr, SampleExpr, VectorAggregationExpr } from "../../logql/ast";
 import { isKind, some } from "../../logql/walk";
 import { rangeFunction, vectorAggregation } from "../../logql/functions";
-import type { ExtractedSample, MetricResult, Series, VectorSample } from "../types";
+import type { ExtractedSample, Labels, MetricResult, Series, VectorSample } from "../types";
 import { betweenVectors, foldLiterals, withScalar } from "./binary";
 import { PointBudget } from "./budget";
 import { DEFAULT_MAX_POINTS, DEFAULT_MAX_SERIES, MetricEvalError } from "./errors";
@@ -216,10 +216,14 @@ function seriesToSteps(series: Series[], grid: StepGrid): StepVectors {
 
 function toMatrix(steps: StepVectors, grid: StepGrid, limit: SeriesLimit): Series[] {
   const series = new Map<string, Series>();
+  // A series' labels are mostly one object at every step (a push-down's series, a range
+  // aggregation's table): its key, which sorts the names, is built once per object, not per point.
+  const keys = new Map<Labels, string>();
   steps.forEach((vec: VectorSample[], k) => {
     const t = timeAt(grid, k);
     for (const s of vec) {
-      const key = labelsKey(s.labels);
+      let key = keys.get(s.labels);
+      if (key === undefined) keys.set(s.labels, (key = labelsKey(s.labels)));
       let out = series.get(key);
       if (!out) {
         // A series past the limit: Loki's error, or (partial) left out of the answer whole.

@@ -151,6 +151,40 @@ describe("runUnwrapPlan, quantile", () => {
     );
   });
 
+  it("equals `quantile` over each window as windows slide by several buckets, jump past them, and repeat values", async () => {
+    // Few distinct values, so that a bucket leaving a window takes values equal to ones that stay.
+    const value = fc.constantFrom("0", "1", "2", "2.5", "-3", "10");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.array(value, { minLength: 1, maxLength: 6 })), {
+          maxLength: 25,
+        }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.constantFrom(0, 0.3, 0.5, 0.99, 1),
+        async (buckets, bucketsPerWindow, stepMinutes, phi) => {
+          const byMinute = new Map<number, string[]>();
+          for (const [m, values] of buckets) byMinute.set(m, [...(byMinute.get(m) ?? []), ...values]);
+          const rows = [...byMinute].map(([m, values]) => row(m, "a", values));
+          const wide = { ...plan, phi, bucketsPerWindow, window: { start: 1n, end: 40n * MINUTE + 1n } };
+          const steps = { start: MINUTE, end: 36n * MINUTE, step: BigInt(stepMinutes) * MINUTE, instant: false };
+          const out = seriesOf(await runUnwrapPlan(clientWith(rows), wide, steps, stats()));
+          const expected: { t: bigint; v: number }[] = [];
+          for (let t = steps.start; t <= steps.end; t += steps.step) {
+            // The window of t holds the buckets starting at minutes t − bucketsPerWindow … t − 1.
+            const minute = Number(t / MINUTE);
+            const values: number[] = [];
+            for (let m = minute - bucketsPerWindow; m < minute; m++)
+              values.push(...(byMinute.get(m) ?? []).map(Number));
+            if (values.length > 0) expected.push({ t, v: quantile(phi, values) });
+          }
+          expect(out[0]?.points ?? []).toEqual(expected);
+        },
+      ),
+      { numRuns: 400, seed: 2626 },
+    );
+  });
+
   it("gives no sample for buckets without values", async () => {
     const out = await runUnwrapPlan(
       clientWith([row(2, "a", [], { __n: "0" }), row(2, "b", ["5"])]),
