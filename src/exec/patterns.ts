@@ -1,24 +1,25 @@
 /**
- * /patterns without a pattern ingester: VictoriaLogs groups the lines of each chunk
- * (plan/pattern-groups: lines equal but for their numbers, with their counts per step bucket and
- * their smallest and largest line), and the Worker mines the groups' lines (engine/patterns), each
- * chunk's patterns counted on the request's step grid, then merges the chunks' patterns into one
- * answer. Groups cross the network, not lines.
+ * /patterns without a pattern ingester: VictoriaLogs groups the lines of a run of consecutive
+ * chunks (plan/pattern-groups: lines equal but for their numbers, with the step bucket of each line
+ * and their smallest and largest line), and the Worker mines each group's lines once for the run
+ * (engine/patterns), cuts the patterns' counts on the request's step grid into the run's chunks,
+ * then merges the chunks' patterns into one answer. Groups cross the network, not lines.
  *
- * Counts: one request counts every chunk's lines. A chunk of at most MAX_LINES_PER_CHUNK lines is
- * grouped whole and its counts are exact: every line is counted by the origin in its group and
- * booked to the pattern its group's lines joined. A larger chunk is grouped from a random sample of
- * one line in N (N = lines ÷ MAX_LINES_PER_CHUNK, rounded up), and so is a chunk past MAX_GROUPS
- * groups from its largest groups: their counts are scaled by (lines in the chunk) / (lines grouped),
- * an estimate whose total per chunk is right and whose split between patterns and buckets is the
- * sample's.
+ * Counts: one request counts every chunk's lines. A run whose chunks hold at most
+ * MAX_LINES_PER_CHUNK lines each is grouped whole and its counts are exact: every line is counted
+ * by the origin in its group and booked to the pattern its group's lines joined. A run with a larger
+ * chunk is grouped from a random sample of one line in N (N = that chunk's lines ÷
+ * MAX_LINES_PER_CHUNK, rounded up, the largest of the run's), and so is a run past its MAX_GROUPS
+ * groups a chunk from its largest groups: each chunk's counts are scaled by (lines in the chunk) /
+ * (lines grouped), an estimate whose total per chunk is right and whose split between patterns and
+ * buckets is the sample's.
  *
- * Templates: a group with at most two distinct lines in a chunk is mined from all of them, so the
- * chunk's patterns are those of mining every line (up to the order lines are mined in, which Drain
- * is sensitive to only when a line is as close to two patterns). A group with more is mined from
- * its smallest and largest line: a number they share stays in the pattern even if another line of
- * the group has another there; patterns of several groups and chunks merge, so it stays only when
- * every group's two lines agree on it.
+ * Templates: a group with at most two distinct lines in the run is mined from all of them, so the
+ * patterns are those of mining every line (up to the order lines are mined in, which Drain is
+ * sensitive to only when a line is as close to two patterns). A group with more is mined from its
+ * smallest and largest line: a number they share stays in the pattern even if another line of the
+ * group has another there; patterns of several groups merge, so it stays only when every group's
+ * two lines agree on it.
  *
  * Whole historical chunks are cached (cache/pattern-chunks.ts); chunk boundaries are multiples of
  * the step, so no bucket straddles two chunks and cached and fresh chunks add up exactly.
@@ -52,10 +53,14 @@ import type { VLRow } from "../origin/rows";
 /** The range is cut into about this many chunks (fewer when the step or the minimum is larger). */
 const TARGET_CHUNKS = 12n;
 const MIN_CHUNK_NS = 5n * 60_000_000_000n;
-/** Lines grouped by one request at most (after sampling), unless one chunk holds more. */
-const RUN_LINES = 8_000;
+/**
+ * Lines grouped by one request at most (after sampling), unless one chunk holds more: a range's
+ * chunks (TARGET_CHUNKS, one more when the range does not start on a chunk's start) fit in one
+ * request, whose answer holds each group's lines once.
+ */
+const RUN_LINES = MAX_LINES_PER_CHUNK * (Number(TARGET_CHUNKS) + 1);
 /** Names the miner's rules in cache keys: a change to them must not read old chunks. */
-const MINER_VERSION = 2;
+const MINER_VERSION = 3;
 
 export interface PatternOptions {
   window: TimeWindow;
@@ -124,8 +129,8 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
   const sampleOf = (c: Chunk) => Math.max(1, Math.ceil(linesOf(c) / MAX_LINES_PER_CHUNK));
 
   // Consecutive chunks to mine are grouped in one request while the lines it groups stay under
-  // RUN_LINES: a small range or a refreshing tab (every chunk but the newest cached) costs one
-  // request, a large range a few that the origin works on at once. Chunks without lines need none.
+  // RUN_LINES: a range or a refreshing tab (every chunk but the newest cached) costs one request,
+  // a range of chunks larger than the sampling cap a few. Chunks without lines need none.
   const runs: Chunk[][] = [];
   let runLines = 0;
   for (const chunk of toMine) {
@@ -151,32 +156,37 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
       filter,
       stepMs,
       chunkSteps: Number(length / step),
+      chunks: run.length,
       startNs: run[0]!.whole.start,
       levelFields,
       sample: Math.max(...run.map(sampleOf)),
     };
-    const perChunk = readGroups(await client.statsRows(patternGroupsQuery(groupRun), w), groupRun);
-    const mined = run.map(async (chunk, k) => {
-      const groups = perChunk.get(k) ?? [];
-      const miner = new PatternMiner(stepMs);
-      let covered = 0;
-      for (const g of groups) {
-        miner.addGroup(
-          g.lines.map((line) => ({ line, level: lineLevel(line, g.levelInputs, discover) })),
-          g.samples,
-        );
-        covered += g.count;
-      }
-      let patterns = miner.result();
+    const groups = readGroups(await client.statsRows(patternGroupsQuery(groupRun), w), groupRun);
+    // Each group is mined once for the whole run; its patterns' counts are then cut into the run's
+    // chunks (a chunk's patterns are those of the run that hold lines of it).
+    const miner = new PatternMiner(stepMs);
+    const startMs = Number(groupRun.startNs / 1_000_000n);
+    const chunkMs = groupRun.chunkSteps * stepMs;
+    const chunkOf = (ms: number) => Math.floor((ms - startMs) / chunkMs);
+    const covered = new Array<number>(run.length).fill(0);
+    for (const g of groups) {
+      miner.addGroup(
+        g.lines.map((line) => ({ line, level: lineLevel(line, g.levelInputs, discover) })),
+        g.samples,
+      );
+      for (const [ms, n] of g.samples) covered[chunkOf(ms)]! += n;
+    }
+    const perChunk = splitByChunk(miner.result(), run.length, chunkOf);
+    run.forEach((chunk, k) => {
+      let patterns = perChunk[k]!;
       const total = linesOf(chunk);
-      if (total > covered && covered > 0) {
+      if (total > covered[k]! && covered[k]! > 0) {
         scaledChunks++;
-        patterns = scale(patterns, total / covered);
+        patterns = scale(patterns, total / covered[k]!);
       }
       chunk.patterns = patterns;
       if (chunk.storable) cache?.store(chunk.whole, patterns);
     });
-    await Promise.all(mined);
   };
   const limit = Math.max(1, o.maxConcurrency);
   for (let i = 0; i < runs.length; i += limit) await Promise.all(runs.slice(i, i + limit).map(mineRun));
@@ -211,51 +221,80 @@ async function chunkLines(
   return out;
 }
 
-interface LineGroup {
+export interface LineGroup {
   /** Its distinct lines when it has at most two, else its smallest and largest. */
   lines: string[];
   /** The level fields' values (empty ones left out: VictoriaLogs stores no empty field). */
   levelInputs: Record<string, string>;
-  count: number;
   first: bigint;
   /** [bucket start in ms, lines], oldest first. */
   samples: [number, number][];
 }
 
 /**
- * The groups of a run's answer (plan/pattern-groups.ts) by chunk index in the run, each chunk's
- * oldest first line first: the order the lines came in, as near as groups allow.
+ * The groups of a run's answer (plan/pattern-groups.ts), the oldest first line first: the order the
+ * lines came in, as near as groups allow.
  */
-function readGroups(rows: readonly VLRow[], run: GroupRun): Map<number, LineGroup[]> {
+export function readGroups(rows: readonly VLRow[], run: GroupRun): LineGroup[] {
   const F = GROUP_FIELD;
   const startMs = Number(run.startNs / 1_000_000n);
-  const out = new Map<number, LineGroup[]>();
+  const step = BigInt(run.stepMs);
+  const out: LineGroup[] = [];
   for (const row of rows) {
     const lowest = row[F.lowest] ?? "";
     const highest = row[F.highest] ?? "";
-    const levelInputs = levelInputsOf(row, run.levelFields);
     const counts = new Map<number, number>();
-    for (const packed of stringArray(row[F.buckets])) {
-      const at = packed.indexOf(":");
-      const ms = startMs + wholeNumber(packed.slice(0, at)) * run.stepMs;
-      counts.set(ms, (counts.get(ms) ?? 0) + wholeNumber(packed.slice(at + 1)));
+    for (const bucket of stringArray(row[F.bucket])) {
+      // An index of steps from the run's start, or (a line at a bucket's edge) the line's time.
+      let ms: number;
+      if (bucket.includes("T")) {
+        const at = parseVLTime(bucket) / 1_000_000n;
+        ms = Number(at - mod(at, step));
+      } else {
+        ms = startMs + wholeNumber(bucket) * run.stepMs;
+      }
+      counts.set(ms, (counts.get(ms) ?? 0) + 1);
     }
-    const samples = [...counts].sort((x, y) => x[0] - y[0]);
     const firstTime = row[F.first];
-    const group: LineGroup = {
+    out.push({
       lines: highest === "" || highest === lowest ? [lowest] : [lowest, highest],
-      levelInputs,
-      count: samples.reduce((sum, [, n]) => sum + n, 0),
+      levelInputs: levelInputsOf(row, run.levelFields),
       first: firstTime ? parseVLTime(firstTime) : 0n,
-      samples,
-    };
-    const k = wholeNumber(row[F.chunk]);
-    let list = out.get(k);
-    if (!list) out.set(k, (list = []));
-    list.push(group);
+      samples: [...counts].sort((x, y) => x[0] - y[0]),
+    });
   }
-  for (const list of out.values()) list.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
-  return out;
+  return out.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
+}
+
+/**
+ * A run's patterns cut into its chunks: per chunk, the patterns with lines in it and only those
+ * counts, the most lines first, then by pattern text (the order a chunk's own mining gives).
+ */
+function splitByChunk(
+  patterns: readonly MinedPattern[],
+  chunks: number,
+  chunkOf: (ms: number) => number,
+): MinedPattern[][] {
+  const out: { p: MinedPattern; total: number; text: string }[][] = Array.from({ length: chunks }, () => []);
+  for (const p of patterns) {
+    let k = -1;
+    let part: { p: MinedPattern; total: number; text: string } | undefined;
+    for (const sample of p.samples) {
+      const c = chunkOf(sample[0]);
+      if (c !== k) {
+        k = c;
+        part = { p: { ...p, samples: [] }, total: 0, text: "" };
+        out[c]!.push(part);
+      }
+      part!.p.samples.push(sample);
+      part!.total += sample[1];
+    }
+  }
+  return out.map((list) => {
+    for (const e of list) e.text = patternText(e.p);
+    list.sort((a, b) => b.total - a.total || compare(a.text, b.text) || compare(a.p.level, b.p.level));
+    return list.map((e) => e.p);
+  });
 }
 
 /** The level fields' values of a group's row, packed (plan/pattern-groups.ts) or one field. */
@@ -287,6 +326,15 @@ function stringArray(json: string | undefined): string[] {
 function wholeNumber(s: string | undefined): number {
   const n = Number(s ?? 0);
   return Number.isFinite(n) ? n : 0;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function mod(a: bigint, m: bigint): bigint {
+  const r = a % m;
+  return r < 0n ? r + m : r;
 }
 
 function scale(patterns: MinedPattern[], factor: number): MinedPattern[] {
