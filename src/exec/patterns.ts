@@ -2,8 +2,8 @@
  * /patterns without a pattern ingester: VictoriaLogs groups the lines of a run of consecutive
  * chunks (plan/pattern-groups: lines equal but for their numbers, with the step bucket of each line
  * and their smallest and largest line), and the Worker mines each group's lines once for the run
- * (engine/patterns), cuts the patterns' counts on the request's step grid into the run's chunks,
- * then merges the chunks' patterns into one answer. Groups cross the network, not lines.
+ * (engine/patterns), then merges the runs' patterns and those of cached chunks into one answer,
+ * counted on the request's step grid. Groups cross the network, not lines.
  *
  * Counts: one request counts every chunk's lines. A run whose chunks hold at most
  * MAX_LINES_PER_CHUNK lines each is grouped whole and its counts are exact: every line is counted
@@ -21,8 +21,9 @@
  * group has another there; patterns of several groups merge, so it stays only when every group's
  * two lines agree on it.
  *
- * Whole historical chunks are cached (cache/pattern-chunks.ts); chunk boundaries are multiples of
- * the step, so no bucket straddles two chunks and cached and fresh chunks add up exactly.
+ * Whole historical chunks are cached (cache/pattern-chunks.ts): a run's patterns cut into its
+ * chunks, each with the counts of its buckets. Chunk boundaries are multiples of the step, so no
+ * bucket straddles two chunks and cached and fresh chunks add up exactly.
  */
 import type { Matcher } from "../logql/ast";
 import type { TimeWindow } from "../core/time-window";
@@ -176,17 +177,25 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
       );
       for (const [ms, n] of g.samples) covered[chunkOf(ms)]! += n;
     }
-    const perChunk = splitByChunk(miner.result(), run.length, chunkOf);
-    run.forEach((chunk, k) => {
-      let patterns = perChunk[k]!;
+    // A chunk past its sampling or group cap: its counts scaled up to its lines.
+    const factors = run.map((chunk, k) => {
       const total = linesOf(chunk);
-      if (total > covered[k]! && covered[k]! > 0) {
-        scaledChunks++;
-        patterns = scale(patterns, total / covered[k]!);
-      }
-      chunk.patterns = patterns;
-      if (chunk.storable) cache?.store(chunk.whole, patterns);
+      return total > covered[k]! && covered[k]! > 0 ? total / covered[k]! : 1;
     });
+    scaledChunks += factors.filter((f) => f !== 1).length;
+    const mined = factors.some((f) => f !== 1)
+      ? miner.result().map((p) => scale(p, (ms) => factors[chunkOf(ms)]!))
+      : miner.result();
+    // The run's patterns are merged once (they are one miner's clusters); its chunks' shares are
+    // what the cache keeps.
+    run.forEach((chunk) => (chunk.patterns = []));
+    run[0]!.patterns = mined;
+    if (run.some((chunk) => chunk.storable)) {
+      const perChunk = splitByChunk(mined, run.length, chunkOf);
+      run.forEach((chunk, k) => {
+        if (chunk.storable) cache?.store(chunk.whole, perChunk[k]!);
+      });
+    }
   };
   const limit = Math.max(1, o.maxConcurrency);
   for (let i = 0; i < runs.length; i += limit) await Promise.all(runs.slice(i, i + limit).map(mineRun));
@@ -337,8 +346,8 @@ function mod(a: bigint, m: bigint): bigint {
   return r < 0n ? r + m : r;
 }
 
-function scale(patterns: MinedPattern[], factor: number): MinedPattern[] {
-  return patterns.map((p) => ({ ...p, samples: p.samples.map(([t, n]) => [t, Math.round(n * factor)]) }));
+function scale(p: MinedPattern, factorAt: (ms: number) => number): MinedPattern {
+  return { ...p, samples: p.samples.map(([t, n]) => [t, Math.round(n * factorAt(t))]) };
 }
 
 /**
