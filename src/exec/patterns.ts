@@ -106,7 +106,6 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
   }
 
   let cachedChunks = 0;
-  let scaledChunks = 0;
   await Promise.all(
     chunks.map(async (chunk) => {
       const { whole, part } = chunk;
@@ -119,58 +118,42 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
   );
 
   const toMine = chunks.filter((c) => !c.patterns);
+  const groupRun = (run: Chunk[], sample: number, lineLimit?: number): GroupRun => ({
+    filter,
+    stepMs,
+    chunkSteps: Number(length / step),
+    chunks: run.length,
+    startNs: run[0]!.whole.start,
+    levelFields,
+    sample,
+    lineLimit,
+  });
+  const span = (run: Chunk[]): TimeWindow => ({ start: run[0]!.part.start, end: run[run.length - 1]!.part.end });
+  // The groups of every chunk to mine are asked for while the chunks' lines are counted: when they
+  // hold at most RUN_LINES lines, these are all of them, grouped whole (no sample), and the request
+  // waits for one origin round trip instead of two. Past that, it is abandoned (the origin stops
+  // at RUN_LINES + 1 lines in any case).
+  const consecutive = toMine.every((c, i) => i === 0 || toMine[i - 1]!.whole.end === c.whole.start);
+  const early = toMine.length > 0 && consecutive ? groupRun(toMine, 1, RUN_LINES + 1) : undefined;
+  const abandon = new AbortController();
+  const earlyRows = early && client.withSignal(abandon.signal).statsRows(patternGroupsQuery(early), span(toMine));
+  earlyRows?.catch(() => {});
   const totals =
     toMine.length === 0
       ? new Map<number, number>()
-      : await chunkLines(client, filter, Number(length / 1_000_000n), {
-          start: toMine[0]!.part.start,
-          end: toMine[toMine.length - 1]!.part.end,
-        });
+      : await chunkLines(client, filter, Number(length / 1_000_000n), span(toMine));
   const linesOf = (c: Chunk) => totals.get(Number(c.whole.start / 1_000_000n)) ?? 0;
   const sampleOf = (c: Chunk) => Math.max(1, Math.ceil(linesOf(c) / MAX_LINES_PER_CHUNK));
 
-  // Consecutive chunks to mine are grouped in one request while the lines it groups stay under
-  // RUN_LINES: a range or a refreshing tab (every chunk but the newest cached) costs one request,
-  // a range of chunks larger than the sampling cap a few. Chunks without lines need none.
-  const runs: Chunk[][] = [];
-  let runLines = 0;
-  for (const chunk of toMine) {
-    if (linesOf(chunk) === 0) {
-      chunk.patterns = [];
-      if (chunk.storable) cache?.store(chunk.whole, []);
-      continue;
-    }
-    const lines = linesOf(chunk) / sampleOf(chunk);
-    const last = runs[runs.length - 1];
-    const tail = last?.[last.length - 1];
-    if (last && tail!.whole.end === chunk.whole.start && runLines + lines <= RUN_LINES) {
-      last.push(chunk);
-      runLines += lines;
-    } else {
-      runs.push([chunk]);
-      runLines = lines;
-    }
-  }
-  const mineRun = async (run: Chunk[]): Promise<void> => {
-    const w = { start: run[0]!.part.start, end: run[run.length - 1]!.part.end };
-    const groupRun: GroupRun = {
-      filter,
-      stepMs,
-      chunkSteps: Number(length / step),
-      chunks: run.length,
-      startNs: run[0]!.whole.start,
-      levelFields,
-      sample: Math.max(...run.map(sampleOf)),
-    };
-    const groups = readGroups(await client.statsRows(patternGroupsQuery(groupRun), w), groupRun);
-    // Each group is mined once for the whole run; its patterns' counts are then cut into the run's
-    // chunks (a chunk's patterns are those of the run that hold lines of it).
+  let scaledChunks = 0;
+  const mineGroups = (run: Chunk[], groupRun: GroupRun, rows: readonly VLRow[]): void => {
+    // Each group is mined once for the whole run.
     const miner = new PatternMiner(stepMs);
     const startMs = Number(groupRun.startNs / 1_000_000n);
     const chunkMs = groupRun.chunkSteps * stepMs;
     const chunkOf = (ms: number) => Math.floor((ms - startMs) / chunkMs);
     const covered = new Array<number>(run.length).fill(0);
-    for (const g of groups) {
+    for (const g of readGroups(rows, groupRun)) {
       miner.addGroup(
         g.lines.map((line) => ({ line, level: lineLevel(line, g.levelInputs, discover) })),
         g.samples,
@@ -186,8 +169,8 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
     const mined = factors.some((f) => f !== 1)
       ? miner.result().map((p) => scale(p, (ms) => factors[chunkOf(ms)]!))
       : miner.result();
-    // The run's patterns are merged once (they are one miner's clusters); its chunks' shares are
-    // what the cache keeps.
+    // The run's patterns are merged once (they are one miner's clusters); its chunks' shares
+    // (patterns with the counts of the chunk's buckets) are what the cache keeps.
     run.forEach((chunk) => (chunk.patterns = []));
     run[0]!.patterns = mined;
     if (run.some((chunk) => chunk.storable)) {
@@ -197,8 +180,41 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
       });
     }
   };
-  const limit = Math.max(1, o.maxConcurrency);
-  for (let i = 0; i < runs.length; i += limit) await Promise.all(runs.slice(i, i + limit).map(mineRun));
+
+  const lines = toMine.reduce((sum, c) => sum + linesOf(c), 0);
+  if (lines > RUN_LINES) abandon.abort();
+  const rows = early && lines <= RUN_LINES ? await earlyRows! : undefined;
+  if (early && rows && groupedLines(rows) <= RUN_LINES) {
+    mineGroups(toMine, early, rows);
+  } else {
+    // Consecutive chunks to mine are grouped in one request while the lines it groups (after
+    // sampling) stay under RUN_LINES. Chunks without lines need none.
+    const runs: Chunk[][] = [];
+    let runLines = 0;
+    for (const chunk of toMine) {
+      if (linesOf(chunk) === 0) {
+        chunk.patterns = [];
+        if (chunk.storable) cache?.store(chunk.whole, []);
+        continue;
+      }
+      const lines = linesOf(chunk) / sampleOf(chunk);
+      const last = runs[runs.length - 1];
+      const tail = last?.[last.length - 1];
+      if (last && tail!.whole.end === chunk.whole.start && runLines + lines <= RUN_LINES) {
+        last.push(chunk);
+        runLines += lines;
+      } else {
+        runs.push([chunk]);
+        runLines = lines;
+      }
+    }
+    const mineRun = async (run: Chunk[]): Promise<void> => {
+      const sampled = groupRun(run, Math.max(...run.map(sampleOf)));
+      mineGroups(run, sampled, await client.statsRows(patternGroupsQuery(sampled), span(run)));
+    };
+    const limit = Math.max(1, o.maxConcurrency);
+    for (let i = 0; i < runs.length; i += limit) await Promise.all(runs.slice(i, i + limit).map(mineRun));
+  }
 
   const merged = new PatternMiner(stepMs);
   for (const chunk of chunks) for (const p of chunk.patterns ?? []) merged.addPattern(p);
@@ -228,6 +244,11 @@ async function chunkLines(
     if (at) out.set(Number(parseVLTime(at) / 1_000_000n), wholeNumber(row[GROUP_FIELD.lines]));
   }
   return out;
+}
+
+/** The lines a groups answer holds (its groups' counts). */
+function groupedLines(rows: readonly VLRow[]): number {
+  return rows.reduce((sum, row) => sum + wholeNumber(row[GROUP_FIELD.lines]), 0);
 }
 
 export interface LineGroup {

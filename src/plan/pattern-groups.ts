@@ -96,6 +96,8 @@ export interface GroupRun {
   levelFields: readonly string[];
   /** Group one line in this many (1: every line). */
   sample: number;
+  /** Group at most this many lines (the first the origin reads): no limit when undefined. */
+  lineLimit?: number | undefined;
 }
 
 /** The selector's lines per chunk of `chunkMs` (epoch-aligned, as chunks are). */
@@ -112,7 +114,8 @@ export function patternGroupsQuery(run: GroupRun): string {
   const since = `(_time - ${run.startNs})`;
   const edge = BUCKET_EDGE_NS < stepNs / 2n ? BUCKET_EDGE_NS : stepNs / 2n;
   return (
-    `${run.filter} | ${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ${levels}` +
+    `${run.filter} | ${run.lineLimit !== undefined ? `limit ${run.lineLimit} | ` : ""}` +
+    `${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ${levels}` +
     `math ${since} % ${stepNs} as ${F.phase}, floor(${since} / ${stepNs}) as ${F.bucket} | ` +
     `format if (${F.phase}:<${edge} or ${F.phase}:>${stepNs - edge}) "<_time>" as ${F.bucket} | ` +
     `stats by (${keys}) count() ${F.lines}, values(${F.bucket}) ${F.bucket}, ` +

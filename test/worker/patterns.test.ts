@@ -142,10 +142,20 @@ describe("patterns on the compat dataset", () => {
     expect(new Map(found[0]!.samples)).toEqual(expected);
   });
 
-  it("scales a chunk holding more than 2,000 lines from its sample, keeping its total within rounding", async () => {
-    // Both namespaces of nginx: about 2,400 lines an hour, one chunk per one-hour step.
+  it("counts chunks of more than 2,000 lines exactly when the range holds at most 26,000", async () => {
+    // Both namespaces of nginx: about 2,400 lines an hour, one chunk per one-hour step, 14,400 in all.
     const found = await patterns('{app="nginx"}', 3600);
     const expected = await countsPerBucket('{app="nginx"}', 3600);
+    for (const n of expected.values()) expect(n).toBeGreaterThan(2000);
+    expect(totalsPerBucket(found)).toEqual(expected);
+  });
+
+  it("scales a chunk holding more than 2,000 lines from its sample, keeping its total within rounding", async () => {
+    // nginx and worker: about 4,800 lines an hour, one chunk per one-hour step, more than 26,000 in all.
+    const query = '{app=~"nginx|worker"}';
+    const found = await patterns(query, 3600);
+    const expected = await countsPerBucket(query, 3600);
+    expect([...expected.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(26_000);
     const got = totalsPerBucket(found);
     expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [t, n] of expected) {

@@ -45,6 +45,12 @@ describe("pattern groups in LogsQL", () => {
     expect(q).toContain('format if (__ph:<500000 or __ph:>500000) "<_time>" as __pi | ');
   });
 
+  it("groups only the first lines the origin reads when given a line limit", () => {
+    expect(
+      patternGroupsQuery({ ...run, lineLimit: 26_001 }).startsWith('{app="worker"} | limit 26001 | copy _msg'),
+    ).toBe(true);
+  });
+
   it("samples one line in N before grouping when asked", () => {
     expect(patternGroupsQuery({ ...run, sample: 7 }).startsWith('{app="worker"} | sample 7 | copy _msg')).toBe(true);
   });
