@@ -273,27 +273,68 @@ export function readGroups(rows: readonly VLRow[], run: GroupRun): LineGroup[] {
   for (const row of rows) {
     const lowest = row[F.lowest] ?? "";
     const highest = row[F.highest] ?? "";
-    const counts = new Map<number, number>();
-    for (const bucket of stringArray(row[F.bucket])) {
-      // An index of steps from the run's start, or (a line at a bucket's edge) the line's time.
-      let ms: number;
-      if (bucket.includes("T")) {
-        const at = parseVLTime(bucket) / 1_000_000n;
-        ms = Number(at - mod(at, step));
-      } else {
-        ms = startMs + wholeNumber(bucket) * run.stepMs;
-      }
-      counts.set(ms, (counts.get(ms) ?? 0) + 1);
+    const buckets = lineBuckets(row[F.bucket], startMs, run.stepMs, step);
+    buckets.sort((a, b) => a - b);
+    const samples: [number, number][] = [];
+    for (const ms of buckets) {
+      const last = samples[samples.length - 1];
+      if (last?.[0] === ms) last[1]++;
+      else samples.push([ms, 1]);
     }
     const firstTime = row[F.first];
     out.push({
       lines: highest === "" || highest === lowest ? [lowest] : [lowest, highest],
       levelInputs: levelInputsOf(row, run.levelFields),
       first: firstTime ? parseVLTime(firstTime) : 0n,
-      samples: [...counts].sort((x, y) => x[0] - y[0]),
+      samples,
     });
   }
   return out.sort((x, y) => (x.first < y.first ? -1 : x.first > y.first ? 1 : 0));
+}
+
+/**
+ * Each line's bucket start (ms) from a group's list of buckets (`["12","2026-…Z",…]`): an index of
+ * steps from the run's start, or (a line at a bucket's edge) the line's time. Read in place, as the
+ * list holds one entry per line.
+ */
+export function lineBuckets(json: string | undefined, startMs: number, stepMs: number, step: bigint): number[] {
+  const out: number[] = [];
+  if (!json) return out;
+  const fail = () => new Error("not a list of buckets");
+  if (json.charCodeAt(0) !== 91 /* [ */) throw fail();
+  let i = 1;
+  while (i < json.length && json.charCodeAt(i) !== 93 /* ] */) {
+    if (json.charCodeAt(i) !== 34 /* " */) throw fail();
+    const end = json.indexOf('"', i + 1);
+    if (end < 0) throw fail();
+    let index = 0;
+    let digits = true;
+    for (let k = i + 1; k < end; k++) {
+      const d = json.charCodeAt(k) - 48;
+      if (d < 0 || d > 9) {
+        digits = false;
+        break;
+      }
+      index = index * 10 + d;
+    }
+    if (digits && end > i + 1) {
+      out.push(startMs + index * stepMs);
+    } else {
+      const entry = json.slice(i + 1, end);
+      if (entry.includes("T")) {
+        const at = parseVLTime(entry) / 1_000_000n;
+        out.push(Number(at - mod(at, step)));
+      } else {
+        const n = Number(entry);
+        if (!Number.isFinite(n)) throw fail();
+        out.push(startMs + n * stepMs);
+      }
+    }
+    i = end + 1;
+    if (json.charCodeAt(i) === 44 /* , */) i++;
+  }
+  if (i >= json.length) throw fail();
+  return out;
 }
 
 /**
@@ -305,18 +346,20 @@ function splitByChunk(
   chunks: number,
   chunkOf: (ms: number) => number,
 ): MinedPattern[][] {
-  const out: { p: MinedPattern; total: number; text: string }[][] = Array.from({ length: chunks }, () => []);
+  type Part = { p: MinedPattern; samples: (readonly [number, number])[]; total: number; text: string };
+  const out: Part[][] = Array.from({ length: chunks }, () => []);
   for (const p of patterns) {
     let k = -1;
-    let part: { p: MinedPattern; total: number; text: string } | undefined;
+    let part: Part | undefined;
     for (const sample of p.samples) {
       const c = chunkOf(sample[0]);
       if (c !== k) {
         k = c;
-        part = { p: { ...p, samples: [] }, total: 0, text: "" };
+        const samples: (readonly [number, number])[] = [];
+        part = { p: { ...p, samples }, samples, total: 0, text: "" };
         out[c]!.push(part);
       }
-      part!.p.samples.push(sample);
+      part!.samples.push(sample);
       part!.total += sample[1];
     }
   }
@@ -376,17 +419,25 @@ function scale(p: MinedPattern, factorAt: (ms: number) => number): MinedPattern 
  * formats can write the same text), buckets in seconds.
  */
 function answers(mined: readonly MinedPattern[]): PatternAnswer[] {
-  const byText = new Map<string, { answer: PatternAnswer; counts: Map<number, number> }>();
+  const byText = new Map<string, MinedPattern[]>();
   for (const p of mined) {
-    const pattern = patternText(p);
-    const key = `${p.level}\u0000${pattern}`;
-    let e = byText.get(key);
-    if (!e) byText.set(key, (e = { answer: { pattern, level: p.level, samples: [] }, counts: new Map() }));
-    for (const [ms, n] of p.samples) if (n > 0) e.counts.set(ms, (e.counts.get(ms) ?? 0) + n);
+    const key = `${p.level}\u0000${patternText(p)}`;
+    const same = byText.get(key);
+    if (same) same.push(p);
+    else byText.set(key, [p]);
   }
   const out: PatternAnswer[] = [];
-  for (const { answer, counts } of byText.values()) {
-    answer.samples = [...counts].sort((a, b) => a[0] - b[0]).map(([ms, n]) => [Math.floor(ms / 1000), n]);
+  for (const same of byText.values()) {
+    const first = same[0]!;
+    // Mined samples are ordered by bucket; only patterns sharing a text need adding up.
+    let samples = first.samples;
+    if (same.length > 1) {
+      const counts = new Map<number, number>();
+      for (const p of same) for (const [ms, n] of p.samples) counts.set(ms, (counts.get(ms) ?? 0) + n);
+      samples = [...counts].sort((a, b) => a[0] - b[0]);
+    }
+    const answer: PatternAnswer = { pattern: patternText(first), level: first.level, samples: [] };
+    for (const [ms, n] of samples) if (n > 0) answer.samples.push([Math.floor(ms / 1000), n]);
     if (answer.samples.length > 0) out.push(answer);
   }
   return out;

@@ -21,8 +21,8 @@ export interface MinedPattern {
   level: string;
   tokens: string[];
   spacesAfter: number[];
-  /** [bucket start in ms, lines], oldest first. */
-  samples: [number, number][];
+  /** [bucket start in ms, lines], oldest first (lists may be shared between patterns: never changed). */
+  samples: readonly (readonly [number, number])[];
 }
 
 /** One pattern of a /patterns answer: its text, its level and its counts per bucket. */
@@ -53,7 +53,33 @@ interface Group {
   format: LineFormat;
   level: string;
   drain: Drain;
-  counts: Map<number, Map<number, number>>;
+  counts: Map<number, Tally>;
+}
+
+/**
+ * A cluster's lines per bucket. Merging mined patterns hands over whole sorted sample lists, most
+ * clusters just one: those are kept as they come and added up only when a cluster has several.
+ */
+class Tally {
+  private readonly byBucket = new Map<number, number>();
+  private readonly lists: (readonly (readonly [number, number])[])[] = [];
+
+  add(bucket: number, n: number): void {
+    this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + n);
+  }
+
+  /** A mined pattern's samples (ordered by bucket unless they come from elsewhere). */
+  addList(samples: readonly (readonly [number, number])[]): void {
+    this.lists.push(samples);
+  }
+
+  /** [bucket, lines], oldest first: a single ordered list as it came (shared, never changed). */
+  samples(): readonly (readonly [number, number])[] {
+    if (this.byBucket.size === 0 && this.lists.length === 1 && ascending(this.lists[0]!)) return this.lists[0]!;
+    for (const list of this.lists) for (const [bucket, n] of list) this.add(bucket, n);
+    this.lists.length = 0;
+    return [...this.byBucket].sort((a, b) => a[0] - b[0]);
+  }
 }
 
 export class PatternMiner {
@@ -86,16 +112,16 @@ export class PatternMiner {
   addGroup(lines: readonly { line: string; level: string }[], samples: readonly (readonly [number, number])[]): void {
     const total = samples.reduce((sum, [, n]) => sum + n, 0);
     this.lines += total;
-    const targets = new Map<string, { counts: Map<number, number> | undefined; weight: number }>();
+    const targets = new Map<string, { counts: Tally | undefined; weight: number }>();
     for (const { line, level } of lines) {
       const t = tokenizeLine(line);
       const group = t && this.group(t.format, level);
       const cluster = t && group ? group.drain.add(t.tokens, t.spacesAfter) : undefined;
-      let counts: Map<number, number> | undefined;
+      let counts: Tally | undefined;
       let key = "";
       if (group && cluster) {
         counts = group.counts.get(cluster.id);
-        if (!counts) group.counts.set(cluster.id, (counts = new Map()));
+        if (!counts) group.counts.set(cluster.id, (counts = new Tally()));
         key = `${group.format}\u0000${group.level}\u0000${cluster.id}`;
       }
       const target = targets.get(key);
@@ -109,7 +135,7 @@ export class PatternMiner {
       shares.forEach((share, i) => {
         const part = split[i]!;
         if (part === 0) return;
-        if (share.counts) share.counts.set(bucket, (share.counts.get(bucket) ?? 0) + part);
+        if (share.counts) share.counts.add(bucket, part);
         else this.refused += part;
       });
     }
@@ -118,7 +144,7 @@ export class PatternMiner {
   /** A pattern mined elsewhere (another chunk) on the same step grid. */
   addPattern(p: MinedPattern): void {
     this.lines += p.samples.reduce((sum, [, n]) => sum + n, 0);
-    this.count(p.format, p.level, p.tokens, p.spacesAfter, p.samples);
+    this.count(p.format, p.level, p.tokens, p.spacesAfter, p.samples, true);
   }
 
   private count(
@@ -127,6 +153,7 @@ export class PatternMiner {
     tokens: readonly string[],
     spacesAfter: readonly number[],
     samples: readonly (readonly [number, number])[],
+    whole = false,
   ): void {
     const group = this.group(format, level);
     const cluster = group.drain.add(tokens, spacesAfter);
@@ -135,8 +162,9 @@ export class PatternMiner {
       return;
     }
     let counts = group.counts.get(cluster.id);
-    if (!counts) group.counts.set(cluster.id, (counts = new Map()));
-    for (const [bucket, n] of samples) counts.set(bucket, (counts.get(bucket) ?? 0) + n);
+    if (!counts) group.counts.set(cluster.id, (counts = new Tally()));
+    if (whole) counts.addList(samples);
+    else for (const [bucket, n] of samples) counts.add(bucket, n);
   }
 
   private group(format: LineFormat, level: string): Group {
@@ -167,7 +195,7 @@ export class PatternMiner {
 }
 
 function entry(g: Group, c: Cluster): { p: MinedPattern; total: number; text: string } {
-  const samples = [...(g.counts.get(c.id) ?? new Map<number, number>())].sort((a, b) => a[0] - b[0]);
+  const samples = g.counts.get(c.id)?.samples() ?? [];
   const p: MinedPattern = {
     format: g.format,
     level: g.level,
@@ -199,6 +227,11 @@ export function apportion(n: number, weights: readonly number[]): number[] {
     left--;
   }
   return out;
+}
+
+function ascending(samples: readonly (readonly [number, number])[]): boolean {
+  for (let i = 1; i < samples.length; i++) if (samples[i]![0] <= samples[i - 1]![0]) return false;
+  return true;
 }
 
 function compare(a: string, b: string): number {

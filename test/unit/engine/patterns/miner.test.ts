@@ -174,6 +174,50 @@ describe("mining", () => {
     ]);
   });
 
+  it("adds up the samples of mined patterns that meet in one cluster, in bucket order whatever order they came in", () => {
+    const p = (samples: [number, number][]): MinedPattern => ({
+      format: "text",
+      level: "info",
+      tokens: ["job", "a", "finished", "<_>"],
+      spacesAfter: [1, 1, 1],
+      samples,
+    });
+    const one = new PatternMiner(1000);
+    one.addPattern(
+      p([
+        [3000, 2],
+        [1000, 1],
+      ]),
+    );
+    expect(one.result().map((r) => r.samples)).toEqual([
+      [
+        [1000, 1],
+        [3000, 2],
+      ],
+    ]);
+    const two = new PatternMiner(1000);
+    two.addPattern(
+      p([
+        [1000, 1],
+        [3000, 2],
+      ]),
+    );
+    two.addPattern(
+      p([
+        [2000, 4],
+        [3000, 5],
+      ]),
+    );
+    expect(two.result().map((r) => r.samples)).toEqual([
+      [
+        [1000, 1],
+        [2000, 4],
+        [3000, 7],
+      ],
+    ]);
+    expect(two.figures).toEqual({ lines: 12, refused: 0, clusters: 1 });
+  });
+
   it("is deterministic", () => {
     const run = () => {
       const m = new PatternMiner(1000);
