@@ -370,15 +370,13 @@ function splitByChunk(
   });
 }
 
-/** The level fields' values of a group's row, packed (plan/pattern-groups.ts) or one field. */
+/** The level fields' values of a group's row (its grouping fields). */
 function levelInputsOf(row: VLRow, fields: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  const packed = row[GROUP_FIELD.levels];
-  const values = fields.length > 1 ? stringArray(packed === undefined ? undefined : `[${packed}]`) : [row[fields[0]!]];
-  fields.forEach((f, i) => {
-    const v = values[i];
+  for (const f of fields) {
+    const v = row[f];
     if (v) out[f] = v;
-  });
+  }
   return out;
 }
 
@@ -387,13 +385,6 @@ function lineLevel(line: string, inputs: Record<string, string>, discover: boole
   const metadata = { ...inputs };
   if (discover) addDetectedLevel({ stream: {}, metadata, line });
   return patternLevel({}, metadata);
-}
-
-function stringArray(json: string | undefined): string[] {
-  if (!json) return [];
-  const parsed = JSON.parse(json) as unknown;
-  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === "string")) throw new Error("not a list of strings");
-  return parsed;
 }
 
 function wholeNumber(s: string | undefined): number {

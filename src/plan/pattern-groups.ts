@@ -25,8 +25,8 @@
  *
  * Levels: the groups are also keyed by `levelFields`, the row fields a line's level is read from
  * (`detected_level`, and with level discovery the fields Loki's level rules read), each as its
- * value whether it is a stream label or structured metadata. Several are packed into one field, a
- * list of JSON strings (`levels`): one grouping field instead of sixteen.
+ * value whether it is a stream label or structured metadata. Grouping by the fields themselves
+ * costs the origin less than formatting them into one key, and empty ones are not sent.
  */
 import { fieldName, quote } from "./logsql";
 import { JSON_MESSAGE_FIELDS } from "../engine/patterns/tokenize";
@@ -52,7 +52,6 @@ export const GROUP_FIELD = {
   first: "__pf",
   bucket: "__pi",
   phase: "__ph",
-  levels: "__pl",
 } as const;
 
 const F = GROUP_FIELD;
@@ -107,26 +106,21 @@ export function chunkLinesQuery(filter: string, chunkMs: number): string {
 
 /** The groups of a run of chunks (the client adds the run's time filter). */
 export function patternGroupsQuery(run: GroupRun): string {
-  const packed = run.levelFields.length > 1;
-  const keys = [F.template, ...(packed ? [F.levels] : run.levelFields.map(fieldName))].join(", ");
-  const levels = packed ? `format ${quote(run.levelFields.map((f) => `<q:${f}>`).join(","))} as ${F.levels} | ` : "";
+  const keys = [F.template, ...run.levelFields.map(fieldName)].join(", ");
   const stepNs = BigInt(run.stepMs) * 1_000_000n;
   const since = `(_time - ${run.startNs})`;
   const edge = BUCKET_EDGE_NS < stepNs / 2n ? BUCKET_EDGE_NS : stepNs / 2n;
   return (
     `${run.filter} | ${run.lineLimit !== undefined ? `limit ${run.lineLimit} | ` : ""}` +
-    `${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ${levels}` +
+    `${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ` +
     `math ${since} % ${stepNs} as ${F.phase}, floor(${since} / ${stepNs}) as ${F.bucket} | ` +
     `format if (${F.phase}:<${edge} or ${F.phase}:>${stepNs - edge}) "<_time>" as ${F.bucket} | ` +
     `stats by (${keys}) count() ${F.lines}, values(${F.bucket}) ${F.bucket}, ` +
     `min(_msg) ${F.lowest}, max(_msg) ${F.highest}, min(_time) ${F.first} | ` +
     `sort by (${F.lines} desc) limit ${MAX_GROUPS * run.chunks} | ` +
     // What the Worker does not read is not sent: the key (the lines stand for it), a largest line
-    // equal to the smallest (a group of one distinct line), level fields that are all empty.
+    // equal to the smallest (a group of one distinct line).
     `format if (${F.highest}:eq_field(${F.lowest})) "" as ${F.highest} | ` +
-    (packed
-      ? `format if (${F.levels}:=${quote(run.levelFields.map(() => '""').join(","))}) "" as ${F.levels} | `
-      : "") +
     `delete ${F.template}`
   );
 }

@@ -17,8 +17,8 @@ describe("pattern groups in LogsQL", () => {
     expect(q.startsWith('{app="worker"} | copy _msg as __pt | ')).toBe(true);
     expect(q).toContain("| collapse_nums at __pt | ");
     expect(q).toContain('| replace ("9", "0") at __pt | ');
-    // Several level fields go in one grouping field, a list of JSON strings.
-    expect(q).toContain('| format "<q:detected_level>,<q:log.level>" as __pl | ');
+    // The level fields are grouping fields of their own.
+    expect(q).not.toContain("as __pl ");
     // A line's bucket: its index from the run's start, or its own time within 1 ms of an edge.
     expect(q).toContain(
       "| math (_time - 1769904000000000000) % 60000000000 as __ph, " +
@@ -26,7 +26,7 @@ describe("pattern groups in LogsQL", () => {
         'format if (__ph:<1000000 or __ph:>59999000000) "<_time>" as __pi | ',
     );
     expect(q).toContain(
-      "| stats by (__pt, __pl) count() __pn, values(__pi) __pi, min(_msg) __plo, max(_msg) __phi, min(_time) __pf | ",
+      "| stats by (__pt, detected_level, log.level) count() __pn, values(__pi) __pi, min(_msg) __plo, max(_msg) __phi, min(_time) __pf | ",
     );
     expect(q).not.toContain("_time:60000ms");
     expect(q).toContain(`| sort by (__pn desc) limit ${MAX_GROUPS * 4} | `);
@@ -37,7 +37,6 @@ describe("pattern groups in LogsQL", () => {
   it("groups by a single level field as it is", () => {
     const q = patternGroupsQuery({ ...run, levelFields: ["detected_level"] });
     expect(q).toContain("stats by (__pt, detected_level) count() __pn, ");
-    expect(q).not.toContain("as __pl ");
   });
 
   it("sends every line's time when the step is within two edges' width", () => {
