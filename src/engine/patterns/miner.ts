@@ -129,6 +129,13 @@ export class PatternMiner {
       else targets.set(key, { counts, weight: 1 });
     }
     const shares = [...targets.values()];
+    if (shares.length === 1) {
+      // Every line joined one pattern (lines differing only in digits nearly always do).
+      const counts = shares[0]!.counts;
+      if (counts) for (const [bucket, n] of samples) counts.add(bucket, n);
+      else this.refused += total;
+      return;
+    }
     const weights = shares.map((s) => s.weight);
     for (const [bucket, n] of samples) {
       const split = apportion(n, weights);
