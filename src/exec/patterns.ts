@@ -147,9 +147,9 @@ export async function minePatterns(client: CachedOrigin, matchers: Matcher[], o:
 
   let scaledChunks = 0;
   const mineGroups = (run: Chunk[], groupRun: GroupRun, rows: readonly VLRow[]): void => {
-    // Each group is mined once for the whole run.
-    const miner = new PatternMiner(stepMs);
+    // Each group is mined once for the whole run, counted on the run's grid of buckets.
     const startMs = Number(groupRun.startNs / 1_000_000n);
+    const miner = new PatternMiner(stepMs, undefined, { startMs, buckets: run.length * groupRun.chunkSteps });
     const chunkMs = groupRun.chunkSteps * stepMs;
     const chunkOf = (ms: number) => Math.floor((ms - startMs) / chunkMs);
     const covered = new Array<number>(run.length).fill(0);

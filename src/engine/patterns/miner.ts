@@ -56,15 +56,39 @@ interface Group {
   counts: Map<number, Tally>;
 }
 
+/** The step buckets a miner's lines fall in, when known: from `startMs`, `buckets` of them. */
+export interface BucketGrid {
+  startMs: number;
+  buckets: number;
+}
+
+/** Array cells (8 bytes each) a miner keeps at most for counts on its grid; past that, maps. */
+const GRID_CELLS = 1_000_000;
+
 /**
- * A cluster's lines per bucket. Merging mined patterns hands over whole sorted sample lists, most
- * clusters just one: those are kept as they come and added up only when a cluster has several.
+ * A cluster's lines per bucket: in an array indexed by bucket when the miner knows its grid (no
+ * map operation per group and bucket), else in a map. Merging mined patterns hands over whole
+ * sorted sample lists, most clusters just one: those are kept as they come and added up only when
+ * a cluster has several.
  */
 class Tally {
   private readonly byBucket = new Map<number, number>();
   private readonly lists: (readonly (readonly [number, number])[])[] = [];
 
+  constructor(
+    private readonly cells?: Float64Array,
+    private readonly startMs = 0,
+    private readonly stepMs = 1,
+  ) {}
+
   add(bucket: number, n: number): void {
+    if (this.cells) {
+      const i = (bucket - this.startMs) / this.stepMs;
+      if (Number.isInteger(i) && i >= 0 && i < this.cells.length) {
+        this.cells[i]! += n;
+        return;
+      }
+    }
     this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + n);
   }
 
@@ -75,8 +99,20 @@ class Tally {
 
   /** [bucket, lines], oldest first: a single ordered list as it came (shared, never changed). */
   samples(): readonly (readonly [number, number])[] {
-    if (this.byBucket.size === 0 && this.lists.length === 1 && ascending(this.lists[0]!)) return this.lists[0]!;
-    for (const list of this.lists) for (const [bucket, n] of list) this.add(bucket, n);
+    if (this.byBucket.size === 0 && this.lists.length === 1 && !this.cells && ascending(this.lists[0]!)) {
+      return this.lists[0]!;
+    }
+    const fromCells: [number, number][] = [];
+    if (this.cells) {
+      this.cells.forEach((n, i) => {
+        if (n !== 0) fromCells.push([this.startMs + i * this.stepMs, n]);
+      });
+      if (this.byBucket.size === 0 && this.lists.length === 0) return fromCells;
+    }
+    for (const [bucket, n] of fromCells) this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + n);
+    this.cells?.fill(0);
+    for (const list of this.lists)
+      for (const [bucket, n] of list) this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + n);
     this.lists.length = 0;
     return [...this.byBucket].sort((a, b) => a[0] - b[0]);
   }
@@ -86,11 +122,20 @@ export class PatternMiner {
   private readonly groups = new Map<string, Group>();
   private lines = 0;
   private refused = 0;
+  private gridCells = 0;
 
   constructor(
     private readonly stepMs: number,
     private readonly options: DrainOptions = DEFAULT_DRAIN_OPTIONS,
+    private readonly grid?: BucketGrid,
   ) {}
+
+  private tally(): Tally {
+    const grid = this.grid;
+    if (!grid || this.gridCells + grid.buckets > GRID_CELLS) return new Tally();
+    this.gridCells += grid.buckets;
+    return new Tally(new Float64Array(grid.buckets), grid.startMs, this.stepMs);
+  }
 
   addLine(line: string, tsNs: bigint, level: string): void {
     this.lines++;
@@ -121,7 +166,7 @@ export class PatternMiner {
       let key = "";
       if (group && cluster) {
         counts = group.counts.get(cluster.id);
-        if (!counts) group.counts.set(cluster.id, (counts = new Tally()));
+        if (!counts) group.counts.set(cluster.id, (counts = this.tally()));
         key = `${group.format}\u0000${group.level}\u0000${cluster.id}`;
       }
       const target = targets.get(key);
@@ -169,7 +214,7 @@ export class PatternMiner {
       return;
     }
     let counts = group.counts.get(cluster.id);
-    if (!counts) group.counts.set(cluster.id, (counts = new Tally()));
+    if (!counts) group.counts.set(cluster.id, (counts = this.tally()));
     if (whole) counts.addList(samples);
     else for (const [bucket, n] of samples) counts.add(bucket, n);
   }

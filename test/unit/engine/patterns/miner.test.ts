@@ -238,6 +238,45 @@ describe("mining", () => {
 describe("groups of lines counted by the origin", () => {
   const info = (line: string) => ({ line, level: "info" });
 
+  it("counts on a known grid of buckets as without one, buckets off the grid included", () => {
+    const groups: [string[], [number, number][]][] = [
+      [
+        ["took 15 ms to serve a", "took 230 ms to serve a"],
+        [
+          [60_000, 3],
+          [180_000, 1],
+        ],
+      ],
+      [
+        ["took 7 ms to serve a"],
+        [
+          [0, 2],
+          [180_000, 4],
+          [600_000, 5],
+        ],
+      ],
+      [["user 12 logged in now"], [[120_000, 1]]],
+    ];
+    const mine = (m: PatternMiner) => {
+      for (const [lines, samples] of groups) m.addGroup(lines.map(info), samples);
+      return m.result().map((p) => [text(p), p.samples]);
+    };
+    const onGrid = mine(new PatternMiner(60_000, undefined, { startMs: 0, buckets: 4 }));
+    expect(onGrid).toEqual(mine(new PatternMiner(60_000)));
+    expect(onGrid).toEqual([
+      [
+        "took <_> ms to serve a",
+        [
+          [0, 2],
+          [60_000, 3],
+          [180_000, 5],
+          [600_000, 5],
+        ],
+      ],
+      ["user 12 logged in now", [[120_000, 1]]],
+    ]);
+  });
+
   it("mines a group's lines once and books its counts per bucket to the pattern they joined", () => {
     const m = new PatternMiner(60_000);
     m.addGroup(
