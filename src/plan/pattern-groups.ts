@@ -13,8 +13,8 @@
  * chunk): its lines, the step bucket of each of its lines (`values`, the index counted in steps
  * from the run's start; the Worker counts them per bucket and per chunk), its lexicographically
  * smallest and largest line (the largest left out when it is the smallest), and the time of its
- * first line (mining order). One `stats` pass: grouping by bucket and template first, then again
- * by template, cost VictoriaLogs several times the grouping itself. Lines that lie between
+ * first line (mining order). One `stats` pass: grouping by bucket and template, then by template
+ * again, costs VictoriaLogs several times the grouping itself. Lines that lie between
  * the smallest and the largest share every character the two share at the start, so the two lines
  * show which tokens vary up to there; they are the group's only lines when it has at most two
  * distinct ones. At most MAX_GROUPS groups per chunk of the run, the most lines first.
@@ -38,8 +38,9 @@ import { LEVEL_FIELDS } from "../engine/derived-fields";
  */
 export const MAX_GROUPS = 1000;
 /**
- * Lines per chunk grouped at most: past this, the run's lines are grouped from a random sample of
- * one line in N (`sample N`), so the origin's work per request stays bounded.
+ * Lines per chunk grouped at most (unless the chunks of a request hold few enough lines together,
+ * exec/patterns.ts): past this, the run's lines are grouped from a random sample of one line in N
+ * (`sample N`), so the origin's work per request stays bounded.
  */
 export const MAX_LINES_PER_CHUNK = 2_000;
 
