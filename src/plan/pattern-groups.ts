@@ -9,46 +9,56 @@
  * words. A line that starts with `{` is mined by its JSON message alone
  * (engine/patterns/tokenize.ts): it reads as its message and level members (`unpack_json`) instead.
  *
- * Per chunk and group, one row: its lines, its lines per step bucket packed into one list
- * (`<bucket index>:<count>`, the index counted in steps from the run's start), its lexicographically
+ * Per group, one row for the whole run of chunks (a group's lines are sent once, not once per
+ * chunk): its lines, the step bucket of each of its lines (`values`, the index counted in steps
+ * from the run's start; the Worker counts them per bucket and per chunk), its lexicographically
  * smallest and largest line (the largest left out when it is the smallest), and the time of its
- * first line (mining order). Lines that lie between
+ * first line (mining order). One `stats` pass: grouping by bucket and template, then by template
+ * again, costs VictoriaLogs several times the grouping itself. Lines that lie between
  * the smallest and the largest share every character the two share at the start, so the two lines
  * show which tokens vary up to there; they are the group's only lines when it has at most two
- * distinct ones. At most MAX_GROUPS groups per chunk, the most lines first.
+ * distinct ones. At most MAX_GROUPS groups per chunk of the run, the most lines first.
+ *
+ * Bucket indexes come from `math`, which computes in float64 (a time in nanoseconds is off by up
+ * to 256 ns): a line within BUCKET_EDGE_NS of a bucket's edge is sent as its exact time instead of
+ * an index, and the Worker buckets it.
  *
  * Levels: the groups are also keyed by `levelFields`, the row fields a line's level is read from
  * (`detected_level`, and with level discovery the fields Loki's level rules read), each as its
- * value whether it is a stream label or structured metadata. Several are packed into one field, a
- * list of JSON strings (`levels`): one grouping field instead of sixteen.
+ * value whether it is a stream label or structured metadata. Grouping by the fields themselves
+ * costs the origin less than formatting them into one key, and empty ones are not sent.
  */
 import { fieldName, quote } from "./logsql";
 import { JSON_MESSAGE_FIELDS } from "../engine/patterns/tokenize";
 import { LEVEL_FIELDS } from "../engine/derived-fields";
 
-/** Groups per chunk at most (the most lines first); the lines of the rest are counted, not mined. */
+/**
+ * Groups per chunk at most: a run's groups are at most this many times its chunks (the most lines
+ * first); the lines of the rest are counted, not mined.
+ */
 export const MAX_GROUPS = 1000;
 /**
- * Lines per chunk grouped at most: past this, the run's lines are grouped from a random sample of
- * one line in N (`sample N`), so the origin's work per request stays bounded.
+ * Lines per chunk grouped at most (unless the chunks of a request hold few enough lines together,
+ * exec/patterns.ts): past this, the run's lines are grouped from a random sample of one line in N
+ * (`sample N`), so the origin's work per request stays bounded.
  */
 export const MAX_LINES_PER_CHUNK = 2_000;
 
 /** The fields of the answer rows. */
 export const GROUP_FIELD = {
   template: "__pt",
-  chunk: "__pk",
   lines: "__pn",
   lowest: "__plo",
   highest: "__phi",
   first: "__pf",
-  count: "__pc",
   bucket: "__pi",
-  buckets: "__pb",
-  levels: "__pl",
+  phase: "__ph",
 } as const;
 
 const F = GROUP_FIELD;
+
+/** Past float64's error on a time in nanoseconds (a few units of 256 ns), with room to spare. */
+export const BUCKET_EDGE_NS = 1_000_000n;
 
 const JSON_PREFIX = "__pj_";
 const STARTS_JSON = `_msg:~${quote("^[{]")}`;
@@ -79,11 +89,15 @@ export interface GroupRun {
   stepMs: number;
   /** Steps per chunk. */
   chunkSteps: number;
+  /** Chunks in the run. */
+  chunks: number;
   /** The start of the run's first chunk, in ns: a multiple of the step. */
   startNs: bigint;
   levelFields: readonly string[];
   /** Group one line in this many (1: every line). */
   sample: number;
+  /** Group at most this many lines (the first the origin reads): no limit when undefined. */
+  lineLimit?: number | undefined;
 }
 
 /** The selector's lines per chunk of `chunkMs` (epoch-aligned, as chunks are). */
@@ -91,30 +105,23 @@ export function chunkLinesQuery(filter: string, chunkMs: number): string {
   return `${filter} | stats by (_time:${chunkMs}ms) count() ${F.lines}`;
 }
 
-/** The groups of every chunk of a run (the client adds the run's time filter). */
+/** The groups of a run of chunks (the client adds the run's time filter). */
 export function patternGroupsQuery(run: GroupRun): string {
-  const packed = run.levelFields.length > 1;
-  const keys = [F.template, ...(packed ? [F.levels] : run.levelFields.map(fieldName))].join(", ");
-  const levels = packed ? `format ${quote(run.levelFields.map((f) => `<q:${f}>`).join(","))} as ${F.levels} | ` : "";
+  const keys = [F.template, ...run.levelFields.map(fieldName)].join(", ");
   const stepNs = BigInt(run.stepMs) * 1_000_000n;
+  const since = `(_time - ${run.startNs})`;
+  const edge = BUCKET_EDGE_NS < stepNs / 2n ? BUCKET_EDGE_NS : stepNs / 2n;
   return (
-    `${run.filter} | ${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ${levels}` +
-    `stats by (_time:${run.stepMs}ms, ${keys}) count() ${F.count}, min(_msg) ${F.lowest}, max(_msg) ${F.highest}, ` +
-    `min(_time) ${F.first} | ` +
-    // Bucket starts are exact multiples of the step: the quotient is a whole number give or take
-    // float rounding of the nanosecond times, which round() takes away.
-    `math round((_time - ${run.startNs}) / ${stepNs}) as ${F.bucket} | ` +
-    `math floor(${F.bucket} / ${run.chunkSteps}) as ${F.chunk} | ` +
-    `format "<${F.bucket}>:<${F.count}>" as ${F.buckets} | ` +
-    `stats by (${F.chunk}, ${keys}) sum(${F.count}) ${F.lines}, values(${F.buckets}) ${F.buckets}, ` +
-    `min(${F.lowest}) ${F.lowest}, max(${F.highest}) ${F.highest}, min(${F.first}) ${F.first} | ` +
-    `sort by (${F.lines} desc) partition by (${F.chunk}) limit ${MAX_GROUPS} | ` +
+    `${run.filter} | ${run.lineLimit !== undefined ? `limit ${run.lineLimit} | ` : ""}` +
+    `${run.sample > 1 ? `sample ${run.sample} | ` : ""}${TEMPLATE_PIPES} | ` +
+    `math ${since} % ${stepNs} as ${F.phase}, floor(${since} / ${stepNs}) as ${F.bucket} | ` +
+    `format if (${F.phase}:<${edge} or ${F.phase}:>${stepNs - edge}) "<_time>" as ${F.bucket} | ` +
+    `stats by (${keys}) count() ${F.lines}, values(${F.bucket}) ${F.bucket}, ` +
+    `min(_msg) ${F.lowest}, max(_msg) ${F.highest}, min(_time) ${F.first} | ` +
+    `sort by (${F.lines} desc) limit ${MAX_GROUPS * run.chunks} | ` +
     // What the Worker does not read is not sent: the key (the lines stand for it), a largest line
-    // equal to the smallest (a group of one distinct line), level fields that are all empty.
+    // equal to the smallest (a group of one distinct line).
     `format if (${F.highest}:eq_field(${F.lowest})) "" as ${F.highest} | ` +
-    (packed
-      ? `format if (${F.levels}:=${quote(run.levelFields.map(() => '""').join(","))}) "" as ${F.levels} | `
-      : "") +
     `delete ${F.template}`
   );
 }

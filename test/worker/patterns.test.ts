@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/config";
 import { readConfig } from "../../src/config";
 import { call } from "./support/request";
-import { patternChunkLength } from "../../src/exec/patterns";
+import { patternChunkLength, readGroups } from "../../src/exec/patterns";
+import { patternGroupsQuery, type GroupRun } from "../../src/plan/pattern-groups";
 import { PatternMiner, patternLevel, patternText } from "../../src/engine/patterns/miner";
 
 const ENV = env as unknown as Env;
@@ -141,10 +142,20 @@ describe("patterns on the compat dataset", () => {
     expect(new Map(found[0]!.samples)).toEqual(expected);
   });
 
-  it("scales a chunk holding more than 2,000 lines from its sample, keeping its total within rounding", async () => {
-    // Both namespaces of nginx: about 2,400 lines an hour, one chunk per one-hour step.
+  it("counts chunks of more than 2,000 lines exactly when the range holds at most 26,000", async () => {
+    // Both namespaces of nginx: about 2,400 lines an hour, one chunk per one-hour step, 14,400 in all.
     const found = await patterns('{app="nginx"}', 3600);
     const expected = await countsPerBucket('{app="nginx"}', 3600);
+    for (const n of expected.values()) expect(n).toBeGreaterThan(2000);
+    expect(totalsPerBucket(found)).toEqual(expected);
+  });
+
+  it("scales a chunk holding more than 2,000 lines from its sample, keeping its total within rounding", async () => {
+    // nginx and worker: about 4,800 lines an hour, one chunk per one-hour step, more than 26,000 in all.
+    const query = '{app=~"nginx|worker"}';
+    const found = await patterns(query, 3600);
+    const expected = await countsPerBucket(query, 3600);
+    expect([...expected.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(26_000);
     const got = totalsPerBucket(found);
     expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
     for (const [t, n] of expected) {
@@ -289,6 +300,14 @@ describe("patterns from what VictoriaLogs groups", () => {
     expect(grouped.bytes).toBeLessThan(((everyLine.bytes / everyLine.rows) * lines) / 5);
   });
 
+  it("asks the origin twice for a range: its lines per chunk, then every chunk's groups at once", async () => {
+    // 6 h of 14,000 lines in 12 chunks: one groups request, each group's lines sent once.
+    const calls = countOriginCalls();
+    const found = await patterns('{app="worker"}');
+    expect(calls.n).toBe(2);
+    expect(found.flatMap((p) => p.samples).reduce((sum, [, n]) => sum + n, 0)).toBeGreaterThan(10_000);
+  });
+
   it("answers as mining every line does when no group holds more than two distinct lines in a chunk", async () => {
     const query = '{app="worker", namespace="prod"}';
     const end = START + 120;
@@ -338,5 +357,46 @@ describe("patterns from what VictoriaLogs groups", () => {
     // The step is read as a whole millisecond, so every sample is on the millisecond grid.
     const counted = found.flatMap((p) => p.samples).reduce((sum, [, n]) => sum + n, 0);
     expect(counted).toBe(expected);
+  });
+
+  it("places every line in its step bucket as VictoriaLogs' own time grouping does, lines at an edge by their time", async () => {
+    // A 3 ms step: a line within 1 ms of an edge comes as its time, one in the middle third as an
+    // index computed in float64; both must land where `stats by (_time:3ms)` puts the line.
+    const startNs = BigInt(START) * 1_000_000_000n;
+    const window = { start: new Date(START * 1000).toISOString(), end: new Date((START + 120) * 1000).toISOString() };
+    const run: GroupRun = {
+      filter: '{app=~"worker|auth|nginx"}',
+      stepMs: 3,
+      chunkSteps: 100_000,
+      chunks: 1,
+      startNs,
+      levelFields: ["detected_level"],
+      sample: 1,
+    };
+    const ask = async (query: string) => {
+      const res = await fetch(`${ORIGIN}/select/logsql/query`, {
+        method: "POST",
+        body: new URLSearchParams({ query, ...window }),
+      });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      return text
+        .split("\n")
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l) as Record<string, string>);
+    };
+    const groups = readGroups(await ask(patternGroupsQuery(run)), run);
+    const got = new Map<number, number>();
+    for (const g of groups) for (const [ms, n] of g.samples) got.set(ms, (got.get(ms) ?? 0) + n);
+    const expected = new Map<number, number>();
+    for (const row of await ask(`${run.filter} | stats by (_time:3ms) count() n`)) {
+      expected.set(Date.parse(row["_time"]!), Number(row["n"]));
+    }
+    expect(expected.size).toBeGreaterThan(20);
+    expect(got).toEqual(expected);
+    // Both ways of sending a bucket were taken.
+    const raw = (await ask(patternGroupsQuery(run))).flatMap((r) => JSON.parse(r["__pi"]!) as string[]);
+    expect(raw.some((b) => b.includes("T"))).toBe(true);
+    expect(raw.some((b) => !b.includes("T"))).toBe(true);
   });
 });

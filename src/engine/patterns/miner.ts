@@ -21,8 +21,8 @@ export interface MinedPattern {
   level: string;
   tokens: string[];
   spacesAfter: number[];
-  /** [bucket start in ms, lines], oldest first. */
-  samples: [number, number][];
+  /** [bucket start in ms, lines], oldest first (lists may be shared between patterns: never changed). */
+  samples: readonly (readonly [number, number])[];
 }
 
 /** One pattern of a /patterns answer: its text, its level and its counts per bucket. */
@@ -53,18 +53,89 @@ interface Group {
   format: LineFormat;
   level: string;
   drain: Drain;
-  counts: Map<number, Map<number, number>>;
+  counts: Map<number, Tally>;
+}
+
+/** The step buckets a miner's lines fall in, when known: from `startMs`, `buckets` of them. */
+export interface BucketGrid {
+  startMs: number;
+  buckets: number;
+}
+
+/** Array cells (8 bytes each) a miner keeps at most for counts on its grid; past that, maps. */
+const GRID_CELLS = 1_000_000;
+
+/**
+ * A cluster's lines per bucket: in an array indexed by bucket when the miner knows its grid (no
+ * map operation per group and bucket), else in a map. Merging mined patterns hands over whole
+ * sorted sample lists, most clusters just one: those are kept as they come and added up only when
+ * a cluster has several.
+ */
+class Tally {
+  private readonly byBucket = new Map<number, number>();
+  private readonly lists: (readonly (readonly [number, number])[])[] = [];
+
+  constructor(
+    private readonly cells?: Float64Array,
+    private readonly startMs = 0,
+    private readonly stepMs = 1,
+  ) {}
+
+  add(bucket: number, n: number): void {
+    if (this.cells) {
+      const i = (bucket - this.startMs) / this.stepMs;
+      if (Number.isInteger(i) && i >= 0 && i < this.cells.length) {
+        this.cells[i]! += n;
+        return;
+      }
+    }
+    this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + n);
+  }
+
+  /** A mined pattern's samples (ordered by bucket unless they come from elsewhere). */
+  addList(samples: readonly (readonly [number, number])[]): void {
+    this.lists.push(samples);
+  }
+
+  /** [bucket, lines], oldest first: a single ordered list as it came (shared, never changed). */
+  samples(): readonly (readonly [number, number])[] {
+    if (this.byBucket.size === 0 && this.lists.length === 1 && !this.cells && ascending(this.lists[0]!)) {
+      return this.lists[0]!;
+    }
+    const fromCells: [number, number][] = [];
+    if (this.cells) {
+      this.cells.forEach((n, i) => {
+        if (n !== 0) fromCells.push([this.startMs + i * this.stepMs, n]);
+      });
+      if (this.byBucket.size === 0 && this.lists.length === 0) return fromCells;
+    }
+    for (const [bucket, n] of fromCells) this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + n);
+    this.cells?.fill(0);
+    for (const list of this.lists)
+      for (const [bucket, n] of list) this.byBucket.set(bucket, (this.byBucket.get(bucket) ?? 0) + n);
+    this.lists.length = 0;
+    return [...this.byBucket].sort((a, b) => a[0] - b[0]);
+  }
 }
 
 export class PatternMiner {
   private readonly groups = new Map<string, Group>();
   private lines = 0;
   private refused = 0;
+  private gridCells = 0;
 
   constructor(
     private readonly stepMs: number,
     private readonly options: DrainOptions = DEFAULT_DRAIN_OPTIONS,
+    private readonly grid?: BucketGrid,
   ) {}
+
+  private tally(): Tally {
+    const grid = this.grid;
+    if (!grid || this.gridCells + grid.buckets > GRID_CELLS) return new Tally();
+    this.gridCells += grid.buckets;
+    return new Tally(new Float64Array(grid.buckets), grid.startMs, this.stepMs);
+  }
 
   addLine(line: string, tsNs: bigint, level: string): void {
     this.lines++;
@@ -86,16 +157,16 @@ export class PatternMiner {
   addGroup(lines: readonly { line: string; level: string }[], samples: readonly (readonly [number, number])[]): void {
     const total = samples.reduce((sum, [, n]) => sum + n, 0);
     this.lines += total;
-    const targets = new Map<string, { counts: Map<number, number> | undefined; weight: number }>();
+    const targets = new Map<string, { counts: Tally | undefined; weight: number }>();
     for (const { line, level } of lines) {
       const t = tokenizeLine(line);
       const group = t && this.group(t.format, level);
       const cluster = t && group ? group.drain.add(t.tokens, t.spacesAfter) : undefined;
-      let counts: Map<number, number> | undefined;
+      let counts: Tally | undefined;
       let key = "";
       if (group && cluster) {
         counts = group.counts.get(cluster.id);
-        if (!counts) group.counts.set(cluster.id, (counts = new Map()));
+        if (!counts) group.counts.set(cluster.id, (counts = this.tally()));
         key = `${group.format}\u0000${group.level}\u0000${cluster.id}`;
       }
       const target = targets.get(key);
@@ -103,13 +174,20 @@ export class PatternMiner {
       else targets.set(key, { counts, weight: 1 });
     }
     const shares = [...targets.values()];
+    if (shares.length === 1) {
+      // Every line joined one pattern (lines differing only in digits nearly always do).
+      const counts = shares[0]!.counts;
+      if (counts) for (const [bucket, n] of samples) counts.add(bucket, n);
+      else this.refused += total;
+      return;
+    }
     const weights = shares.map((s) => s.weight);
     for (const [bucket, n] of samples) {
       const split = apportion(n, weights);
       shares.forEach((share, i) => {
         const part = split[i]!;
         if (part === 0) return;
-        if (share.counts) share.counts.set(bucket, (share.counts.get(bucket) ?? 0) + part);
+        if (share.counts) share.counts.add(bucket, part);
         else this.refused += part;
       });
     }
@@ -118,7 +196,7 @@ export class PatternMiner {
   /** A pattern mined elsewhere (another chunk) on the same step grid. */
   addPattern(p: MinedPattern): void {
     this.lines += p.samples.reduce((sum, [, n]) => sum + n, 0);
-    this.count(p.format, p.level, p.tokens, p.spacesAfter, p.samples);
+    this.count(p.format, p.level, p.tokens, p.spacesAfter, p.samples, true);
   }
 
   private count(
@@ -127,6 +205,7 @@ export class PatternMiner {
     tokens: readonly string[],
     spacesAfter: readonly number[],
     samples: readonly (readonly [number, number])[],
+    whole = false,
   ): void {
     const group = this.group(format, level);
     const cluster = group.drain.add(tokens, spacesAfter);
@@ -135,8 +214,9 @@ export class PatternMiner {
       return;
     }
     let counts = group.counts.get(cluster.id);
-    if (!counts) group.counts.set(cluster.id, (counts = new Map()));
-    for (const [bucket, n] of samples) counts.set(bucket, (counts.get(bucket) ?? 0) + n);
+    if (!counts) group.counts.set(cluster.id, (counts = this.tally()));
+    if (whole) counts.addList(samples);
+    else for (const [bucket, n] of samples) counts.add(bucket, n);
   }
 
   private group(format: LineFormat, level: string): Group {
@@ -167,7 +247,7 @@ export class PatternMiner {
 }
 
 function entry(g: Group, c: Cluster): { p: MinedPattern; total: number; text: string } {
-  const samples = [...(g.counts.get(c.id) ?? new Map<number, number>())].sort((a, b) => a[0] - b[0]);
+  const samples = g.counts.get(c.id)?.samples() ?? [];
   const p: MinedPattern = {
     format: g.format,
     level: g.level,
@@ -199,6 +279,11 @@ export function apportion(n: number, weights: readonly number[]): number[] {
     left--;
   }
   return out;
+}
+
+function ascending(samples: readonly (readonly [number, number])[]): boolean {
+  for (let i = 1; i < samples.length; i++) if (samples[i]![0] <= samples[i - 1]![0]) return false;
+  return true;
 }
 
 function compare(a: string, b: string): number {

@@ -174,6 +174,50 @@ describe("mining", () => {
     ]);
   });
 
+  it("adds up the samples of mined patterns that meet in one cluster, in bucket order whatever order they came in", () => {
+    const p = (samples: [number, number][]): MinedPattern => ({
+      format: "text",
+      level: "info",
+      tokens: ["job", "a", "finished", "<_>"],
+      spacesAfter: [1, 1, 1],
+      samples,
+    });
+    const one = new PatternMiner(1000);
+    one.addPattern(
+      p([
+        [3000, 2],
+        [1000, 1],
+      ]),
+    );
+    expect(one.result().map((r) => r.samples)).toEqual([
+      [
+        [1000, 1],
+        [3000, 2],
+      ],
+    ]);
+    const two = new PatternMiner(1000);
+    two.addPattern(
+      p([
+        [1000, 1],
+        [3000, 2],
+      ]),
+    );
+    two.addPattern(
+      p([
+        [2000, 4],
+        [3000, 5],
+      ]),
+    );
+    expect(two.result().map((r) => r.samples)).toEqual([
+      [
+        [1000, 1],
+        [2000, 4],
+        [3000, 7],
+      ],
+    ]);
+    expect(two.figures).toEqual({ lines: 12, refused: 0, clusters: 1 });
+  });
+
   it("is deterministic", () => {
     const run = () => {
       const m = new PatternMiner(1000);
@@ -193,6 +237,45 @@ describe("mining", () => {
 
 describe("groups of lines counted by the origin", () => {
   const info = (line: string) => ({ line, level: "info" });
+
+  it("counts on a known grid of buckets as without one, buckets off the grid included", () => {
+    const groups: [string[], [number, number][]][] = [
+      [
+        ["took 15 ms to serve a", "took 230 ms to serve a"],
+        [
+          [60_000, 3],
+          [180_000, 1],
+        ],
+      ],
+      [
+        ["took 7 ms to serve a"],
+        [
+          [0, 2],
+          [180_000, 4],
+          [600_000, 5],
+        ],
+      ],
+      [["user 12 logged in now"], [[120_000, 1]]],
+    ];
+    const mine = (m: PatternMiner) => {
+      for (const [lines, samples] of groups) m.addGroup(lines.map(info), samples);
+      return m.result().map((p) => [text(p), p.samples]);
+    };
+    const onGrid = mine(new PatternMiner(60_000, undefined, { startMs: 0, buckets: 4 }));
+    expect(onGrid).toEqual(mine(new PatternMiner(60_000)));
+    expect(onGrid).toEqual([
+      [
+        "took <_> ms to serve a",
+        [
+          [0, 2],
+          [60_000, 3],
+          [180_000, 5],
+          [600_000, 5],
+        ],
+      ],
+      ["user 12 logged in now", [[120_000, 1]]],
+    ]);
+  });
 
   it("mines a group's lines once and books its counts per bucket to the pattern they joined", () => {
     const m = new PatternMiner(60_000);
