@@ -32,7 +32,7 @@ const pad = (n: number) => String(n).padStart(3, "0");
 /**
  * 600 JSON lines (45 trace ids, 30 pods, a span id per line as structured metadata) and 600
  * logfmt lines (40 client addresses), over the first half hour; and, in app `ddbad`, the same JSON
- * lines and one with a `\u` escape, which the parser's guard cannot prove Loki reads alike.
+ * lines and one with a `\u` escape in a key, which the parser's guard cannot prove Loki reads alike.
  */
 function streams(): { stream: Record<string, string>; values: unknown[] }[] {
   const out = new Map<string, { stream: Record<string, string>; values: unknown[] }>();
@@ -53,7 +53,7 @@ function streams(): { stream: Record<string, string>; values: unknown[] }[] {
   }
   add({ app: "ddbad", fmt: "json", pod: "pod-999" }, [
     `${DATA_START + 1}000000000`,
-    '{"trace_id":"t-zzz","note":"caf\\u00e9"}',
+    '{"trace_id":"t-zzz","no\\u0074e":"caf\\u00e9"}',
   ]);
   return [...out.values()];
 }
