@@ -14,6 +14,29 @@ const freshly = (runs: Float64Array[], lo: number, hi: number) =>
 /** Compared value by value with Object.is, so that −0 and 0 (and NaN) count as what they are. */
 const same = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
+/** Values with the edge cases of a numeric sort: −0 and 0, infinities, extremes. */
+const anyValue = fc.oneof(
+  fc.integer({ min: -5, max: 5 }),
+  fc.constantFrom(-0, 0, 0.1, -1e300, Infinity, -Infinity),
+  fc.double({ noNaN: true }),
+);
+/** Generated runs, the first with a NaN added when asked. */
+const runsOf = (values: number[][], withNaN: boolean) => {
+  const runs = values.map(run);
+  if (withNaN && runs.length > 0) runs[0] = run([...runs[0]!, NaN]);
+  return runs;
+};
+/** The spans a window takes as each move pushes its start and end forward (neither moves back). */
+function* spansOf(count: number, moves: readonly (readonly [number, number])[]): Generator<[number, number]> {
+  let lo = 0;
+  let hi = 0;
+  for (const [dlo, width] of moves) {
+    lo = Math.min(count, lo + dlo);
+    hi = Math.min(count, Math.max(hi, lo + width));
+    yield [lo, hi];
+  }
+}
+
 describe("SortedWindow", () => {
   it("slides a run in and out at each step", () => {
     const runs = [[3, 1], [2], [5, 4, 4], [0], [9, 1]].map(run);
@@ -39,25 +62,15 @@ describe("SortedWindow", () => {
   });
 
   it("equals a fresh sort of each span, whatever the runs and the steps", () => {
-    const value = fc.oneof(
-      fc.integer({ min: -5, max: 5 }),
-      fc.constantFrom(-0, 0, 0.1, -1e300, Infinity, -Infinity),
-      fc.double({ noNaN: true }),
-    );
     fc.assert(
       fc.property(
-        fc.array(fc.array(value, { maxLength: 6 }), { maxLength: 30 }),
+        fc.array(fc.array(anyValue, { maxLength: 6 }), { maxLength: 30 }),
         fc.array(fc.tuple(fc.nat(4), fc.nat(12)), { maxLength: 30 }),
         fc.boolean(),
         (values, moves, withNaN) => {
-          const runs = values.map(run);
-          if (withNaN && runs.length > 0) runs[0] = run([...runs[0]!, NaN]);
+          const runs = runsOf(values, withNaN);
           const w = new SortedWindow(runs);
-          let lo = 0;
-          let hi = 0;
-          for (const [dlo, width] of moves) {
-            lo = Math.min(runs.length, lo + dlo);
-            hi = Math.min(runs.length, Math.max(hi, lo + width));
+          for (const [lo, hi] of spansOf(runs.length, moves)) {
             expect(same(w.span(lo, hi), freshly(runs, lo, hi))).toBe(true);
           }
         },
@@ -80,27 +93,17 @@ describe("SortedWindow", () => {
   });
 
   it("equals quantileOfSorted over a fresh sort of each span, whatever the values and steps", () => {
-    const value = fc.oneof(
-      fc.integer({ min: -5, max: 5 }),
-      fc.constantFrom(-0, 0, 0.1, -1e300, Infinity, -Infinity),
-      fc.double({ noNaN: true }),
-    );
     fc.assert(
       fc.property(
-        fc.array(fc.array(value, { maxLength: 40 }), { maxLength: 30 }),
+        fc.array(fc.array(anyValue, { maxLength: 40 }), { maxLength: 30 }),
         fc.array(fc.tuple(fc.nat(4), fc.nat(12)), { maxLength: 30 }),
         fc.constantFrom(0, 0.01, 0.25, 0.5, 0.9, 0.99, 1, -1, 2),
         fc.boolean(),
         (values, moves, phi, withNaN) => {
-          const runs = values.map(run);
-          if (withNaN && runs.length > 0) runs[0] = run([...runs[0]!, NaN]);
+          const runs = runsOf(values, withNaN);
           const fresh = runs.map((r) => Float64Array.from(r));
           const w = new SortedWindow(runs);
-          let lo = 0;
-          let hi = 0;
-          for (const [dlo, width] of moves) {
-            lo = Math.min(runs.length, lo + dlo);
-            hi = Math.min(runs.length, Math.max(hi, lo + width));
+          for (const [lo, hi] of spansOf(runs.length, moves)) {
             expect(Object.is(w.quantile(phi, lo, hi), quantileOfSorted(phi, freshly(fresh, lo, hi)))).toBe(true);
           }
         },
