@@ -13,15 +13,11 @@
 // again from the measurements the last run kept. The loaded data stays in the cache directory and
 // is reused by later runs. Everything on 127.0.0.1; VictoriaLogs is this run's own process.
 
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
-import { VICTORIA_LOGS_RELEASE } from "../../scripts/lib/victorialogs.mjs";
 import { runCappedNode } from "../lib/capped-node.mjs";
-import { rewriteResults, writeResults } from "../lib/results.mjs";
+import { measureRangeByRange, runBenchmark, runFacts, warmOrigin } from "../lib/runner.mjs";
 import { NAMESPACE, PODS, TRACE_IDS_PER_HOUR } from "./generate.mjs";
 import { drilldownOrigin } from "./origin.mjs";
 import { markdown, svg } from "./report.mjs";
@@ -41,10 +37,6 @@ const shapes = onlyShapes ? SHAPES.filter((s) => onlyShapes.includes(s.id)) : SH
 const ranges = onlyRanges ? RANGES.filter((r) => onlyRanges.includes(r.name)) : RANGES;
 const outName = quick || onlyShapes || onlyRanges ? "drilldown-quick" : "drilldown";
 const say = (m) => process.stdout.write(`[drilldown] ${m}\n`);
-
-/** The last commit that changed the Worker's code: what the figures are figures of. */
-const srcCommit = () =>
-  execFileSync("git", ["log", "-1", "--format=%h", "--", "src"], { cwd: root, encoding: "utf8" }).trim();
 
 /** CPU seconds process `pid` has used so far (utime + stime of /proc/<pid>/stat, in 1/100 s). */
 function cpuSecondsOf(pid) {
@@ -141,10 +133,7 @@ async function main() {
   const origin = await drilldownOrigin({ hours: HOURS, rowsPerHour: ROWS_PER_HOUR, endMs: END_MS, say });
   const vl = origin.vl;
   DATA = { startS: origin.startMs / 1000, endS: origin.endMs / 1000 };
-  // VictoriaLogs' own start-up work (stream index, caches of part headers) is not charged to the first case.
-  await fetch(`${vl.url}/select/logsql/query?${new URLSearchParams({ query: "* | stats count()" })}`).then((r) =>
-    r.text(),
-  );
+  await warmOrigin(vl.url);
   const meta = {
     mode: outName === "drilldown" ? "full" : "subset",
     rows: origin.rows,
@@ -157,27 +146,27 @@ async function main() {
     loadSeconds: origin.loadSeconds,
     pushedMB: origin.pushedMB,
     loadedNow: origin.loadedNow,
-    timeoutS: TIMEOUT_MS / 1000,
-    node: process.version,
-    cores: availableParallelism(),
-    victoriaLogs: VICTORIA_LOGS_RELEASE,
-    srcCommit: srcCommit(),
-    started: new Date().toISOString(),
+    ...runFacts(root, TIMEOUT_MS),
   };
   say(`data: ${JSON.stringify(meta.measured)}`);
-  /** @type {import("./report.mjs").Case[]} */
-  const cases = [];
-  const write = (final) =>
-    writeResults(root, outName, { markdown, svg }, cases, {
-      ...meta,
-      finished: final ? new Date().toISOString() : undefined,
-    });
-  // Range by range: if a long run is stopped, the shorter ranges are complete.
-  for (const range of ranges) {
-    const w = { start: DATA.endS - range.seconds, end: DATA.endS, step: range.step };
-    for (const shape of shapes) {
+  await measureRangeByRange({
+    root,
+    name: outName,
+    report: { markdown, svg },
+    meta,
+    ranges,
+    endS: DATA.endS,
+    shapes,
+    measure: async (shape, range, w) => {
       const worker = await timeWorker(vl, shape, w);
       const vlResult = await timeVictoriaLogs(vl, shape.vl(w));
+      say(
+        `${range.name} ${shape.id}: Worker ${worker.wallMs?.toFixed(0) ?? (worker.dnf ? "DNF" : worker.crashed)} ms` +
+          (worker.status && worker.status !== 200 ? ` HTTP ${worker.status} ${worker.error}` : "") +
+          `, ${worker.items ?? "-"} items${worker.warnings ? " (partial)" : ""}, CPU ${worker.cpuMs?.toFixed(0) ?? "-"} ms, VL CPU ${worker.vlCpuMs ?? "-"} ms, heap +${worker.heap?.peakHeapGrowthMB ?? "-"} MB; ` +
+          `VL direct ${vlResult.ms?.toFixed(0) ?? (vlResult.dnf ? "DNF" : `HTTP ${vlResult.status}`)} ms, CPU ${vlResult.cpuMs ?? "-"} ms`,
+      );
+      /** @type {import("./report.mjs").Case} */
       const c = {
         shape: shape.id,
         name: shape.name,
@@ -187,30 +176,10 @@ async function main() {
         worker,
         vl: vlResult,
       };
-      cases.push(c);
-      say(
-        `${range.name} ${shape.id}: Worker ${worker.wallMs?.toFixed(0) ?? (worker.dnf ? "DNF" : worker.crashed)} ms` +
-          (worker.status && worker.status !== 200 ? ` HTTP ${worker.status} ${worker.error}` : "") +
-          `, ${worker.items ?? "-"} items${worker.warnings ? " (partial)" : ""}, CPU ${worker.cpuMs?.toFixed(0) ?? "-"} ms, VL CPU ${worker.vlCpuMs ?? "-"} ms, heap +${worker.heap?.peakHeapGrowthMB ?? "-"} MB; ` +
-          `VL direct ${vlResult.ms?.toFixed(0) ?? (vlResult.dnf ? "DNF" : `HTTP ${vlResult.status}`)} ms, CPU ${vlResult.cpuMs ?? "-"} ms`,
-      );
-    }
-    await write(false);
-  }
-  await write(true);
+      return c;
+    },
+  });
   say(`written to bench/results/${outName}.md, .json and .svg`);
 }
 
-/** Writes the report again from the last run's measurements, without measuring. */
-async function reportOnly() {
-  await rewriteResults(root, outName, { markdown, svg });
-  say(`written again from bench/results/${outName}.json`);
-}
-
-(process.env.BENCH_REPORT_ONLY === "1" ? reportOnly() : main())
-  .then(() => runAllCleanups())
-  .catch(async (err) => {
-    process.stderr.write(`[drilldown] ${err instanceof Error ? err.stack : String(err)}\n`);
-    await runAllCleanups();
-    process.exit(1);
-  });
+runBenchmark({ tag: "drilldown", root, name: outName, report: { markdown, svg }, main });

@@ -13,14 +13,11 @@
 // run kept (scale.json). The loaded data stays in the cache directory and is reused by later runs of
 // the same size. Everything on 127.0.0.1.
 
-import { execFileSync } from "node:child_process";
-import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runAllCleanups } from "../../scripts/lib/cleanup.mjs";
-import { countRows, VICTORIA_LOGS_RELEASE } from "../../scripts/lib/victorialogs.mjs";
+import { countRows } from "../../scripts/lib/victorialogs.mjs";
 import { runCappedNode } from "../lib/capped-node.mjs";
-import { rewriteResults, writeResults } from "../lib/results.mjs";
+import { measureRangeByRange, runBenchmark, runFacts, srcCommit, warmOrigin } from "../lib/runner.mjs";
 import { scaleOrigin } from "./origin.mjs";
 import { markdown, svg } from "./report.mjs";
 import { RANGES, SHAPES } from "./shapes.mjs";
@@ -38,10 +35,6 @@ const onlyRanges = process.env.BENCH_RANGES?.split(",").map((s) => s.trim());
 const ranges = onlyRanges ? RANGES.filter((r) => onlyRanges.includes(r.name.replace(/\s/g, ""))) : RANGES;
 const outName = quick ? "scale-quick" : "scale";
 const say = (m) => process.stdout.write(`[scale] ${m}\n`);
-
-/** The last commit that changed the Worker's code: what the figures are figures of. */
-const srcCommit = () =>
-  execFileSync("git", ["log", "-1", "--format=%h", "--", "src"], { cwd: root, encoding: "utf8" }).trim();
 
 /** A request as a URL on `base`. */
 const urlOf = (base, req) => `${base}${req.path}?${new URLSearchParams(req.params)}`;
@@ -105,29 +98,27 @@ async function main() {
     loadSeconds: origin.loadSeconds,
     pushedMB: origin.pushedMB,
     loadedNow: origin.loadedNow,
-    timeoutS: TIMEOUT_MS / 1000,
-    node: process.version,
-    cores: availableParallelism(),
-    victoriaLogs: VICTORIA_LOGS_RELEASE,
-    srcCommit: srcCommit(),
-    started: new Date().toISOString(),
+    ...runFacts(root, TIMEOUT_MS),
   };
-  // VictoriaLogs' own start-up work (stream index, caches of part headers) is not charged to the first case.
-  await fetch(`${vl}/select/logsql/query?${new URLSearchParams({ query: "* | stats count()" })}`).then((r) => r.text());
-  /** @type {import("./report.mjs").Case[]} */
-  const cases = [];
-  const write = (final) =>
-    writeResults(root, outName, { markdown, svg }, cases, {
-      ...meta,
-      finished: final ? new Date().toISOString() : undefined,
-    });
-  // Range by range: if a long run is stopped, the shorter ranges are complete.
-  for (const range of ranges) {
-    const w = { start: DATA.endS - range.seconds, end: DATA.endS, step: range.step };
-    for (const shape of shapes) {
+  await warmOrigin(vl);
+  await measureRangeByRange({
+    root,
+    name: outName,
+    report: { markdown, svg },
+    meta,
+    ranges,
+    endS: DATA.endS,
+    shapes,
+    measure: async (shape, range, w) => {
       const matching = await countRows(vl, shape.selector, { start: String(w.start), end: String(w.end) });
       const vlResult = await timeVictoriaLogs(vl, shape.vl(w));
       const worker = await timeWorker(vl, shape, w);
+      say(
+        `${range.name} ${shape.id}: VL ${vlResult.ms?.toFixed(0) ?? "-"} ms, Worker ${worker.wallMs?.toFixed(0) ?? (worker.dnf ? "DNF" : worker.crashed)} ms` +
+          (worker.status && worker.status !== 200 ? ` HTTP ${worker.status} ${worker.error}` : "") +
+          `, CPU ${worker.cpuMs?.toFixed(0) ?? "-"} ms, rows ${worker.rowsEvaluated ?? "-"}, origin ${worker.originBytes ?? "-"} B`,
+      );
+      /** @type {import("./report.mjs").Case} */
       const c = {
         shape: shape.id,
         name: shape.name,
@@ -138,29 +129,17 @@ async function main() {
         vl: vlResult,
         worker,
       };
-      cases.push(c);
-      say(
-        `${range.name} ${shape.id}: VL ${vlResult.ms?.toFixed(0) ?? "-"} ms, Worker ${worker.wallMs?.toFixed(0) ?? (worker.dnf ? "DNF" : worker.crashed)} ms` +
-          (worker.status && worker.status !== 200 ? ` HTTP ${worker.status} ${worker.error}` : "") +
-          `, CPU ${worker.cpuMs?.toFixed(0) ?? "-"} ms, rows ${worker.rowsEvaluated ?? "-"}, origin ${worker.originBytes ?? "-"} B`,
-      );
-    }
-    await write(false);
-  }
-  await write(true);
+      return c;
+    },
+  });
   say(`written to bench/results/${outName}.md and .svg`);
 }
 
-/** Writes the report again from the last run's measurements, without measuring. */
-async function reportOnly() {
-  await rewriteResults(root, outName, { markdown, svg }, (meta) => (meta.srcCommit ??= srcCommit()));
-  say(`written again from bench/results/${outName}.json`);
-}
-
-(process.env.BENCH_REPORT_ONLY === "1" ? reportOnly() : main())
-  .then(() => runAllCleanups())
-  .catch(async (err) => {
-    process.stderr.write(`[scale] ${err instanceof Error ? err.stack : String(err)}\n`);
-    await runAllCleanups();
-    process.exit(1);
-  });
+runBenchmark({
+  tag: "scale",
+  root,
+  name: outName,
+  report: { markdown, svg },
+  main,
+  amend: (meta) => (meta.srcCommit ??= srcCommit(root)),
+});
