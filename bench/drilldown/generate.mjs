@@ -5,7 +5,7 @@
 // 50,000 distinct ids show up in an hour. The same rows for the same seed; rows come out as
 // VictoriaLogs jsonline batches in time order, a few thousand at a time.
 
-import { lineFor, random, rfc3339 } from "../scale/generate.mjs";
+import { jsonlineBatches, lineFor, random, rfc3339, slicedRowTimes } from "../scale/generate.mjs";
 
 export const NAMESPACE = "shop";
 const CLUSTER = "prod-eu-west-1";
@@ -91,34 +91,27 @@ export function drilldownDataset({ hours, rowsPerHour, endMs, seed = 30, batchRo
   const totalWeight = pods.reduce((n, p) => n + p.weight, 0);
   const tracedShare = pods.filter((p) => p.kind !== "nginx").reduce((n, p) => n + p.weight, 0) / totalWeight;
   const pool = poolFor(rowsPerHour * tracedShare, TRACE_IDS_PER_HOUR);
-  const SLICE_MS = 10 * 60_000;
-  const slices = Math.ceil((endMs - startMs) / SLICE_MS);
   return {
     startMs,
     endMs,
     streams: pods.map((p) => p.labels),
     tracePoolPerHour: pool,
     /**
-     * jsonline bodies of about `batchRows` rows each, in time order (ten-minute slices, every
-     * pod's rows of a slice in time order); `onRow` is told each row's stream and size.
+     * jsonline bodies of `batchRows` rows each, in time order (slicedRowTimes); `onRow` is told
+     * each row's stream and size.
      * @param {(streamIndex: number, bytes: number) => void} [onRow]
      */
     *bodies(onRow) {
       const r = random(seed + 1);
-      let lines = [];
-      for (let slice = 0; slice < slices; slice++) {
-        const sliceStart = startMs + slice * SLICE_MS;
-        const sliceMs = Math.min(SLICE_MS, endMs - sliceStart);
-        const hour = Math.floor((sliceStart - startMs) / 3_600_000);
-        for (let pi = 0; pi < pods.length; pi++) {
-          const p = pods[pi];
-          const expected = ((rowsPerHour * p.weight) / totalWeight) * (sliceMs / 3_600_000);
-          const n = Math.floor(expected) + (r.next() < expected % 1 ? 1 : 0);
-          const offsets = [];
-          for (let i = 0; i < n; i++) offsets.push(Math.floor(r.next() * sliceMs * 1e6));
-          offsets.sort((a, b) => a - b);
-          for (const off of offsets) {
-            const ns = BigInt(sliceStart) * 1_000_000n + BigInt(off);
+      // The expected count: the pod's share of an hour's rows, for the slice's share of an hour.
+      const times = slicedRowTimes(r, startMs, endMs, pods.length, (pi, sliceMs) => {
+        return ((rowsPerHour * pods[pi].weight) / totalWeight) * (sliceMs / 3_600_000);
+      });
+      yield* jsonlineBatches(
+        (function* () {
+          for (const { stream: pi, ns, sliceStartMs } of times) {
+            const p = pods[pi];
+            const hour = Math.floor((sliceStartMs - startMs) / 3_600_000);
             const { line, meta } = lineFor(r, p.kind, Number(ns / 1_000_000n));
             let body = line;
             /** @type {Record<string, string>} */
@@ -137,15 +130,11 @@ export function drilldownDataset({ hours, rowsPerHour, endMs, seed = 30, batchRo
               ...attrs,
             });
             onRow?.(pi, row.length);
-            lines.push(row);
+            yield row;
           }
-        }
-        if (lines.length >= batchRows) {
-          yield lines.join("\n") + "\n";
-          lines = [];
-        }
-      }
-      if (lines.length > 0) yield lines.join("\n") + "\n";
+        })(),
+        batchRows,
+      );
     },
   };
 }

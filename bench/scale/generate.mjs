@@ -169,45 +169,81 @@ export function scaleDataset({ rows, days, endMs, seed = 26, batchRows = 20_000 
   const startMs = endMs - days * 86_400_000;
   const streams = streamsOf(random(seed));
   const totalWeight = streams.reduce((n, s) => n + s.weight, 0);
-  const SLICE_MS = 10 * 60_000;
-  const slices = Math.ceil((endMs - startMs) / SLICE_MS);
   return {
     startMs,
     endMs,
     streams: streams.map((s) => s.labels),
     /**
-     * jsonline bodies of about `batchRows` rows each, in time order (ten-minute slices, every
-     * stream's rows of a slice in time order); `onRow` is told each row's stream and size, for counting.
+     * jsonline bodies of `batchRows` rows each, in time order (slicedRowTimes); `onRow` is told
+     * each row's stream and size, for counting.
      * @param {(streamIndex: number, bytes: number) => void} [onRow]
      */
     *bodies(onRow) {
       const r = random(seed + 1);
-      let lines = [];
-      for (let slice = 0; slice < slices; slice++) {
-        const sliceStart = startMs + slice * SLICE_MS;
-        const sliceMs = Math.min(SLICE_MS, endMs - sliceStart);
-        for (let si = 0; si < streams.length; si++) {
-          const s = streams[si];
-          // The expected count, its fraction settled by a draw: the total comes out right on average.
-          const expected = ((rows * s.weight) / totalWeight) * (sliceMs / (endMs - startMs));
-          const n = Math.floor(expected) + (r.next() < expected % 1 ? 1 : 0);
-          const offsets = [];
-          for (let i = 0; i < n; i++) offsets.push(Math.floor(r.next() * sliceMs * 1e6));
-          offsets.sort((a, b) => a - b);
-          for (const off of offsets) {
-            const ns = BigInt(sliceStart) * 1_000_000n + BigInt(off);
+      const spanMs = endMs - startMs;
+      // The expected count: the stream's share of the rows, for the slice's share of the time.
+      const times = slicedRowTimes(r, startMs, endMs, streams.length, (si, sliceMs) => {
+        return ((rows * streams[si].weight) / totalWeight) * (sliceMs / spanMs);
+      });
+      yield* jsonlineBatches(
+        (function* () {
+          for (const { stream: si, ns } of times) {
+            const s = streams[si];
             const { line, meta } = lineFor(r, s.labels.app, Number(ns / 1_000_000n));
             const row = JSON.stringify({ _time: rfc3339(ns), _msg: line, ...s.labels, ...meta });
             onRow?.(si, row.length);
-            lines.push(row);
+            yield row;
           }
-        }
-        if (lines.length >= batchRows) {
-          yield lines.join("\n") + "\n";
-          lines = [];
-        }
-      }
-      if (lines.length > 0) yield lines.join("\n") + "\n";
+        })(),
+        batchRows,
+      );
     },
   };
+}
+
+const SLICE_MS = 10 * 60_000;
+
+/**
+ * The times of a generated dataset's rows over [startMs, endMs), in time order: ten-minute slices,
+ * in each every stream's rows in time order. A stream's count in a slice is `expected` with its
+ * fraction settled by a draw, so that totals come out right on average. Lazy, and drawing from `r`
+ * only as it goes: the caller draws each row's content from the same source between rows, and the
+ * same seed gives the same rows.
+ * @param {{ next(): number }} r
+ * @param {number} startMs
+ * @param {number} endMs
+ * @param {number} streams how many
+ * @param {(stream: number, sliceMs: number, sliceStartMs: number) => number} expected
+ * @returns {Generator<{ stream: number, ns: bigint, sliceStartMs: number }>}
+ */
+export function* slicedRowTimes(r, startMs, endMs, streams, expected) {
+  for (let sliceStartMs = startMs; sliceStartMs < endMs; sliceStartMs += SLICE_MS) {
+    const sliceMs = Math.min(SLICE_MS, endMs - sliceStartMs);
+    for (let stream = 0; stream < streams; stream++) {
+      const e = expected(stream, sliceMs, sliceStartMs);
+      const n = Math.floor(e) + (r.next() < e % 1 ? 1 : 0);
+      const offsets = [];
+      for (let i = 0; i < n; i++) offsets.push(Math.floor(r.next() * sliceMs * 1e6));
+      offsets.sort((a, b) => a - b);
+      for (const off of offsets) yield { stream, ns: BigInt(sliceStartMs) * 1_000_000n + BigInt(off), sliceStartMs };
+    }
+  }
+}
+
+/**
+ * jsonline bodies of `batchRows` rows each (the last may hold fewer), so that a large dataset is
+ * never held at once.
+ * @param {Iterable<string>} rows
+ * @param {number} batchRows
+ */
+export function* jsonlineBatches(rows, batchRows) {
+  let lines = [];
+  for (const row of rows) {
+    lines.push(row);
+    if (lines.length >= batchRows) {
+      yield lines.join("\n") + "\n";
+      lines = [];
+    }
+  }
+  if (lines.length > 0) yield lines.join("\n") + "\n";
 }
