@@ -1,7 +1,7 @@
 // bench/results/drilldown.md (totals beside the published figures, then one row per call) and
 // drilldown.svg (Worker ÷ VictoriaLogs latency per call and range, the scale report's chart).
 
-import { svg as scaleSvg } from "../scale/report.mjs";
+import { loadSentence, svg as scaleSvg } from "../scale/report.mjs";
 
 /**
  * @typedef {object} Case
@@ -94,11 +94,7 @@ export function markdown(cases, meta) {
     `(${int(meta.streams)} streams). Each row carries OpenTelemetry-style structured metadata \`k8s_pod_name\`, and \`trace_id\`/\`span_id\``,
     "outside the nginx service; JSON and logfmt bodies carry the pod's `service_version` (three versions a service).",
     `Measured in the loaded data: last hour ${int(m1.rows ?? 0)} rows, ${int(m1.pods ?? 0)} pods, ${int(m1.traces ?? 0)} distinct trace ids, ${int(m1.services ?? 0)} services; last 24 h`,
-    `${int(m24.rows ?? 0)} rows, ${int(m24.traces ?? 0)} distinct trace ids. ${
-      meta.loadedNow
-        ? `Generated and loaded through VictoriaLogs' jsonline ingestion in ${meta.loadSeconds} s (${meta.pushedMB} MB) in this run.`
-        : `Loaded in an earlier run (${meta.loadSeconds} s for ${meta.pushedMB} MB of jsonline) and reused from the cache directory.`
-    }`,
+    `${int(m24.rows ?? 0)} rows, ${int(m24.traces ?? 0)} distinct trace ids. ${loadSentence(meta)}`,
     "",
     "The calls are the ones Logs Drilldown makes on a namespace's page, as its query builders write them, tagged",
     "`X-Query-Tags: Source=grafana-lokiexplore-app`: the labels tab's breakdown by `pod`, the fields tab's breakdowns by",

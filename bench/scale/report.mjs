@@ -13,6 +13,16 @@
  * @property {{ status?: number, error?: string, wallMs?: number, cpuMs?: number, rowsEvaluated?: number, originBytes?: number, originRequests?: number, answerBytes?: number, dnf?: boolean, crashed?: string }} worker
  */
 
+/**
+ * How the dataset came to be in VictoriaLogs: loaded in this run, or in an earlier one and reused.
+ * @param {{ loadedNow: boolean, loadSeconds: number, pushedMB: number }} meta
+ */
+export function loadSentence(meta) {
+  return meta.loadedNow
+    ? `Generated and loaded through VictoriaLogs' jsonline ingestion in ${meta.loadSeconds} s (${meta.pushedMB} MB) in this run.`
+    : `Loaded in an earlier run (${meta.loadSeconds} s for ${meta.pushedMB} MB of jsonline) and reused from the cache directory.`;
+}
+
 /** Rows a day the projection is for. */
 export const PROJECTED_ROWS_PER_DAY = 100_000_000;
 /** Workers CPU time per request: the default, and the most it can be configured to. */
@@ -94,11 +104,7 @@ export function markdown(cases, meta) {
     `Dataset (bench/scale/generate.mjs, seeded): ${int(meta.rows)} rows over ${meta.days} days in ${meta.streams} streams, the compat`,
     "dataset's shape (JSON apps api-gateway, checkout, payments; logfmt apps worker, auth; nginx access lines; two clusters,",
     "prod and staging; `service_name` among the stream labels; trace ids or tenants as structured metadata), about",
-    `${Math.round((meta.pushedMB * 1e6) / meta.rows)} bytes of jsonline per row. ${
-      meta.loadedNow
-        ? `Generated and loaded through VictoriaLogs' jsonline ingestion in ${meta.loadSeconds} s (${meta.pushedMB} MB) in this run.`
-        : `Loaded in an earlier run (${meta.loadSeconds} s for ${meta.pushedMB} MB of jsonline) and reused from the cache directory.`
-    }`,
+    `${Math.round((meta.pushedMB * 1e6) / meta.rows)} bytes of jsonline per row. ${loadSentence(meta)}`,
     "",
     "Each range ends at the data's end, with the step Grafana picks for it (about 1,000 points: 5 s at 1 h, 1 min at 24 h,",
     "10 min at 7 d; `[$__auto]` is that step). **VL ms**: VictoriaLogs direct, the LogsQL that reads the same rows and computes",
