@@ -36,30 +36,21 @@ interface Shape {
   cached?: boolean;
 }
 
+const BREAKDOWN: Shape = {
+  name: "Drilldown sum by (pod) (count_over_time [1m]) over 24h, 500 series × 1,440 steps",
+  path: "query_range",
+  params: {
+    query: 'sum(count_over_time({namespace="shop", pod!=""} [1m])) by (pod)',
+    start: String(end - DAY + 60),
+    end: String(end),
+    step: "60",
+  },
+  headers: { "X-Query-Tags": "Source=grafana-lokiexplore-app" },
+};
+
 const SHAPES: Shape[] = [
-  {
-    name: "Drilldown sum by (pod) (count_over_time [1m]) over 24h, 500 series × 1,440 steps",
-    path: "query_range",
-    params: {
-      query: 'sum(count_over_time({namespace="shop", pod!=""} [1m])) by (pod)',
-      start: String(end - DAY + 60),
-      end: String(end),
-      step: "60",
-    },
-    headers: { "X-Query-Tags": "Source=grafana-lokiexplore-app" },
-  },
-  {
-    name: "the same, results cache on",
-    path: "query_range",
-    params: {
-      query: 'sum(count_over_time({namespace="shop", pod!=""} [1m])) by (pod)',
-      start: String(end - DAY + 60),
-      end: String(end),
-      step: "60",
-    },
-    headers: { "X-Query-Tags": "Source=grafana-lokiexplore-app" },
-    cached: true,
-  },
+  BREAKDOWN,
+  { ...BREAKDOWN, name: "the same, results cache on", cached: true },
   {
     name: "volume_range targetLabels=pod step 2m over 24h",
     path: "index/volume_range",
