@@ -105,6 +105,42 @@ export async function pushedAndLocal(
 }
 
 /**
+ * The property tests' run over generated line sets: each set's queries answered pushed and local
+ * at once (pushedAndLocal holds each pair equal), over five minutes from `start` at a 30 s step, or
+ * 10 s for every other query. Where `mustPush(set, query)` holds, the query must have been pushed
+ * down; the counts say how many were, and how many others fell back to rows, so that a test can
+ * check the property was tried both ways.
+ */
+export async function pushedAcrossSets(
+  setCount: number,
+  queriesOf: (set: number) => string[],
+  mustPush: (set: number, query: string) => boolean,
+  start: number,
+  headers: Record<string, string>,
+): Promise<{ pushedAsRequired: number; fellBack: number }> {
+  let pushedAsRequired = 0;
+  let fellBack = 0;
+  for (let k = 0; k < setCount; k++) {
+    const answers = await Promise.all(
+      queriesOf(k).map((query, j) =>
+        pushedAndLocal(
+          query,
+          { start: String(start), end: String(start + 300), step: j % 2 ? "10" : "30" },
+          headers,
+        ).then((answer) => ({ ...answer, query })),
+      ),
+    );
+    for (const { pushed, query } of answers) {
+      if (mustPush(k, query)) {
+        expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+        pushedAsRequired++;
+      } else if (pushed.linesScanned > 0) fellBack++;
+    }
+  }
+  return { pushedAsRequired, fellBack };
+}
+
+/**
  * Pushes `streams` (each labelled app=`app`) into `tenant`, and waits until the Worker counts every
  * line in the hour that ends half an hour after `at` (unix seconds), where the tests put them.
  */
