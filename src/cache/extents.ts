@@ -285,7 +285,7 @@ export function decodeChunk(body: string, values: readonly string[]): StatsTable
       cells[c] = Number(v);
     }
     table.addIds(
-      table.timeIdOf(time),
+      table.timeId(time),
       table.groupIdOf(keys[rows[at + 1] as number]!, () => group),
       cells,
     );

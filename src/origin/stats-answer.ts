@@ -142,7 +142,7 @@ class PlainLines {
     beforeRow();
     const { table } = this;
     const timeId =
-      time < 0 ? table.timeIdOf("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, (t) => table.timeIdOf(t));
+      time < 0 ? table.timeId("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, (t) => table.timeId(t));
     const newGroup = () => this.groupRow(fields);
     let groupId: number;
     if (stretches === 0) groupId = table.groupIdOf("", newGroup);

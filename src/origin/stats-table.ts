@@ -53,7 +53,8 @@ export class StatsTable {
     });
   }
 
-  private timeId(time: string): number {
+  /** The index of the time `time`, added when new. */
+  timeId(time: string): number {
     let t = this.timeIds.get(time);
     if (t === undefined) {
       this.timeIds.set(time, (t = this.timeTexts.length));
@@ -64,8 +65,7 @@ export class StatsTable {
 
   /** The index of `row`'s group (its text fields but `_time`), added when new. */
   private groupId(row: VLRow): number {
-    const key = this.groupKey(row);
-    return this.groupIds.get(key) ?? this.newGroup(key, row);
+    return this.groupIdOf(this.groupKey(row), () => row);
   }
 
   /**
@@ -89,24 +89,17 @@ export class StatsTable {
     return group;
   }
 
-  private newGroup(key: string, row: VLRow): number {
-    const g = this.groupRows.length;
-    this.groupIds.set(key, g);
-    this.groupRows.push(this.groupOf(row));
-    return g;
-  }
-
-  /** The index of the time `time`, added when new. */
-  timeIdOf(time: string): number {
-    return this.timeId(time);
-  }
-
   /**
    * The index of the group whose key (as `groupKey` makes it) is `key`, added when new: `group` (a
    * row of that group) is asked for only then.
    */
   groupIdOf(key: string, group: () => VLRow): number {
-    return this.groupIds.get(key) ?? this.newGroup(key, group());
+    let g = this.groupIds.get(key);
+    if (g === undefined) {
+      this.groupIds.set(key, (g = this.groupRows.length));
+      this.groupRows.push(this.groupOf(group()));
+    }
+    return g;
   }
 
   /** Adds a row by its time's and group's indexes and its results in `values`' order. */
