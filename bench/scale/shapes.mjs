@@ -79,6 +79,14 @@ export const SHAPES = [
     vl: (w) => vlStats('{service_name="checkout"} | unpack_json fields (method) | stats by (method) count() c', w),
   },
   {
+    id: "json-field-errors",
+    name: 'Query builder json stage `sum by (method) (count_over_time({app="checkout"} | json [$__auto]))` (a malformed line would be a pipeline error)',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange(`sum by (method) (count_over_time({app="checkout"} | json [${auto(w.step)}]))`, w),
+    vl: (w) => vlStats('{app="checkout"} | unpack_json fields (method) | stats by (method) count() c', w),
+  },
+  {
     id: "drilldown-logfmt-field",
     name: 'Drilldown logfmt field `sum by (job) (count_over_time({service_name="worker"} | logfmt | drop __error__, __error_details__ [$__auto]))`',
     pushed: false,

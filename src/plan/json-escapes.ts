@@ -10,6 +10,8 @@
  * - a surrogate (`\uD800`–`\uDFFF`, alone or paired), which the two decoders handle differently;
  * - U+FFFD, which Loki removes from a value (a raw one too);
  * - a control character (`\u0000`–`\u001F`), which the guards read as a character of the value.
+ * - a `\u` without four hex digits, which Loki reads as a bad escape (the value empty, the key an
+ *   error) and VictoriaLogs keeps as it is.
  * In a key any escape may matter: decoded, `\u0020` or `\u2028` is space Loki's key trimming
  * removes, `\u0026` a character its sanitising turns into `_`, `\u0067` a letter of the name, and
  * the guards that look for a key in the line's text match its spelled-out characters only. A key
@@ -22,10 +24,11 @@ const GATE = String.raw`\\u|\x{FFFD}`;
 const PRECISE = [
   String.raw`\x{FFFD}`,
   String.raw`\\u(?:00[01]|[dD][89a-fA-F]|[fF][fF][fF][dD])`,
+  String.raw`\\u[0-9a-fA-F]{0,3}(?:[^0-9a-fA-F\x{212A}]|$)`,
   String.raw`\\u[0-9a-fA-F]{4}(?:[^"\\\x{212A}]|\\.)*"\s*:`,
 ].join("|");
 /**
- * The key test's class leaves out U+212A (Kelvin sign): a negated class that case folding maps into
+ * The negated classes leave out U+212A (Kelvin sign): a negated class that case folding maps into
  * itself costs VictoriaLogs (v1.121) 10 to 30 ms of CPU per query to print while it simplifies the
  * regex. A line with an escape and the sign is matched whole instead.
  */

@@ -9,10 +9,14 @@
  *   comparisons with an integer constant, duration and bytes comparisons, and `and` / `or` /
  *   parentheses of them;
  * - `drop` of labels (no value matchers) that nothing groups or filters by, `__error__` included;
- * - `__error__=""` (for `| json` only after a `drop __error__`: VictoriaLogs cannot tell which lines
- *   Loki's JSON parser rejects, so the rows such a filter removes are unknown).
- * `| json` also needs `drop __error__`: otherwise a malformed line anywhere makes Loki answer with
- * a pipeline error. The parser may also be one of the chains Logs Drilldown writes for a field
+ * - `__error__=""`.
+ * A line Loki's JSON parser rejects carries its error into the metric: with `drop __error__` the row
+ * counts with the labels read before the error; with `__error__=""` it does not count; with neither,
+ * Loki answers with a pipeline error. For the last two (single `| json` only) the origin reads the
+ * line wrapped in an object of its own (JSON_WRAPPER): the one parse that unpacks the fields also
+ * tells whether the line is JSON at all, which VictoriaLogs' stricter parser decides for every line
+ * Loki's lenient scanner accepts, but those the guard already sends (see JSON_ERROR_TERMS). The
+ * parser may also be one of the chains Logs Drilldown writes for a field
  * (ParserChain): `| json name="[\"name\"]", …` (each label read from the one top-level key of its
  * name), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's
  * own field, else logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression
@@ -110,8 +114,27 @@ const VALUE_SHAPES = {
 
 /** The origin's fields for a relevant label: the row's own value, the parsed one, and Loki's. */
 const base = (name: string) => `__b_${name}`;
-const parsed = (name: string) => `__p_${name}`;
+const parsed = (name: string, wrapped = false) => (wrapped ? `__p_${WRAPPED}.${name}` : `__p_${name}`);
 const value = (name: string) => `__v_${name}`;
+
+/**
+ * The object the origin wraps a JSON line in when Loki's parser errors matter (`{"__lvw_ok":1,
+ * "__lvw":<line>}`): it parses only if the line is one JSON value followed, at most, by more
+ * members (`{"a":1},"b":2`, which Loki reads as `{"a":1}` too); its fields come out as `__lvw.<key>`
+ * and `__lvw_ok` says it parsed. A line can only fake them by naming `__lvw` itself (`…},"__lvw.a":1`),
+ * which the guard catches by the word.
+ */
+const WRAPPED = "__lvw";
+const WRAPPED_OK = "__lvw_ok";
+const WRAPPER_FIELD = "__lvw_w";
+const JSON_WRAPPER = `format ${quote(`{"${WRAPPED_OK}":1,"${WRAPPED}":<_msg>}`)} as ${WRAPPER_FIELD}`;
+/** A line Loki's JSON parser can read as an object: `{` after JSON's whitespace. */
+const JSON_OBJECT_START = String.raw`^[ \t\n\r]*\{`;
+/**
+ * How a JSON parser error reaches the metric: the row still counts (`drop __error__`), it does not
+ * (`__error__=""`), or the query fails with Loki's pipeline error (neither).
+ */
+export type JsonErrors = "dropped" | "excluded" | "fail";
 
 /** A line holds a `\u` escape or U+FFFD (for JSON lines, JSON_UNSURE_ESCAPES narrows it). */
 const ESCAPES = String.raw`\\u|\x{FFFD}`;
@@ -164,7 +187,7 @@ export function planParserPushdown(
   const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
   const stages = pipelineAfterParser(plan.local, usable);
   if (!stages) return undefined;
-  const { chain, filters, dropped } = stages;
+  const { chain, errors, filters, dropped } = stages;
 
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
@@ -191,8 +214,20 @@ export function planParserPushdown(
 
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
-  const bad = parser ? guard(parser, relevant, typed, repeats) : chainGuard(chain, relevant, typed, repeats);
-  const pipes = parser ? parsedValuePipes(parser, relevant, repeats) : chainValuePipes(chain, relevant, repeats);
+  const wrapped = errors !== "dropped";
+  let bad = parser ? guard(parser, relevant, typed, repeats, wrapped) : chainGuard(chain, relevant, typed, repeats);
+  const pipes = parser
+    ? parsedValuePipes(parser, relevant, repeats, wrapped)
+    : chainValuePipes(chain, relevant, repeats);
+  // Loki's parser rejects every line not starting as an object, before reading any key: there both
+  // sides read no parsed value, so the filters keep such a row alike. On the other lines the guard
+  // decides (JSON_WRAPPER).
+  const objectLine = `_msg:~${quote(JSON_OBJECT_START)}`;
+  if (errors === "fail") bad = `(${["-" + objectLine, ...conditions].join(" ")}) or ${bad}`;
+  if (errors === "excluded") {
+    conditions.unshift(objectLine);
+    bad = `${objectLine} (${bad})`;
+  }
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
@@ -224,18 +259,30 @@ export function planParserPushdown(
  * The pipes computing, for each relevant label, Loki's value (`value(name)`) and the fields the
  * guard reads (run `guard` with the same `repeats` first: it registers the counters).
  */
-export function parsedValuePipes(parser: Parser, relevant: readonly string[], repeats: RepeatCounters): string[] {
+export function parsedValuePipes(
+  parser: Parser,
+  relevant: readonly string[],
+  repeats: RepeatCounters,
+  wrapped = false,
+): string[] {
   const pipes: string[] = [];
-  if (relevant.length > 0) {
+  if (wrapped) {
+    // The unpack that reads the values also says whether the line parsed (JSON_WRAPPER).
+    for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
+    pipes.push(JSON_WRAPPER);
+    pipes.push(`delete ${[parsed(WRAPPED_OK), ...relevant.map((n) => parsed(n, true))].join(", ")}`);
+    const fields = [WRAPPED_OK, ...relevant.map((n) => `${WRAPPED}.${n}`)];
+    pipes.push(`unpack_json from ${WRAPPER_FIELD} fields (${fields.join(", ")}) result_prefix ${quote(parsed(""))}`);
+  } else if (relevant.length > 0) {
     // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
     // unpack names as its output, prefix or not, and no longer reads the stored one for later pipes.
     for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
+    pipes.push(`delete ${relevant.map((n) => parsed(n)).join(", ")}`);
     pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
-    for (const n of relevant) {
-      pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
-      pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
-    }
+  }
+  for (const n of relevant) {
+    pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
+    pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n, wrapped)}>`)} as ${value(n)}`);
   }
   if (parser === "logfmt") pipes.push(...ODD_QUOTES_PIPES);
   const counters = repeats.pipes();
@@ -357,6 +404,8 @@ export function chainGuard(
 
 interface ParsedPipeline {
   chain: ParserChain;
+  /** For `| json`: what a line its parser rejects does to the metric. */
+  errors: JsonErrors;
   filters: LabelFilterExpr[];
   /** Labels some `drop` removes (`__error__` included). */
   dropped: Set<string>;
@@ -420,23 +469,27 @@ function pipelineAfterParser(
   if (chain.json === undefined && !chain.logfmt) return undefined;
   const filters: LabelFilterExpr[] = [];
   const dropped = new Set<string>();
+  let errors: JsonErrors = "fail";
   for (const stage of stages.slice(at)) {
     if (stage.kind === "Drop") {
       if (stage.items.some((item) => item.matcher)) return undefined;
       for (const item of stage.items) dropped.add(item.name);
+      if (dropped.has(ERROR) && errors === "fail") errors = "dropped";
     } else if (stage.kind === "LabelFilter") {
       const f = stage.filter;
       if (isNoErrorFilter(f)) {
-        // With no error rows (parser errors dropped or impossible, filter errors guarded), a no-op.
-        if (chain.json !== undefined && !dropped.has(ERROR)) return undefined;
+        // Removes the rows JSON's parser rejected, if not dropped before; the rows a filter's error
+        // would mark are guarded.
+        if (errors === "fail") errors = "excluded";
         continue;
       }
       filters.push(f);
     } else return undefined;
   }
-  // A line JSON's parser rejects carries Loki's parser error into the metric unless it is dropped.
-  if (chain.json !== undefined && !dropped.has(ERROR)) return undefined;
-  return { chain, filters, dropped };
+  if (chain.json === undefined) errors = "dropped";
+  // Only a lone `| json` reads its lines wrapped (JSON_WRAPPER).
+  if (errors !== "dropped" && singleParser(chain) !== "json") return undefined;
+  return { chain, errors, filters, dropped };
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */
@@ -527,6 +580,7 @@ export function guard(
   relevant: readonly string[],
   typed: ReadonlyMap<string, ReadonlySet<string>>,
   repeats: RepeatCounters,
+  wrapped = false,
 ): string {
   const escapes = parser === "json" ? JSON_UNSURE_ESCAPES : `_msg:~${quote(ESCAPES)}`;
   const terms = [`${ERROR}:*`, escapes, `_msg:~${quote(KELVIN)}`];
@@ -535,9 +589,11 @@ export function guard(
   } else {
     terms.push(`_msg:~${quote(LOGFMT_QUOTED_KEY)}`, "__odd:>0");
   }
+  // JSON_WRAPPER's line did not parse, or could have faked its fields.
+  if (wrapped) terms.push(`-${parsed(WRAPPED_OK)}:*`, `_msg:${WRAPPED}`);
   for (const n of relevant) {
     const b = base(n);
-    const p = parsed(n);
+    const p = parsed(n, wrapped);
     const v = value(n);
     const mention = parser === "json" ? looseKey(n) : logfmtKey(n, typed.has(n));
     const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n, false), repeats);

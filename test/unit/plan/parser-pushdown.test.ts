@@ -101,6 +101,31 @@ describe("planParserPushdown", () => {
     expect(plan('sum(rate({app="x"} | logfmt [5m]))')).toMatchObject({ value: "count", perSeconds: 300 });
   });
 
+  it("reads a lone json's lines wrapped when its parser errors fail the query or remove rows", () => {
+    const wrapper = String.raw`format "{\"__lvw_ok\":1,\"__lvw\":<_msg>}" as __lvw_w`;
+    const unpack = 'unpack_json from __lvw_w fields (__lvw_ok, __lvw.a) result_prefix "__p_"';
+    const objectLine = String.raw`_msg:~"^[ \\t\\n\\r]*\\{"`;
+
+    const fails = plan('sum by (a) (count_over_time({app="x"} | json | b="y" [1m]))')!;
+    expect(fails.logsql).toContain(`| ${wrapper} | delete __p___lvw_ok, __p___lvw.a, __p___lvw.b | `);
+    expect(fails.logsql).toContain('unpack_json from __lvw_w fields (__lvw_ok, __lvw.a, __lvw.b) result_prefix "__p_"');
+    expect(fails.logsql).toContain('format if (__v_a:"") "<__p___lvw.a>" as __v_a');
+    // A line that is not an object fails the query where the filters keep it; on the others,
+    // a line that did not parse or names the wrapper's key.
+    expect(fails.logsql).toContain(`count() if ((-${objectLine} __v_b:="y") or __error__:*`);
+    expect(fails.logsql).toContain("-__p___lvw_ok:* or _msg:__lvw or");
+    expect(fails.logsql).toContain('count() if (__v_b:="y") as __c');
+
+    const excludes = plan('sum by (a) (count_over_time({app="x"} | json | __error__="" [1m]))')!;
+    expect(excludes.logsql).toContain(unpack);
+    expect(excludes.logsql).toContain(`count() if (${objectLine}) as __c, count() if (${objectLine} (__error__:*`);
+
+    // Dropped errors keep the plain unpack.
+    const dropped = plan('sum by (a) (count_over_time({app="x"} | json | drop __error__ | __error__="" [1m]))')!;
+    expect(dropped.logsql).toContain('unpack_json from _msg fields (a) result_prefix "__p_"');
+    expect(dropped.logsql).not.toContain("__lvw");
+  });
+
   it("accepts drops and no-op error filters", () => {
     for (const q of [
       'sum by (a) (count_over_time({app="x"} | logfmt | __error__="" [1m]))',
@@ -114,9 +139,9 @@ describe("planParserPushdown", () => {
 
   it("declines what it cannot prove exact", () => {
     for (const q of [
-      // Malformed JSON lines would be Loki's pipeline error, or removed by the filter.
-      'sum by (a) (count_over_time({app="x"} | json [1m]))',
-      'sum by (a) (count_over_time({app="x"} | json | __error__="" [1m]))',
+      // Only a lone `| json` reads its lines wrapped, which tells the lines its parser rejects.
+      'sum by (a) (count_over_time({app="x"} | json a="a" | a!="" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | logfmt | __error__="" [1m]))',
       'sum by (a) (count_over_time({app="x"} | json a="b" | drop __error__ [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --strict [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --keep-empty [1m]))',
