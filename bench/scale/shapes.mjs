@@ -79,6 +79,38 @@ export const SHAPES = [
     vl: (w) => vlStats('{service_name="checkout"} | unpack_json fields (method) | stats by (method) count() c', w),
   },
   {
+    id: "explore-volume-parsed",
+    name: 'Explore volume of a filtered query `sum by (level, detected_level) (count_over_time({app="checkout"} | json | status >= 500 | drop __error__ [$__auto]))`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (level, detected_level) (count_over_time({app="checkout"} | json | status >= 500 | drop __error__ [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (level, status) | filter status:>=500 | stats by (level) count() c',
+        w,
+      ),
+  },
+  {
+    id: "drilldown-levels-field",
+    name: 'Drilldown levels under a field filter `sum by (detected_level) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ | method="GET" [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (detected_level) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ | method="GET" [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{service_name="checkout"} | unpack_json fields (level, method) | filter method:=GET | stats by (level) count() c',
+        w,
+      ),
+  },
+  {
     id: "json-field-errors",
     name: 'Query builder json stage `sum by (method) (count_over_time({app="checkout"} | json [$__auto]))` (a malformed line would be a pipeline error)',
     pushed: false,

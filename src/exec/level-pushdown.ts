@@ -2,7 +2,8 @@
  * Runs a level push-down (src/plan/level-pushdown.ts): VictoriaLogs counts rows per (bucket, raw
  * inputs of Loki's level rules); each group's `detected_level` is derived once, by the rules rows go
  * through, and groups with the same labels add up. A group whose inputs do not settle the level
- * declines the whole answer ("declined"): it is then evaluated from rows.
+ * declines the whole answer ("declined"), as does any row a parser's guard counts: it is then
+ * evaluated from rows.
  */
 import type { Labels, Series } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
@@ -25,7 +26,7 @@ export async function runLevelPlan(
 ): Promise<Series[] | "declined"> {
   let rows;
   try {
-    rows = await bucketRows(client, plan, grid, stats, maxPoints);
+    rows = await bucketRows(client, plan, grid, stats, maxPoints, plan.guarded ? ["__v", "__bad", "__c"] : ["__v"]);
   } catch (err) {
     // More groups of inputs than the answer may hold points: local evaluation holds only its own.
     if (err instanceof PointLimitError) return "declined";
@@ -36,7 +37,14 @@ export async function runLevelPlan(
   // Each group of inputs is read once: its series (undefined: filtered out), or "declined".
   const byGroup: (GroupBuckets | null | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
+  const labelFields = plan.labelFields ?? plan.labels;
   for (let i = 0; i < table.length; i++) {
+    if (plan.guarded) {
+      // A row the origin may read otherwise than Loki anywhere: the whole answer is evaluated from rows.
+      if (table.value(i, 1) !== 0) return "declined";
+      // The stats pipe also makes groups of rows the parsed filters refused: Loki has no sample for them.
+      if (table.value(i, 2) === 0) continue;
+    }
     const gi = table.groupIndex(i);
     let g = byGroup[gi];
     if (g === undefined) {
@@ -45,7 +53,10 @@ export async function runLevelPlan(
       if (level === undefined) return "declined";
       if (keeps.every((keep) => keep(level))) {
         const labels: Labels = {};
-        for (const name of plan.labels) if (row[name]) labels[name] = row[name];
+        plan.labels.forEach((name, k) => {
+          const v = row[labelFields[k]!];
+          if (v) labels[name] = v;
+        });
         if (plan.byLevel) labels[DETECTED_LEVEL] = level;
         const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
         g = groups.get(id);

@@ -8,7 +8,10 @@
  * (selector | line filters | drop … | detected_level="…" … [range]))`, level discovery on, grouped
  * by `detected_level` or filtering on it (string filters naming it alone). Every other stage runs in
  * the origin (planLogQuery), so a row's labels are its fields and the rows counted are Loki's; the
- * `drop`s name neither `detected_level` nor a grouped label, so they change no count.
+ * `drop`s name neither `detected_level` nor a grouped label, so they change no count. Or the stages
+ * besides the level filters are a parser chain with label filters and drops that the parser
+ * push-down counts exactly (parsedCounting): the labels are then Loki's parsed values, the rows
+ * counted those its filters keep, and its guard decides as there.
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
@@ -40,6 +43,15 @@
  * line goes through. Declined groups make the whole answer local (exec/level-pushdown.ts).
  */
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import {
+  guardRow,
+  keptOrGuarded,
+  parsedCounting,
+  parsedKeyMention,
+  parsedValueField,
+  pushableName,
+  type ParsedCounting,
+} from "./parser-pushdown";
 import { rangeFunction } from "../logql/functions";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
@@ -57,6 +69,13 @@ import { bucketsOf, type BucketGrid, type MetricGrid } from "./metric-pushdown";
 export interface LevelBucketPlan extends BucketGrid {
   /** The Loki labels of the answer other than `detected_level` (fields of the row). */
   labels: string[];
+  /** The origin's fields holding `labels`' values, when not the labels' own (behind a parser). */
+  labelFields?: string[];
+  /**
+   * Each stats row also counts (`__bad`) rows the origin may read otherwise than Loki (any: local),
+   * and (`__c`) the rows the parsed filters keep.
+   */
+  guarded?: boolean;
   /** Whether `detected_level` is one of the answer's labels. */
   byLevel: boolean;
   /** Label filters on `detected_level` alone, applied to each group's level, in order. */
@@ -173,38 +192,77 @@ export function planLevelPushdown(
   if (labels.some((name) => isSpecialField(name) || derivedNow.has(name) || name.startsWith("__dl_"))) {
     return undefined;
   }
-  const plan = planLogQuery(inner.range.selector, { derived });
+  const parses = planLogQuery(inner.range.selector, { derived }).local.some(isParser);
+  // With a parser, label filters must not become the origin's prefilters: its guard must see every row.
+  const plan = planLogQuery(inner.range.selector, { derived, ...(parses && { prefilter: false }) });
   const levelFilters: LabelFilterExpr[] = [];
+  const rest: PipelineStage[] = [];
   for (const stage of plan.local) {
     if (stage.kind === "LabelFilter" && filtersLevelOnly(stage.filter)) levelFilters.push(stage.filter);
-    else if (!dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL])) return undefined;
+    else if (stage.kind === "Drop" && !dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL])) return undefined;
+    else rest.push(stage);
   }
   // Without detected_level in the answer or a filter on it, the count is pushed whole elsewhere.
   if (!groupBy.includes(DETECTED_LEVEL) && levelFilters.length === 0) return undefined;
+  const parsed = parses ? parsedLevelRows(rest, labels, derived) : undefined;
+  if (parses ? !parsed : !rest.every((stage) => dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]))) return undefined;
 
   const buckets = bucketsOf(inner.range, grid);
   if (!buckets) return undefined;
 
-  const fields = [...new Set([...labels, ...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)])];
+  const labelFields = parsed ? labels.map(parsedValueField) : labels;
+  const fields = [...new Set([...labelFields, ...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)])];
   const value = lines.total;
-  const stats = value === "count" ? "count() as __v" : "sum(__n) as __v";
-  const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
+  const kept = parsed?.counted ? ` if (${parsed.counted})` : "";
+  const stats = [value === "count" ? `count()${kept} as __v` : `sum(__n)${kept} as __v`];
+  // Groups whose rows the parsed filters all refused are told apart by their count (a sum is NaN).
+  if (parsed) stats.push(`count() if (${guardRow(parsed)}) as __bad`, `count()${kept} as __c`);
+  // Behind a parser, only the rows its filters keep and its guard rows reach the level inputs and the groups.
+  const pipes = [
+    ...(parsed ? [...parsed.pipes, ...keptOrGuarded(parsed)] : []),
+    LEVEL_INPUT_PIPES,
+    ...(value === "bytes" ? ["len(_msg) as __n"] : []),
+  ];
   const by = [buckets.timeGrouping, ...fields.map(fieldName)].join(", ");
   return {
-    logsql: `${plan.logsql}${buckets.inWindows} | ${LEVEL_INPUT_PIPES}${lenPipe} | stats by (${by}) ${stats}`,
+    logsql: `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
     ...buckets.grid,
     groupBy: fields,
     // Each of the answer's series is one value of `labels` and a level: restricted to some values
     // of `labels`, the origin still counts every row of their series. A level filter could leave
     // such a value with no series at all, so the answer would hold fewer than it may: not restricted.
+    // Behind a parser, the groups would also need its guard: not restricted either.
     ...(labels.length > 0 &&
-      levelFilters.length === 0 && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
+      levelFilters.length === 0 &&
+      !parsed && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
     labels,
+    ...(parsed && { labelFields, guarded: true }),
     byLevel: groupBy.includes(DETECTED_LEVEL),
     levelFilters,
     value,
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
+}
+
+function isParser(stage: PipelineStage): boolean {
+  return stage.kind === "JsonParser" || stage.kind === "LogfmtParser";
+}
+
+/**
+ * The parser push-down's counting (plan/parser-pushdown.ts) for the stages after the line filters
+ * but the level filters, which commute with them: they read only `detected_level`, which a parser
+ * leaves as it is unless the line holds a key Loki could name so (the parsed key wins over the
+ * derived label): such lines join the guard.
+ */
+function parsedLevelRows(
+  stages: readonly PipelineStage[],
+  labels: readonly string[],
+  derived: DerivedFieldRules,
+): ParsedCounting | undefined {
+  const counting = parsedCounting(stages, labels, pushableName(derived));
+  const mention = parsedKeyMention(stages, DETECTED_LEVEL);
+  if (!counting || mention === undefined) return undefined;
+  return { ...counting, bad: `${counting.bad} or ${mention}` };
 }
 
 /**

@@ -185,9 +185,81 @@ export function planParserPushdown(
 
   // Label filters must not become the origin's prefilters: the guard must see every parsed row.
   const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
-  const stages = pipelineAfterParser(plan.local, usable);
-  if (!stages) return undefined;
-  const { chain, errors, filters, dropped } = stages;
+  const buckets = bucketsOf(inner.range, grid);
+  const parsedRows = parsedCounting(plan.local, groupBy, usable);
+  if (!buckets || !parsedRows) return undefined;
+  const { pipes, counted, bad } = parsedRows;
+  const bytes = lines.total === "bytes";
+  if (bytes) pipes.push("len(_msg) as __n");
+
+  const kept = counted === "" ? "" : ` if (${counted})`;
+  const stats = [`count()${kept} as __c`];
+  if (bytes) stats.push(`sum(__n)${kept} as __v`);
+  // The guard reads `_msg` (here or in keptOrGuarded), which is also what makes VictoriaLogs
+  // (v1.121) read the line for the prefixed unpack at all.
+  stats.push(`count() if (${guardRow(parsedRows)}) as __bad`);
+  const by = [buckets.timeGrouping, ...groupBy.map(value)].join(", ");
+  const rows = `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")}`;
+  const counting = [rows, ...keptOrGuarded(parsedRows)].join(" | ");
+  return {
+    logsql: `${counting} | stats by (${by}) ${stats.join(", ")}`,
+    ...buckets.grid,
+    groupBy: groupBy.map(value),
+    groups: {
+      rows,
+      fields: groupBy.map(value),
+      ...(counted !== "" && { counted }),
+      bad,
+    },
+    labels: groupBy,
+    value: bytes ? "bytes" : "count",
+    perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
+  };
+}
+
+/** What the origin needs to count rows through a parser chain and its label filters. */
+export interface ParsedCounting {
+  /** Pipes giving each row Loki's value of every relevant label (`parsedValueField`) and the guard's fields. */
+  pipes: string[];
+  /** The filter matching the rows the label filters keep ("" for every row). */
+  counted: string;
+  /** The filter matching every row VictoriaLogs could read otherwise than Loki (module comment). */
+  bad: string;
+}
+
+/** Set on the rows the guard matches by keptOrGuarded. */
+const GUARD_ROW = "__guard_row";
+
+/**
+ * Pipes that leave only the rows the filters keep and the guard's rows: the others count nowhere,
+ * and would still make groups (of zero) of their own. The guard is evaluated once, into a flag.
+ */
+export function keptOrGuarded({ counted, bad }: ParsedCounting): string[] {
+  if (counted === "") return [];
+  return [`delete ${GUARD_ROW}`, `format if (${bad}) "1" as ${GUARD_ROW}`, `filter (${counted}) or ${GUARD_ROW}:=1`];
+}
+
+/** The guard's filter after the pipes of keptOrGuarded. */
+export function guardRow({ counted, bad }: ParsedCounting): string {
+  return counted === "" ? bad : `${GUARD_ROW}:=1`;
+}
+
+/** The origin's field holding Loki's value of a label `parsedCounting` made relevant. */
+export const parsedValueField = value;
+
+/**
+ * `stages` (what runs after the origin's line filters) when they are a parser chain, label filters
+ * and drops the origin reproduces (module comment), with `groupBy` the labels the counts are
+ * grouped by besides; undefined otherwise.
+ */
+export function parsedCounting(
+  stages: readonly PipelineStage[],
+  groupBy: readonly string[],
+  usable: (name: string) => boolean,
+): ParsedCounting | undefined {
+  const pipeline = pipelineAfterParser(stages, usable);
+  if (!pipeline) return undefined;
+  const { chain, errors, filters, dropped } = pipeline;
 
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
@@ -209,9 +281,6 @@ export function planParserPushdown(
     if (groupBy.some((n) => keys.has(n) && !filters.some((f) => requiresValue(f, n)))) return undefined;
   }
 
-  const buckets = bucketsOf(inner.range, grid);
-  if (!buckets) return undefined;
-
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
   const wrapped = errors !== "dropped";
@@ -228,31 +297,28 @@ export function planParserPushdown(
     conditions.unshift(objectLine);
     bad = `${objectLine} (${bad})`;
   }
-  const bytes = lines.total === "bytes";
-  if (bytes) pipes.push("len(_msg) as __n");
+  return { pipes, counted: conditions.join(" "), bad };
+}
 
-  const kept = conditions.length === 0 ? "" : ` if (${conditions.join(" ")})`;
-  const stats = [`count()${kept} as __c`];
-  if (bytes) stats.push(`sum(__n)${kept} as __v`);
-  // The guard reads `_msg` in this same pipe, which is also what makes VictoriaLogs (v1.121) read
-  // the line for the prefixed unpack at all.
-  stats.push(`count() if (${bad}) as __bad`);
-  const by = [buckets.timeGrouping, ...groupBy.map(value)].join(", ");
-  const rows = `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")}`;
-  return {
-    logsql: `${rows} | stats by (${by}) ${stats.join(", ")}`,
-    ...buckets.grid,
-    groupBy: groupBy.map(value),
-    groups: {
-      rows,
-      fields: groupBy.map(value),
-      ...(conditions.length > 0 && { counted: conditions.join(" ") }),
-      bad,
-    },
-    labels: groupBy,
-    value: bytes ? "bytes" : "count",
-    perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
-  };
+/**
+ * Lines on which a parser of the chain in `stages` may read a key Loki names `name` (a label the
+ * parser cannot be allowed to set, as `detected_level`): a superset.
+ */
+export function parsedKeyMention(stages: readonly PipelineStage[], name: string): string | undefined {
+  const pipeline = pipelineAfterParser(stages, () => true);
+  if (!pipeline) return undefined;
+  const { chain } = pipeline;
+  const terms: string[] = [];
+  if (chain.json !== undefined) {
+    // The key itself, or an object under a key that flattens into it (`{"detected": {"level": …}}`).
+    const parts = name.split("_");
+    terms.push(`_msg:~${quote(looseKey(name))}`);
+    for (let i = 1; i < parts.length; i++) {
+      terms.push(`_msg:~${quote(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`)}`);
+    }
+  }
+  if (chain.logfmt) terms.push(logfmtKeyIn(name, true));
+  return terms.join(" or ");
 }
 
 /**

@@ -40,6 +40,14 @@ describe("level push-down on the compat data", () => {
       'sum by (detected_level) (count_over_time({service_name="worker"} | detected_level=~"error|warn" [1m]))',
       'sum(count_over_time({app="checkout"} | drop __error__ | detected_level!="info" [5m]))',
       'sum by (level) (rate({namespace="prod"} | detected_level="error" or (detected_level="debug") [5m]))',
+      // Behind a parser and its filters: Explore's volume of a filtered query, Drilldown's levels
+      // with a field filter, a field panel under a level filter.
+      'sum by (level, detected_level) (count_over_time({app="checkout"} | json | status >= 500 | drop __error__ [1m]))',
+      'sum by (level, detected_level) (count_over_time({app="checkout"} | json | status >= 500 [1m]))',
+      'sum by (level, detected_level) (count_over_time({app="worker"} | logfmt | level="error" | drop __error__ [1m]))',
+      'sum by (detected_level) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ | method="GET" [1m]))',
+      'sum by (method) (count_over_time({service_name="checkout"} | detected_level="error" | json | drop __error__, __error_details__ [1m]))',
+      'sum by (detected_level) (bytes_rate({service_name="worker"} | logfmt | duration > 10ms [5m]))',
     ]) {
       const { pushed, local } = await both(query, range);
       expect(local.series.size, query).toBeGreaterThan(0);
@@ -142,6 +150,11 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     plain(["text with ünïcödé then error", "日本語 warn", "x\tinfo"]),
     // Metadata named like the reduction's own fields must not pass for them.
     plain(["nothing", '{"msg": "x"}', "{"], { metadata: { __dl_w: "error", __dl_jf: "{", __dl_j: '"warn"' } }),
+    // Keys a parser would read as `detected_level`, which wins over the derived one.
+    tricky(['{"detected_level": "custom", "level": "info"}', "detected_level=x level=warn"]),
+    tricky(['{"detected": {"level": "custom"}, "msg": "an error"}', "detected-level=x msg=y"]),
+    plain(['{"level": "info", "method": "GET"}', '{"level": "error", "method": "PUT", "status": 500}']),
+    plain(["level=info method=GET status=200", "level=warn method=PUT status=503 msg=x"]),
   ];
 
   beforeAll(async () => {
@@ -166,6 +179,16 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
         const { pushed, local } = await both(query, range, TENANT);
         if (!query.includes("=~")) expect(local.series.size, `${query} ${JSON.stringify(set)}`).toBeGreaterThan(0);
         if (set.settled) expect(pushed.linesScanned, `${query} was not pushed: ${JSON.stringify(set)}`).toBe(0);
+      }
+      // Behind a parser its guard may also send the query back: the answers must agree.
+      for (const query of [
+        `sum by (level, detected_level) (count_over_time({app="lgen", set="s${k}"} | json | drop __error__ [1m]))`,
+        `sum by (level, detected_level) (count_over_time({app="lgen", set="s${k}"} | json | __error__="" [1m]))`,
+        `sum by (detected_level) (count_over_time({app="lgen", set="s${k}"} | json | method!="PUT" [1m]))`,
+        `sum by (method, detected_level) (count_over_time({app="lgen", set="s${k}"} | logfmt | status < 500 [1m]))`,
+        `sum by (level) (count_over_time({app="lgen", set="s${k}"} | detected_level!="info" | logfmt | level!="" [1m]))`,
+      ]) {
+        await both(query, range, TENANT);
       }
     }
   });
@@ -294,6 +317,16 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       if (answers.pushed.linesScanned === 0) pushed++;
       await both(
         `sum(count_over_time({app="lprop", set="s${k}"} | detected_level!~"info|unknown" [1m]))`,
+        range,
+        TENANT,
+      );
+      await both(
+        `sum by (level, detected_level) (count_over_time({app="lprop", set="s${k}"} | json | drop __error__ [1m]))`,
+        range,
+        TENANT,
+      );
+      await both(
+        `sum by (detected_level) (count_over_time({app="lprop", set="s${k}"} | logfmt | lvl!="x" [1m]))`,
         range,
         TENANT,
       );

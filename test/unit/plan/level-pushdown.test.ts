@@ -46,10 +46,32 @@ describe("planLevelPushdown", () => {
     });
   });
 
+  it("counts behind a parser with its filters and guard, the level rules reading the row's own fields", () => {
+    const p = plan('sum by (level, detected_level) (count_over_time({app="x"} | json | status >= 500 [1m]))')!;
+    expect(p).toMatchObject({ labels: ["level"], labelFields: ["__v_level"], guarded: true, byLevel: true });
+    expect(p.groupBy.slice(0, 3)).toEqual(["__v_level", "detected_level", "level"]);
+    expect(p.logsql).toContain(
+      'unpack_json from __lvw_w fields (__lvw_ok, __lvw.level, __lvw.status) result_prefix "__p_"',
+    );
+    expect(p.logsql).toContain("count() if (__v_status:>=500) as __v, count() if (");
+    // A key the parser could name `detected_level` (which then wins over the derived one) is guarded.
+    expect(p.logsql).toContain('or _msg:~"detected(?:(?s:.)|');
+    expect(p.logsql).toMatch(/ as __bad, count\(\) if \(__v_status:>=500\) as __c$/);
+    const logfmt = plan(
+      'sum by (detected_level) (count_over_time({app="x"} | logfmt | level="error" | drop __error__ [1m]))',
+    )!;
+    expect(logfmt.logsql).toContain('unpack_logfmt from _msg fields (level) result_prefix "__p_"');
+    expect(logfmt.logsql).toContain('or _msg:~"detected(?s:.)level"');
+  });
+
   it("declines what it cannot count per group", () => {
     const declined = [
       'sum by (level) (count_over_time({app="x"}[1m]))', // no detected_level: pushed whole elsewhere
-      'sum by (detected_level) (count_over_time({app="x"} | json [1m]))',
+      // Behind a parser: only what the parser push-down counts exactly.
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | regexp "(?P<a>.)" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | logfmt | a > 1.5 [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | drop detected_level [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | drop detected_level [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | detected_level > 1 [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | detected_level="error" or level="x" [1m]))',

@@ -147,6 +147,9 @@ describe("planPart", () => {
     expect(part(volume)).toBe("pushed");
     // service_name is derived from the stream's labels: grouping by it stays local.
     expect(part('sum by (service_name, detected_level) (count_over_time({app="x"}[1m]))', DISCOVERY)).toBeUndefined();
-    expect(part('sum by (detected_level) (count_over_time({app="x"} | json [1m]))', DISCOVERY)).toBeUndefined();
+    expect(part('sum by (detected_level) (count_over_time({app="x"} | json [1m]))', DISCOVERY)).toBe("levels");
+    expect(
+      part('sum by (detected_level) (count_over_time({app="x"} | json | line_format "x" [1m]))', DISCOVERY),
+    ).toBeUndefined();
   });
 });

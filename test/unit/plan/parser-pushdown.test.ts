@@ -95,7 +95,10 @@ describe("planParserPushdown", () => {
 
   it("sums line lengths for bytes, and divides rates by the range", () => {
     const p = plan('sum by (app) (bytes_rate({app="x"} | logfmt | level="error" [2m]))')!;
-    expect(p.logsql).toContain("| len(_msg) as __n | stats by (");
+    expect(p.logsql).toContain("| len(_msg) as __n | delete __guard_row | format if (");
+    // Only the rows the filters keep and the guard's reach the groups.
+    expect(p.logsql).toContain('| filter (__v_level:="error") or __guard_row:=1 | stats by (');
+    expect(p.logsql).toMatch(/count\(\) if \(__guard_row:=1\) as __bad$/);
     expect(p.logsql).toContain('count() if (__v_level:="error") as __c, sum(__n) if (__v_level:="error") as __v');
     expect(p).toMatchObject({ value: "bytes", perSeconds: 120, labels: ["app"] });
     expect(plan('sum(rate({app="x"} | logfmt [5m]))')).toMatchObject({ value: "count", perSeconds: 300 });
@@ -112,13 +115,15 @@ describe("planParserPushdown", () => {
     expect(fails.logsql).toContain('format if (__v_a:"") "<__p___lvw.a>" as __v_a');
     // A line that is not an object fails the query where the filters keep it; on the others,
     // a line that did not parse or names the wrapper's key.
-    expect(fails.logsql).toContain(`count() if ((-${objectLine} __v_b:="y") or __error__:*`);
+    expect(fails.logsql).toContain(`format if ((-${objectLine} __v_b:="y") or __error__:*`);
     expect(fails.logsql).toContain("-__p___lvw_ok:* or _msg:__lvw or");
     expect(fails.logsql).toContain('count() if (__v_b:="y") as __c');
 
     const excludes = plan('sum by (a) (count_over_time({app="x"} | json | __error__="" [1m]))')!;
     expect(excludes.logsql).toContain(unpack);
-    expect(excludes.logsql).toContain(`count() if (${objectLine}) as __c, count() if (${objectLine} (__error__:*`);
+    expect(excludes.logsql).toContain(`format if (${objectLine} (__error__:*`);
+    expect(excludes.logsql).toContain(`| filter (${objectLine}) or __guard_row:=1 | stats by (`);
+    expect(excludes.logsql).toContain(`count() if (${objectLine}) as __c, count() if (__guard_row:=1) as __bad`);
 
     // Dropped errors keep the plain unpack.
     const dropped = plan('sum by (a) (count_over_time({app="x"} | json | drop __error__ | __error__="" [1m]))')!;
