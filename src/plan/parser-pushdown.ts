@@ -648,15 +648,22 @@ export function guard(
   repeats: RepeatCounters,
   wrapped = false,
 ): string {
-  const escapes = parser === "json" ? JSON_UNSURE_ESCAPES : `_msg:~${quote(ESCAPES)}`;
-  const terms = [`${ERROR}:*`, escapes, `_msg:~${quote(KELVIN)}`];
+  const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
   if (parser === "json") {
-    terms.push(`_msg:~${quote(JSON_CONTROL)}`, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER));
+    // Only on lines VictoriaLogs may read as an object: from others neither side reads a key.
+    const jsonLine = [
+      JSON_UNSURE_ESCAPES,
+      `_msg:~${quote(JSON_CONTROL)}`,
+      gated(JSON_ODD_ESCAPE),
+      gated(LENIENT_NUMBER),
+    ];
+    terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
   } else {
-    terms.push(`_msg:~${quote(LOGFMT_QUOTED_KEY)}`, "__odd:>0");
+    terms.push(`_msg:~${quote(ESCAPES)}`, `_msg:~${quote(LOGFMT_QUOTED_KEY)}`, "__odd:>0");
   }
-  // JSON_WRAPPER's line did not parse, or could have faked its fields.
-  if (wrapped) terms.push(`-${parsed(WRAPPED_OK)}:*`, `_msg:${WRAPPED}`);
+  // JSON_WRAPPER's object line did not parse (from other lines neither side reads a key, and Loki's
+  // error on them is planParserPushdown's), or a line could have faked its fields.
+  if (wrapped) terms.push(`(_msg:~${quote(JSON_OBJECT_START)} -${parsed(WRAPPED_OK)}:*)`, `_msg:${WRAPPED}`);
   for (const n of relevant) {
     const b = base(n);
     const p = parsed(n, wrapped);

@@ -36,6 +36,10 @@ describe("parser push-down on the compat data", () => {
       // Without dropping parser errors: no line is malformed, so no pipeline error.
       'sum by (method) (count_over_time({app="checkout"} | json [10m]))',
       'sum by (status) (rate({app="checkout"} | json | __error__="" | method="GET" [5m]))',
+      // Selectors over JSON and other lines: neither side reads a key from a line not an object.
+      'sum by (app) (count_over_time({app=~".+"} | json | drop __error__ [5m]))',
+      'sum by (method) (count_over_time({app=~"checkout|nginx"} | json | method="GET" [5m]))',
+      'sum by (app, level) (count_over_time({app=~".+"} | json | __error__="" [5m]))',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, range);
       expect(local.series.size, query).toBeGreaterThan(0);

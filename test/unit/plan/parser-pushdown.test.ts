@@ -116,7 +116,7 @@ describe("planParserPushdown", () => {
     // A line that is not an object fails the query where the filters keep it; on the others,
     // a line that did not parse or names the wrapper's key.
     expect(fails.logsql).toContain(`format if ((-${objectLine} __v_b:="y") or __error__:*`);
-    expect(fails.logsql).toContain("-__p___lvw_ok:* or _msg:__lvw or");
+    expect(fails.logsql).toContain(`(${objectLine} -__p___lvw_ok:*) or _msg:__lvw or`);
     expect(fails.logsql).toContain('count() if (__v_b:="y") as __c');
 
     const excludes = plan('sum by (a) (count_over_time({app="x"} | json | __error__="" [1m]))')!;
