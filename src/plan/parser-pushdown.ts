@@ -13,8 +13,9 @@
  *   Loki's JSON parser rejects, so the rows such a filter removes are unknown).
  * `| json` also needs `drop __error__`: otherwise a malformed line anywhere makes Loki answer with
  * a pipeline error. The parser may also be one of the chains Logs Drilldown writes for a field
- * (ParserChain): `| json name="[\"name\"]", …` (each label read from the one top-level key of its
- * name), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's
+ * (ParserChain): `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` (each label read from the
+ * one top-level key of its name, or from a path of object keys, which VictoriaLogs' `unpack_json`
+ * flattens into the field `a.b`), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's
  * own field, else logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression
  * parser gives a missing key an empty label, so such a label is declined under typed filters and
  * grouped only behind a filter requiring a value. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
@@ -251,8 +252,23 @@ export function parsedValueFields(parser: Parser, relevant: readonly string[], r
 }
 
 /** The origin's fields for a label as `| json` and as `| logfmt` of a chain read it. */
-const jsonParsed = (name: string) => `__pj_${name}`;
+const JSON_PREFIX = "__pj_";
 const logfmtParsed = (name: string) => `__pl_${name}`;
+
+/**
+ * The field `unpack_json` writes a label's JSON value to: its name for `| json` and for a
+ * top-level key, the path's keys joined with `.` for a nested one (VictoriaLogs flattens nested
+ * objects so), quoted where the `.` needs it.
+ */
+function jsonSource(chain: ParserChain, name: string): string {
+  const path = chain.json === "all" ? undefined : chain.json?.get(name);
+  return path && path.length > 1 ? path.join(".") : name;
+}
+function jsonParsed(chain: ParserChain, name: string): string {
+  return fieldName(JSON_PREFIX + jsonSource(chain, name));
+}
+/** A field name as LogsQL reads it: bare when it is a word, else quoted. */
+const fieldName = (field: string) => (/^\w+$/.test(field) ? field : quote(field));
 
 /** The relevant labels the chain's `| json` can set. */
 function jsonNames(chain: ParserChain, relevant: readonly string[]): string[] {
@@ -271,9 +287,11 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
   const fromJson = jsonNames(chain, relevant);
   if (relevant.length > 0) {
     for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    pipes.push(`delete ${[...relevant.map(jsonParsed), ...relevant.map(logfmtParsed)].join(", ")}`);
+    const jsonFields = [...new Set(relevant.map((n) => jsonParsed(chain, n)))];
+    pipes.push(`delete ${[...jsonFields, ...relevant.map(logfmtParsed)].join(", ")}`);
     if (fromJson.length > 0) {
-      pipes.push(`unpack_json from _msg fields (${fromJson.join(", ")}) result_prefix ${quote(jsonParsed(""))}`);
+      const sources = [...new Set(fromJson.map((n) => jsonSource(chain, n)))].map(fieldName);
+      pipes.push(`unpack_json from _msg fields (${sources.join(", ")}) result_prefix ${quote(JSON_PREFIX)}`);
     }
     if (chain.logfmt) {
       pipes.push(`unpack_logfmt from _msg fields (${relevant.join(", ")}) result_prefix ${quote(logfmtParsed(""))}`);
@@ -282,7 +300,9 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
       const v = value(n);
       pipes.push(`format ${quote(`<${base(n)}>`)} as ${v}`);
       if (chain.logfmt) pipes.push(`format if (${v}:"") ${quote(`<${logfmtParsed(n)}>`)} as ${v}`);
-      if (fromJson.includes(n)) pipes.push(`format if (${v}:"") ${quote(`<${jsonParsed(n)}>`)} as ${v}`);
+      if (fromJson.includes(n)) {
+        pipes.push(`format if (${v}:"") ${quote(`<${JSON_PREFIX}${jsonSource(chain, n)}>`)} as ${v}`);
+      }
     }
   }
   if (chain.logfmt) pipes.push(...ODD_QUOTES_PIPES);
@@ -301,7 +321,8 @@ const JSON_OBJECT_LINE = String.raw`^[\x00-\x20]*\{`;
  * terms matter only on lines naming a key it could read as a relevant label (elsewhere neither
  * side's logfmt reading sets one). `| json name="…"` reads the first top-level `name` exactly,
  * and the raw text of an object, array or number: a superset of `| json`'s differences, plus a
- * value VictoriaLogs took from a line Loki's expression parser refuses (one not starting `{`).
+ * value VictoriaLogs took from a line Loki's expression parser refuses (one not starting `{`). A
+ * nested path's terms name its keys (pathIn, pathAmbiguous) instead of the label's spellings.
  */
 export function chainGuard(
   chain: ParserChain,
@@ -324,12 +345,15 @@ export function chainGuard(
   for (const n of relevant) {
     const b = base(n);
     const v = value(n);
-    const pj = jsonParsed(n);
+    const pj = jsonParsed(chain, n);
+    const path = chain.json === "all" ? undefined : chain.json?.get(n);
+    const nested = path !== undefined && path.length > 1 ? path : undefined;
     const pl = logfmtParsed(n);
     const json = fromJson.includes(n);
     // The row's own field (structured metadata here) loses to any parsed value.
     const mentions: string[] = [];
-    if (json) mentions.push(`${pj}:*`, `_msg:~${quote(looseKey(n))}`);
+    const named = nested ? pathIn(nested) : `_msg:~${quote(looseKey(n))}`;
+    if (json) mentions.push(`${pj}:*`, named);
     if (chain.logfmt) mentions.push(`${pl}:*`, logfmtKeyIn(n, typed.has(n)));
     if (mentions.length > 0) terms.push(`(${b}:* not {${n}=~".+"} (${mentions.join(" or ")}))`);
     if (chain.logfmt) {
@@ -342,9 +366,10 @@ export function chainGuard(
     if (json) {
       // Where `| logfmt` gave a value, it is the one Loki keeps.
       const decides = chain.logfmt ? `${b}:"" ${pl}:""` : `${b}:""`;
+      const ambiguous = nested ? pathAmbiguous(nested, repeats) : jsonAmbiguous(n, repeats);
       terms.push(
-        `(${decides} ${pj}:"" _msg:~${quote(looseKey(n))})`,
-        `(${decides} (${jsonAmbiguous(n, repeats)}))`,
+        `(${decides} ${pj}:"" ${named})`,
+        `(${decides} (${ambiguous}))`,
         `(${decides} ${pj}:~${quote(String.raw`^[\[{]`)})`,
         `(${decides} ${pj}:* -_msg:~${quote(String.raw`^\{`)})`,
       );
@@ -364,11 +389,12 @@ interface ParsedPipeline {
 
 /**
  * The parsers Loki runs, in order: `| json` (every key, or only the labels of
- * `| json name="[\"name\"]", …`), then `| logfmt` — the chains Logs Drilldown writes for a
+ * `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …`), then `| logfmt` — the chains Logs Drilldown writes for a
  * service's JSON bodies, logfmt bodies, or both.
  */
 export interface ParserChain {
-  json?: "all" | ReadonlySet<string>;
+  /** Every key, or each label's path of object keys (its own name alone for a top-level key). */
+  json?: "all" | ReadonlyMap<string, readonly string[]>;
   logfmt: boolean;
 }
 
@@ -380,19 +406,35 @@ function singleParser(chain: ParserChain): Parser | undefined {
 }
 
 /**
- * The labels of `| json name="[\"name\"]", …` when every path is the one top-level key its label
- * is named after (`name`, `name="name"`): what Drilldown writes for a field found in JSON bodies.
- * Undefined for any other path (nested, indexed, another key) or a label named twice.
+ * Keys of a nested path: VictoriaLogs joins the keys of nested objects with `.` into one field
+ * name, so a key holding `.` could name the same field as another path, and `*` would make the
+ * field list a wildcard. These keys also read alike in regexes and field names.
  */
-function topLevelKeys(params: readonly ExtractionParam[], usable: (name: string) => boolean): Set<string> | undefined {
-  const names = new Set<string>();
+const PATH_KEY = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The labels of `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` and their paths, when
+ * each path is the one top-level key its label is named after (`name`, `name="name"`) or two or
+ * more object keys (PATH_KEY): what Drilldown writes for a field found in JSON bodies, at the top
+ * or nested. Undefined for any other path (indexed, renamed) or a label named twice.
+ */
+function jsonParamPaths(
+  params: readonly ExtractionParam[],
+  usable: (name: string) => boolean,
+): Map<string, string[]> | undefined {
+  const paths = new Map<string, string[]>();
   for (const p of params) {
-    if (!usable(p.label) || names.has(p.label)) return undefined;
+    if (!usable(p.label) || paths.has(p.label)) return undefined;
     const path = parseJsonExpression(p.expression ?? p.label);
-    if (!path.ok || path.steps.length !== 1 || path.steps[0] !== p.label) return undefined;
-    names.add(p.label);
+    if (!path.ok) return undefined;
+    const keys = path.steps.filter((step): step is string => typeof step === "string");
+    if (keys.length !== path.steps.length) return undefined;
+    const topLevel = keys.length === 1 && keys[0] === p.label;
+    const nested = keys.length > 1 && keys.every((k) => PATH_KEY.test(k));
+    if (!topLevel && !nested) return undefined;
+    paths.set(p.label, keys);
   }
-  return names;
+  return paths;
 }
 
 /**
@@ -408,7 +450,7 @@ function pipelineAfterParser(
   const chain: ParserChain = { logfmt: false };
   const first = stages[at];
   if (first?.kind === "JsonParser") {
-    chain.json = first.params.length === 0 ? "all" : topLevelKeys(first.params, usable);
+    chain.json = first.params.length === 0 ? "all" : jsonParamPaths(first.params, usable);
     if (chain.json === undefined) return undefined;
     at++;
   }
@@ -617,6 +659,37 @@ function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
     .map((_, i) => `_msg:~${quote(looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`)}`);
   return [twiceIn(name, JSON_KEY_START + looseKey(name), repeats), ...nested].join(" or ");
 }
+/** A JSON key spelled exactly `key` and its colon (escapes in keys are guarded on their own). */
+const jsonKey = (key: string) => String.raw`"${escapeRegex(key)}"\s*:`;
+
+/**
+ * Lines that may hold a value at `path` as Loki follows it: each key, each but the last opening
+ * an object, in the line's order. A superset (the keys may sit anywhere), led by a literal.
+ */
+function pathIn(path: readonly string[]): string {
+  const steps = path.map((k, i) => (i < path.length - 1 ? String.raw`${jsonKey(k)}\s*\{` : jsonKey(k)));
+  return `_msg:~${quote(`(?s)${steps.join(".*")}`)}`;
+}
+
+/**
+ * JSON lines where VictoriaLogs' field for a nested path (its keys joined with `.`) may not hold
+ * the value Loki reads by following the first matching key at each level:
+ * - a key of the path twice where it matters: the first anywhere, a later one after the opening
+ *   of an object under the key before it (within the object Loki follows, the first may be `null`
+ *   or not an object, and VictoriaLogs keeps every match);
+ * - another path flattening to the same name: any key holding a `.` would, and to join into
+ *   `a.b.c` it must hold `a.b` or `b.c`.
+ * Each repetition regex runs only on lines holding the quoted key twice (counted).
+ */
+function pathAmbiguous(path: readonly string[], repeats: RepeatCounters): string {
+  const terms = path.map((k, i) => {
+    const opened = i === 0 ? "" : String.raw`${jsonKey(path[i - 1]!)}\s*\{.*`;
+    return `(${repeats.term(`"${k}"`)} _msg:~${quote(`(?s)${opened}${jsonKey(k)}.*${jsonKey(k)}`)})`;
+  });
+  for (let i = 1; i < path.length; i++) terms.push(`_msg:~${quote(escapeRegex(`${path[i - 1]}.${path[i]}`))}`);
+  return terms.join(" or ");
+}
+
 /**
  * Pipes computing `__odd`: 1 when the line holds an odd number of `"` (an unterminated quoted
  * value, or an escaped quote), by the same substring removal as RepeatCounters.

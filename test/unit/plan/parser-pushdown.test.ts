@@ -183,11 +183,32 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(jsonOnly.logsql).not.toContain("unpack_logfmt");
   });
 
+  it('pushes a nested path (`| json a_b="[\\"a\\"][\\"b\\"]"`) from the field VictoriaLogs flattens it to', () => {
+    const p = plan(
+      'sum by (http_method) (count_over_time({app="x"} | json http_method="[\\"http\\"][\\"method\\"]", f="[\\"f\\"]" | logfmt | drop __error__, __error_details__ | http_method!="", f="1" [1m]))',
+    )!;
+    expect(p.logsql).toContain(
+      'delete "__pj_http.method", __pj_f, __pl_http_method, __pl_f | ' +
+        'unpack_json from _msg fields ("http.method", f) result_prefix "__pj_" | ' +
+        'unpack_logfmt from _msg fields (http_method, f) result_prefix "__pl_" | ',
+    );
+    expect(p.logsql).toContain('format if (__v_http_method:"") "<__pj_http.method>" as __v_http_method');
+    // Loki follows the first `http`, then its first `method`; VictoriaLogs keeps every `http.method`.
+    expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"http\"\\s*:.*\"http\"\\s*:"`);
+    expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"http\"\\s*:\\s*\\{.*\"method\"\\s*:.*\"method\"\\s*:"`);
+    expect(p.logsql).toContain(String.raw`_msg:~"http\\.method"`);
+    expect(p.labels).toEqual(["http_method"]);
+  });
+
   it("keeps other paths, typed filters on expression labels and unparsed errors local", () => {
     for (const q of [
-      // Nested, indexed or renamed paths read other values than the label's own key.
-      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
+      // Indexed or renamed paths, or keys VictoriaLogs' flattened names cannot tell apart.
       'sum by (a) (count_over_time({app="x"} | json a="[\\"a\\"][0]" | drop __error__ [1m]))',
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][0][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a.x\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a*\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
+      // Grouped without a filter requiring a value, as for a top-level key.
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
       'sum by (a) (count_over_time({app="x"} | json a="[\\"b\\"]" | drop __error__ [1m]))',
       // A missing key becomes an empty value, an error for a numeric filter.
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f > 3 [1m]))',
