@@ -231,8 +231,11 @@ export function parsedValuePipes(parser: Parser, relevant: readonly string[], re
     // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
     // unpack names as its output, prefix or not, and no longer reads the stored one for later pipes.
     for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
-    pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
+    if (parser === "json") pipes.push(...jsonUnpackPipes(parsed(""), relevant, flattenedFields));
+    else {
+      pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
+      pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
+    }
     for (const n of relevant) {
       pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
       pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
@@ -247,6 +250,10 @@ export function parsedValuePipes(parser: Parser, relevant: readonly string[], re
 /** Every field `parsedValuePipes` and the guard's counters add to a row. */
 export function parsedValueFields(parser: Parser, relevant: readonly string[], repeats: RepeatCounters): string[] {
   const fields = relevant.flatMap((n) => [base(n), parsed(n), value(n)]);
+  if (parser === "json") {
+    const nested = relevant.flatMap((n) => flattenedFields(n).slice(1));
+    fields.push(...nested.map((f) => fieldName(parsed(f))));
+  }
   if (parser === "logfmt") fields.push(...ODD_QUOTES_FIELDS);
   return [...fields, ...repeats.fields()];
 }
@@ -255,20 +262,45 @@ export function parsedValueFields(parser: Parser, relevant: readonly string[], r
 const JSON_PREFIX = "__pj_";
 const logfmtParsed = (name: string) => `__pl_${name}`;
 
+const jsonParsed = (name: string) => `${JSON_PREFIX}${name}`;
+
 /**
- * The field `unpack_json` writes a label's JSON value to: its name for `| json` and for a
- * top-level key, the path's keys joined with `.` for a nested one (VictoriaLogs flattens nested
- * objects so), quoted where the `.` needs it.
+ * The fields `unpack_json` may write a label's JSON value to, as VictoriaLogs flattens nested
+ * objects (keys joined with `.`): for `| json` every way the label's name reads from nested
+ * objects (flattenedFields), for a top-level key its name, for a nested path its keys joined.
  */
-function jsonSource(chain: ParserChain, name: string): string {
-  const path = chain.json === "all" ? undefined : chain.json?.get(name);
-  return path && path.length > 1 ? path.join(".") : name;
+function jsonSources(chain: ParserChain, name: string): string[] {
+  if (chain.json === "all") return flattenedFields(name);
+  const path = chain.json?.get(name);
+  return path && path.length > 1 ? [path.join(".")] : [name];
 }
-function jsonParsed(chain: ParserChain, name: string): string {
-  return fieldName(JSON_PREFIX + jsonSource(chain, name));
-}
+
 /** A field name as LogsQL reads it: bare when it is a word, else quoted. */
 const fieldName = (field: string) => (/^\w+$/.test(field) ? field : quote(field));
+
+/**
+ * Pipes unpacking each label's JSON value into `prefix + label`: the fields `sources` names are
+ * cleared first (a row may carry them), unpacked, and the first non-empty one kept (where two
+ * hold a value, the guard's repetition terms send the query back: Loki reads one of them).
+ */
+function jsonUnpackPipes(
+  prefix: string,
+  labels: readonly string[],
+  sources: (label: string) => readonly string[],
+): string[] {
+  const unpacked = [...new Set(labels.flatMap(sources))];
+  const cleared = [...new Set([...labels, ...unpacked])].map((f) => fieldName(prefix + f));
+  const pipes = [
+    `delete ${cleared.join(", ")}`,
+    `unpack_json from _msg fields (${unpacked.map(fieldName).join(", ")}) result_prefix ${quote(prefix)}`,
+  ];
+  for (const n of labels) {
+    for (const f of sources(n)) {
+      if (f !== n) pipes.push(`format if (${prefix}${n}:"") ${quote(`<${prefix}${f}>`)} as ${prefix}${n}`);
+    }
+  }
+  return pipes;
+}
 
 /** The relevant labels the chain's `| json` can set. */
 function jsonNames(chain: ParserChain, relevant: readonly string[]): string[] {
@@ -287,12 +319,8 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
   const fromJson = jsonNames(chain, relevant);
   if (relevant.length > 0) {
     for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    const jsonFields = [...new Set(relevant.map((n) => jsonParsed(chain, n)))];
-    pipes.push(`delete ${[...jsonFields, ...relevant.map(logfmtParsed)].join(", ")}`);
-    if (fromJson.length > 0) {
-      const sources = [...new Set(fromJson.map((n) => jsonSource(chain, n)))].map(fieldName);
-      pipes.push(`unpack_json from _msg fields (${sources.join(", ")}) result_prefix ${quote(JSON_PREFIX)}`);
-    }
+    pipes.push(`delete ${relevant.map(logfmtParsed).join(", ")}`);
+    if (fromJson.length > 0) pipes.push(...jsonUnpackPipes(JSON_PREFIX, fromJson, (n) => jsonSources(chain, n)));
     if (chain.logfmt) {
       pipes.push(`unpack_logfmt from _msg fields (${relevant.join(", ")}) result_prefix ${quote(logfmtParsed(""))}`);
     }
@@ -300,9 +328,7 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
       const v = value(n);
       pipes.push(`format ${quote(`<${base(n)}>`)} as ${v}`);
       if (chain.logfmt) pipes.push(`format if (${v}:"") ${quote(`<${logfmtParsed(n)}>`)} as ${v}`);
-      if (fromJson.includes(n)) {
-        pipes.push(`format if (${v}:"") ${quote(`<${JSON_PREFIX}${jsonSource(chain, n)}>`)} as ${v}`);
-      }
+      if (fromJson.includes(n)) pipes.push(`format if (${v}:"") ${quote(`<${jsonParsed(n)}>`)} as ${v}`);
     }
   }
   if (chain.logfmt) pipes.push(...ODD_QUOTES_PIPES);
@@ -345,14 +371,14 @@ export function chainGuard(
   for (const n of relevant) {
     const b = base(n);
     const v = value(n);
-    const pj = jsonParsed(chain, n);
+    const pj = jsonParsed(n);
     const path = chain.json === "all" ? undefined : chain.json?.get(n);
     const nested = path !== undefined && path.length > 1 ? path : undefined;
     const pl = logfmtParsed(n);
     const json = fromJson.includes(n);
     // The row's own field (structured metadata here) loses to any parsed value.
     const mentions: string[] = [];
-    const named = nested ? pathIn(nested) : `_msg:~${quote(looseKey(n))}`;
+    const named = nested ? pathIn(nested) : jsonMentioned(n, chain.json === "all");
     if (json) mentions.push(`${pj}:*`, named);
     if (chain.logfmt) mentions.push(`${pl}:*`, logfmtKeyIn(n, typed.has(n)));
     if (mentions.length > 0) terms.push(`(${b}:* not {${n}=~".+"} (${mentions.join(" or ")}))`);
@@ -581,12 +607,12 @@ export function guard(
     const b = base(n);
     const p = parsed(n);
     const v = value(n);
-    const mention = parser === "json" ? looseKey(n) : logfmtKey(n, typed.has(n));
+    const mentioned = parser === "json" ? jsonMentioned(n, true) : `_msg:~${quote(logfmtKey(n, typed.has(n)))}`;
     const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n, false), repeats);
     const badValue = parser === "json" ? String.raw`^[\[{]` : String.raw`[="\\]`;
     terms.push(
-      `(${b}:* not {${n}=~".+"} (${p}:* or _msg:~${quote(mention)}))`,
-      `(${b}:"" ${p}:"" _msg:~${quote(mention)})`,
+      `(${b}:* not {${n}=~".+"} (${p}:* or ${mentioned}))`,
+      `(${b}:"" ${p}:"" ${mentioned})`,
       `(${b}:"" (${twice}))`,
       `(${b}:"" ${p}:~${quote(badValue)})`,
       `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
@@ -648,17 +674,77 @@ function twiceIn(name: string, key: string, repeats: RepeatCounters): string {
  */
 const JSON_KEY_START = String.raw`"(?:[^\x21-\x7e"\\]|\\.)*`;
 
+/** Most parts (`_`-separated) of a name read from nested objects too: each `_` may be a level. */
+const MAX_LEVEL_PARTS = 4;
+
 /**
- * JSON lines where Loki's label `name` may not be the one top-level key: the key twice, or an
- * object under a key that flattens into it (`{"a": {"b": 1}}` gives `a_b`).
+ * Where Loki's `| json` may have crossed into a nested object to name `name` (`{"a": {"b": 1}}`
+ * gives `a_b`): the indexes of the parts after which a level may end, each `_` followed by a part
+ * not starting with a digit (Loki writes `a__1` for `{"a": {"1": …}}`). Undefined for names of
+ * more parts than MAX_LEVEL_PARTS or with an empty part: lines with an object under a prefix of
+ * such a name stay guarded.
+ */
+function levelBoundaries(name: string): number[] | undefined {
+  const parts = name.split("_");
+  if (parts.length > MAX_LEVEL_PARTS || parts.some((p) => p === "")) return undefined;
+  return parts.flatMap((p, i) => (i > 0 && !/^[0-9]/.test(p) ? [i] : []));
+}
+
+/**
+ * The fields VictoriaLogs' `unpack_json` may hold Loki's `| json` label `name` in: the name itself,
+ * then each way of making some of its level boundaries `.` (`a_b` is also `a.b`, from
+ * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`).
+ */
+export function flattenedFields(name: string): string[] {
+  const parts = name.split("_");
+  const bounds = levelBoundaries(name) ?? [];
+  const fields: string[] = [];
+  for (let levels = 0; levels < 1 << bounds.length; levels++) {
+    let field = parts[0]!;
+    for (let i = 1; i < parts.length; i++) {
+      const k = bounds.indexOf(i);
+      field += (k >= 0 && levels & (1 << k) ? "." : "_") + parts[i];
+    }
+    fields.push(field);
+  }
+  return fields;
+}
+
+/**
+ * JSON lines that may hold a key Loki reads as label `name` (looseKey), and, for `| json`
+ * (`levels`), the same through nested objects: the key of each level, each but the last opening
+ * an object, in the line's order.
+ */
+function jsonMentioned(name: string, levels: boolean): string {
+  const terms = [`_msg:~${quote(looseKey(name))}`];
+  const parts = name.split("_");
+  const bounds = levels ? (levelBoundaries(name) ?? []) : [];
+  for (let cut = 1; cut < 1 << bounds.length; cut++) {
+    const ends = [...bounds.filter((_, k) => cut & (1 << k)), parts.length];
+    const keys = ends.map((end, k) => looseKey(parts.slice(k === 0 ? 0 : ends[k - 1], end).join("_")));
+    terms.push(`_msg:~${quote(`(?s)${keys.join(String.raw`\s*\{.*`)}`)}`);
+  }
+  return terms.length === 1 ? terms[0]! : `(${terms.join(" or ")})`;
+}
+
+/**
+ * JSON lines where Loki's label `name` may be read from more than one key, or another than
+ * VictoriaLogs reads: the key twice; a key that names it through nested objects beside another
+ * (an object under a prefix of the name, and the name's last part twice as the end of a key); for
+ * names not read through nested objects (levelBoundaries), any object under a prefix.
  */
 function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
   const parts = name.split("_");
-  const nested = parts
-    .slice(1)
-    .map((_, i) => `_msg:~${quote(looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`)}`);
-  return [twiceIn(name, JSON_KEY_START + looseKey(name), repeats), ...nested].join(" or ");
+  const twice = twiceIn(name, JSON_KEY_START + looseKey(name), repeats);
+  const bounds = levelBoundaries(name);
+  const objectsAt = bounds && bounds.length > 0 ? bounds : parts.slice(1).map((_, i) => i + 1);
+  const objects = objectsAt.map((i) => `_msg:~${quote(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`)}`);
+  if (objects.length === 0) return twice;
+  if (!bounds || bounds.length === 0) return [twice, ...objects].join(" or ");
+  const last = parts[parts.length - 1]!;
+  return `${twice} or ((${objects.join(" or ")}) (${twiceIn(last, looseKey(last), repeats)}))`;
 }
+
 /** A JSON key spelled exactly `key` and its colon (escapes in keys are guarded on their own). */
 const jsonKey = (key: string) => String.raw`"${escapeRegex(key)}"\s*:`;
 

@@ -33,6 +33,8 @@ describe("parser push-down on the compat data", () => {
       'sum by (job) (count_over_time({app="worker"} | logfmt | duration > 50ms [5m]))',
       'sum by (level) (rate({app=~"worker|auth"} | logfmt | size >= 100MB or size < 1KiB [10m]))',
       'sum by (method) (count_over_time({app="checkout"} | json | drop __error__ | duration <= 40ms [10m]))',
+      // Names `| json` flattens from a nested object (`"http": {"proto": …, "host": …}`).
+      'sum by (http_proto, http_host) (count_over_time({app="payments"} | json | drop __error__ [10m]))',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, range);
       expect(local.series.size, query).toBeGreaterThan(0);
@@ -53,8 +55,8 @@ describe("parser push-down on the compat data", () => {
 
   it("keeps what it cannot prove equal local, with the same answer", async () => {
     for (const query of [
-      // A nested object flattens into the grouped name.
-      'sum by (http_proto) (count_over_time({app="payments"} | json | drop __error__ [10m]))',
+      // An object under the grouped name: Loki names its members, VictoriaLogs' field is empty.
+      'sum by (http) (count_over_time({app="payments"} | json | drop __error__ [10m]))',
       // Without dropping parser errors, a malformed JSON line would be an error in Loki.
       'sum by (method) (count_over_time({app="checkout"} | json [10m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | attempt > 2.5 [5m]))',

@@ -188,11 +188,11 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
       'sum by (http_method) (count_over_time({app="x"} | json http_method="[\\"http\\"][\\"method\\"]", f="[\\"f\\"]" | logfmt | drop __error__, __error_details__ | http_method!="", f="1" [1m]))',
     )!;
     expect(p.logsql).toContain(
-      'delete "__pj_http.method", __pj_f, __pl_http_method, __pl_f | ' +
+      'delete __pj_http_method, __pj_f, "__pj_http.method" | ' +
         'unpack_json from _msg fields ("http.method", f) result_prefix "__pj_" | ' +
+        'format if (__pj_http_method:"") "<__pj_http.method>" as __pj_http_method | ' +
         'unpack_logfmt from _msg fields (http_method, f) result_prefix "__pl_" | ',
     );
-    expect(p.logsql).toContain('format if (__v_http_method:"") "<__pj_http.method>" as __v_http_method');
     // Loki follows the first `http`, then its first `method`; VictoriaLogs keeps every `http.method`.
     expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"http\"\\s*:.*\"http\"\\s*:"`);
     expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"http\"\\s*:\\s*\\{.*\"method\"\\s*:.*\"method\"\\s*:"`);
@@ -222,6 +222,35 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     ]) {
       expect(plan(q), q).toBeUndefined();
     }
+  });
+});
+
+describe("planParserPushdown over labels `| json` names from nested objects", () => {
+  it("reads `a_b` from every field VictoriaLogs may flatten it to, the first non-empty one", () => {
+    const p = plan(
+      'sum by (http_method) (count_over_time({app="x"} | json | drop __error__, __error_details__ [1m]))',
+    )!;
+    expect(p.logsql).toContain(
+      'delete __p_http_method, "__p_http.method" | ' +
+        'unpack_json from _msg fields (http_method, "http.method") result_prefix "__p_" | ' +
+        'format if (__p_http_method:"") "<__p_http.method>" as __p_http_method | ',
+    );
+    // A key naming it through nested objects where VictoriaLogs found none, and two such keys.
+    const key = (part: string) => String.raw`${part}(?:[^"\\\w]|\\.)*"\s*:`;
+    expect(p.logsql).toContain(`_msg:~${JSON.stringify(String.raw`(?s)${key("http")}\s*\{.*${key("method")}`)}`);
+    expect(p.logsql).not.toContain("unpack_json from _msg fields (http_method) ");
+  });
+
+  it("reads each level a name's parts may end: 2^(parts-1) fields, none after a part Loki prefixes", () => {
+    const fields = (name: string) => {
+      const p = plan(`sum by (${name}) (count_over_time({app="x"} | json | drop __error__ [1m]))`)!;
+      return /unpack_json from _msg fields \(([^)]*)\)/.exec(p.logsql)![1];
+    };
+    expect(fields("a_b_c")).toBe('a_b_c, "a.b_c", "a_b.c", "a.b.c"');
+    // Loki names `{"a": {"1": …}}` `a__1`: `a.1` is not `a_1`.
+    expect(fields("a_1")).toBe("a_1");
+    expect(fields("a_b_c_d_e")).toBe("a_b_c_d_e");
+    expect(fields("method")).toBe("method");
   });
 });
 
