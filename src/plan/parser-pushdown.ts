@@ -42,10 +42,13 @@
  *   with `_`, trailing garbage, lines VictoriaLogs rejects but Loki reads up to an error, `null` and
  *   empty values (an empty value fails a numeric filter in Loki, is missing for VictoriaLogs): a
  *   relevant label the row does not have, that VictoriaLogs did not extract, while the line names a
- *   key that could become it (the name with any character where it has `_`, open start: a superset).
- * - Duplicate keys (which one wins differs, and sanitised spellings collide), and objects under a
- *   key that flattens into the name: the name's longest part twice in the line, or a nested object
- *   under a prefix of the name (json).
+ *   key that could become it (the name with any character where it has `_`, open start: a superset;
+ *   for JSON also through nested objects, each level's key in the line's order).
+ * - Nested objects: Loki's `| json` names `{"a": {"b": 1}}` and `{"a.b": 1}` `a_b`, VictoriaLogs'
+ *   unpack both `a.b`; the value is read from the name and each such field (flattenedFields).
+ * - Duplicate keys (which one wins differs, and sanitised spellings collide), and two keys naming
+ *   the label through nested objects: the name's longest part twice in the line, or an object
+ *   under a prefix of the name and the name's last part twice (json).
  * - JSON: Loki's scanner takes any token starting with a digit or `-` as a number and does not
  *   read arrays, but rejects a member value starting otherwise; VictoriaLogs reads `+1`, `.5`,
  *   `NaN`, `Inf`, `nan` and then extracts keys Loki's parser never reaches: any line with such a
