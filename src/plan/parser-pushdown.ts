@@ -744,8 +744,9 @@ function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
   const objects = objectsAt.map((i) => `_msg:~${quote(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`)}`);
   if (objects.length === 0) return twice;
   if (!bounds || bounds.length === 0) return [twice, ...objects].join(" or ");
-  const last = parts[parts.length - 1]!;
-  return `${twice} or ((${objects.join(" or ")}) (${twiceIn(last, looseKey(last), repeats)}))`;
+  // Not counted (RepeatCounters): a counter copies every line, and the objects gate the regex.
+  const last = looseKey(parts[parts.length - 1]!);
+  return `${twice} or ((${objects.join(" or ")}) _msg:~${quote(`(?s)${last}.*${last}`)})`;
 }
 
 /** A JSON key spelled exactly `key` and its colon (escapes in keys are guarded on their own). */
