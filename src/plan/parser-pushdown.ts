@@ -15,8 +15,9 @@
  * a pipeline error. The parser may also be one of the chains Logs Drilldown writes for a field
  * (ParserChain): `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` (each label read from the
  * one top-level key of its name, or from a path of object keys, which VictoriaLogs' `unpack_json`
- * flattens into the field `a.b`), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's
- * own field, else logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression
+ * flattens into the field `a.b`), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's
+ * value is then the row's own field, else logfmt's non-empty value (it overwrites JSON's), else
+ * JSON's; the expression
  * parser gives a missing key an empty label, so such a label is declined under typed filters and
  * grouped only behind a filter requiring a value. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
  * the pushed series. Anything else (parameters, `--strict`, `ip()` filters, fractional constants,
@@ -418,8 +419,8 @@ interface ParsedPipeline {
 
 /**
  * The parsers Loki runs, in order: `| json` (every key, or only the labels of
- * `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …`), then `| logfmt` — the chains Logs Drilldown writes for a
- * service's JSON bodies, logfmt bodies, or both.
+ * `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …`), then `| logfmt` — the chains Logs
+ * Drilldown writes for a service's JSON bodies, logfmt bodies, or both.
  */
 export interface ParserChain {
   /** Every key, or each label's path of object keys (its own name alone for a top-level key). */
