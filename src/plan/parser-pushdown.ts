@@ -17,11 +17,11 @@
  * one top-level key of its name, or from a path of object keys, which VictoriaLogs' `unpack_json`
  * flattens into the field `a.b`), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's
  * value is then the row's own field, else logfmt's non-empty value (it overwrites JSON's), else
- * JSON's; the expression
- * parser gives a missing key an empty label, so such a label is declined under typed filters and
- * grouped only behind a filter requiring a value. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
- * the pushed series. Anything else (parameters, `--strict`, `ip()` filters, fractional constants,
- * `without`, other stages) stays local.
+ * JSON's; the expression parser gives a missing key an empty label, so such a label is declined
+ * under typed filters and grouped only behind a filter requiring a value. Outer aggregations
+ * (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over the pushed series. Anything else
+ * (parameters, `--strict`, `ip()` filters, fractional constants, `without`, other stages) stays
+ * local.
  *
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
  * origin computes the value Loki would give the label: the row's own field (a stream label or
