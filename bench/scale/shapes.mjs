@@ -119,6 +119,35 @@ export const SHAPES = [
     vl: (w) => vlStats('{app="checkout"} | unpack_json fields (method) | stats by (method) count() c', w),
   },
   {
+    id: "drilldown-nested-field",
+    name: 'Drilldown nested JSON field `sum by (http_proto) (count_over_time({service_name="checkout"} | json http_proto="[\\"http\\"][\\"proto\\"]" | drop __error__, __error_details__ | http_proto!="" [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (http_proto) (count_over_time({service_name="checkout"} | json http_proto="[\\"http\\"][\\"proto\\"]" | drop __error__, __error_details__ | http_proto!="" [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{service_name="checkout"} | unpack_json fields (http.proto) | filter http.proto:* | stats by (http.proto) count() c',
+        w,
+      ),
+  },
+  {
+    id: "drilldown-nested-json",
+    name: 'Drilldown JSON field nested `sum by (http_host) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (http_host) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats('{service_name="checkout"} | unpack_json fields (http.host) | stats by (http.host) count() c', w),
+  },
+  {
     id: "drilldown-logfmt-field",
     name: 'Drilldown logfmt field `sum by (job) (count_over_time({service_name="worker"} | logfmt | drop __error__, __error_details__ [$__auto]))`',
     pushed: false,

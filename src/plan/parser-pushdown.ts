@@ -15,15 +15,17 @@
  * Loki answers with a pipeline error. For the last two (single `| json` only) the origin reads the
  * line wrapped in an object of its own (JSON_WRAPPER): the one parse that unpacks the fields also
  * tells whether the line is JSON at all, which VictoriaLogs' stricter parser decides for every line
- * Loki's lenient scanner accepts, but those the guard already sends (see JSON_ERROR_TERMS). The
- * parser may also be one of the chains Logs Drilldown writes for a field
- * (ParserChain): `| json name="[\"name\"]", …` (each label read from the one top-level key of its
- * name), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's
- * own field, else logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression
- * parser gives a missing key an empty label, so such a label is declined under typed filters and
- * grouped only behind a filter requiring a value. Outer aggregations (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over
- * the pushed series. Anything else (parameters, `--strict`, `ip()` filters, fractional constants,
- * `without`, other stages) stays local.
+ * Loki's lenient scanner accepts, but those the guard already sends. The parser may also be one of
+ * the chains Logs Drilldown writes for a field
+ * (ParserChain): `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` (each label read from the
+ * one top-level key of its name, or from a path of object keys, which VictoriaLogs' `unpack_json`
+ * flattens into the field `a.b`), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's
+ * value is then the row's own field, else logfmt's non-empty value (it overwrites JSON's), else
+ * JSON's; the expression parser gives a missing key an empty label, so such a label is declined
+ * under typed filters and grouped only behind a filter requiring a value. Outer aggregations
+ * (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over the pushed series. Anything else
+ * (parameters, `--strict`, `ip()` filters, fractional constants, `without`, other stages) stays
+ * local.
  *
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
  * origin computes the value Loki would give the label: the row's own field (a stream label or
@@ -45,10 +47,13 @@
  *   with `_`, trailing garbage, lines VictoriaLogs rejects but Loki reads up to an error, `null` and
  *   empty values (an empty value fails a numeric filter in Loki, is missing for VictoriaLogs): a
  *   relevant label the row does not have, that VictoriaLogs did not extract, while the line names a
- *   key that could become it (the name with any character where it has `_`, open start: a superset).
- * - Duplicate keys (which one wins differs, and sanitised spellings collide), and objects under a
- *   key that flattens into the name: the name's longest part twice in the line, or a nested object
- *   under a prefix of the name (json).
+ *   key that could become it (the name with any character where it has `_`, open start: a superset;
+ *   for JSON also through nested objects, each level's key in the line's order).
+ * - Nested objects: Loki's `| json` names `{"a": {"b": 1}}` and `{"a.b": 1}` `a_b`, VictoriaLogs'
+ *   unpack both `a.b`; the value is read from the name and each such field (flattenedFields).
+ * - Duplicate keys (which one wins differs, and sanitised spellings collide), and two keys naming
+ *   the label through nested objects: the name's longest part twice in the line, or an object
+ *   under a prefix of the name and the name's last part twice (json).
  * - JSON: Loki's scanner takes any token starting with a digit or `-` as a number and does not
  *   read arrays, but rejects a member value starting otherwise; VictoriaLogs reads `+1`, `.5`,
  *   `NaN`, `Inf`, `nan` and then extracts keys Loki's parser never reaches: any line with such a
@@ -114,7 +119,7 @@ const VALUE_SHAPES = {
 
 /** The origin's fields for a relevant label: the row's own value, the parsed one, and Loki's. */
 const base = (name: string) => `__b_${name}`;
-const parsed = (name: string, wrapped = false) => (wrapped ? `__p_${WRAPPED}.${name}` : `__p_${name}`);
+const parsed = (name: string) => `__p_${name}`;
 const value = (name: string) => `__v_${name}`;
 
 /**
@@ -332,23 +337,22 @@ export function parsedValuePipes(
   wrapped = false,
 ): string[] {
   const pipes: string[] = [];
+  // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
+  // unpack names as its output, prefix or not, and no longer reads the stored one for later pipes.
+  for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
   if (wrapped) {
     // The unpack that reads the values also says whether the line parsed (JSON_WRAPPER).
-    for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    pipes.push(JSON_WRAPPER);
-    pipes.push(`delete ${[parsed(WRAPPED_OK), ...relevant.map((n) => parsed(n, true))].join(", ")}`);
-    const fields = [WRAPPED_OK, ...relevant.map((n) => `${WRAPPED}.${n}`)];
-    pipes.push(`unpack_json from ${WRAPPER_FIELD} fields (${fields.join(", ")}) result_prefix ${quote(parsed(""))}`);
+    pipes.push(JSON_WRAPPER, ...jsonUnpackPipes(parsed(""), relevant, flattenedFields, true));
   } else if (relevant.length > 0) {
-    // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
-    // unpack names as its output, prefix or not, and no longer reads the stored one for later pipes.
-    for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    pipes.push(`delete ${relevant.map((n) => parsed(n)).join(", ")}`);
-    pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
+    if (parser === "json") pipes.push(...jsonUnpackPipes(parsed(""), relevant, flattenedFields));
+    else {
+      pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
+      pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
+    }
   }
   for (const n of relevant) {
     pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
-    pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n, wrapped)}>`)} as ${value(n)}`);
+    pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
   }
   if (parser === "logfmt") pipes.push(...ODD_QUOTES_PIPES);
   const counters = repeats.pipes();
@@ -359,13 +363,61 @@ export function parsedValuePipes(
 /** Every field `parsedValuePipes` and the guard's counters add to a row. */
 export function parsedValueFields(parser: Parser, relevant: readonly string[], repeats: RepeatCounters): string[] {
   const fields = relevant.flatMap((n) => [base(n), parsed(n), value(n)]);
+  if (parser === "json") {
+    const nested = relevant.flatMap((n) => flattenedFields(n).slice(1));
+    fields.push(...nested.map((f) => fieldName(parsed(f))));
+  }
   if (parser === "logfmt") fields.push(...ODD_QUOTES_FIELDS);
   return [...fields, ...repeats.fields()];
 }
 
 /** The origin's fields for a label as `| json` and as `| logfmt` of a chain read it. */
-const jsonParsed = (name: string) => `__pj_${name}`;
+const JSON_PREFIX = "__pj_";
 const logfmtParsed = (name: string) => `__pl_${name}`;
+
+const jsonParsed = (name: string) => `${JSON_PREFIX}${name}`;
+
+/**
+ * The fields `unpack_json` may write a label's JSON value to, as VictoriaLogs flattens nested
+ * objects (keys joined with `.`): for `| json` every way the label's name reads from nested
+ * objects (flattenedFields), for a top-level key its name, for a nested path its keys joined.
+ */
+function jsonSources(chain: ParserChain, name: string): string[] {
+  if (chain.json === "all") return flattenedFields(name);
+  const path = chain.json?.get(name);
+  return path && path.length > 1 ? [path.join(".")] : [name];
+}
+
+/** A field name as LogsQL reads it: bare when it is a word, else quoted. */
+const fieldName = (field: string) => (/^\w+$/.test(field) ? field : quote(field));
+
+/**
+ * Pipes unpacking each label's JSON value into `prefix + label`: the fields `sources` names are
+ * cleared first (a row may carry them), unpacked, and the first non-empty one kept (where two
+ * hold a value, the guard's repetition terms send the query back: Loki reads one of them).
+ */
+function jsonUnpackPipes(
+  prefix: string,
+  labels: readonly string[],
+  sources: (label: string) => readonly string[],
+  wrapped = false,
+): string[] {
+  // Wrapped (JSON_WRAPPER), the line's fields come out under `__lvw.`, beside `__lvw_ok`.
+  const within = (f: string) => (wrapped ? `${WRAPPED}.${f}` : f);
+  const unpacked = [...(wrapped ? [WRAPPED_OK] : []), ...new Set(labels.flatMap(sources).map(within))];
+  const cleared = [...new Set([...labels, ...unpacked])].map((f) => fieldName(prefix + f));
+  const from = wrapped ? WRAPPER_FIELD : "_msg";
+  const pipes = [
+    `delete ${cleared.join(", ")}`,
+    `unpack_json from ${from} fields (${unpacked.map(fieldName).join(", ")}) result_prefix ${quote(prefix)}`,
+  ];
+  for (const n of labels) {
+    for (const f of sources(n).map(within)) {
+      if (f !== n) pipes.push(`format if (${prefix}${n}:"") ${quote(`<${prefix}${f}>`)} as ${prefix}${n}`);
+    }
+  }
+  return pipes;
+}
 
 /** The relevant labels the chain's `| json` can set. */
 function jsonNames(chain: ParserChain, relevant: readonly string[]): string[] {
@@ -384,10 +436,8 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
   const fromJson = jsonNames(chain, relevant);
   if (relevant.length > 0) {
     for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    pipes.push(`delete ${[...relevant.map(jsonParsed), ...relevant.map(logfmtParsed)].join(", ")}`);
-    if (fromJson.length > 0) {
-      pipes.push(`unpack_json from _msg fields (${fromJson.join(", ")}) result_prefix ${quote(jsonParsed(""))}`);
-    }
+    pipes.push(`delete ${relevant.map(logfmtParsed).join(", ")}`);
+    if (fromJson.length > 0) pipes.push(...jsonUnpackPipes(JSON_PREFIX, fromJson, (n) => jsonSources(chain, n)));
     if (chain.logfmt) {
       pipes.push(`unpack_logfmt from _msg fields (${relevant.join(", ")}) result_prefix ${quote(logfmtParsed(""))}`);
     }
@@ -414,7 +464,8 @@ const JSON_OBJECT_LINE = String.raw`^[\x00-\x20]*\{`;
  * terms matter only on lines naming a key it could read as a relevant label (elsewhere neither
  * side's logfmt reading sets one). `| json name="…"` reads the first top-level `name` exactly,
  * and the raw text of an object, array or number: a superset of `| json`'s differences, plus a
- * value VictoriaLogs took from a line Loki's expression parser refuses (one not starting `{`).
+ * value VictoriaLogs took from a line Loki's expression parser refuses (one not starting `{`). A
+ * nested path's terms name its keys (pathIn, pathAmbiguous) instead of the label's spellings.
  */
 export function chainGuard(
   chain: ParserChain,
@@ -438,11 +489,14 @@ export function chainGuard(
     const b = base(n);
     const v = value(n);
     const pj = jsonParsed(n);
+    const path = chain.json === "all" ? undefined : chain.json?.get(n);
+    const nested = path !== undefined && path.length > 1 ? path : undefined;
     const pl = logfmtParsed(n);
     const json = fromJson.includes(n);
     // The row's own field (structured metadata here) loses to any parsed value.
     const mentions: string[] = [];
-    if (json) mentions.push(`${pj}:*`, `_msg:~${quote(looseKey(n))}`);
+    const named = nested ? pathIn(nested) : jsonMentioned(n, chain.json === "all");
+    if (json) mentions.push(`${pj}:*`, named);
     if (chain.logfmt) mentions.push(`${pl}:*`, logfmtKeyIn(n, typed.has(n)));
     if (mentions.length > 0) terms.push(`(${b}:* not {${n}=~".+"} (${mentions.join(" or ")}))`);
     if (chain.logfmt) {
@@ -455,9 +509,10 @@ export function chainGuard(
     if (json) {
       // Where `| logfmt` gave a value, it is the one Loki keeps.
       const decides = chain.logfmt ? `${b}:"" ${pl}:""` : `${b}:""`;
+      const ambiguous = nested ? pathAmbiguous(nested, repeats) : jsonAmbiguous(n, repeats);
       terms.push(
-        `(${decides} ${pj}:"" _msg:~${quote(looseKey(n))})`,
-        `(${decides} (${jsonAmbiguous(n, repeats)}))`,
+        `(${decides} ${pj}:"" ${named})`,
+        `(${decides} (${ambiguous}))`,
         `(${decides} ${pj}:~${quote(String.raw`^[\[{]`)})`,
         `(${decides} ${pj}:* -_msg:~${quote(String.raw`^\{`)})`,
       );
@@ -479,11 +534,12 @@ interface ParsedPipeline {
 
 /**
  * The parsers Loki runs, in order: `| json` (every key, or only the labels of
- * `| json name="[\"name\"]", …`), then `| logfmt` — the chains Logs Drilldown writes for a
- * service's JSON bodies, logfmt bodies, or both.
+ * `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …`), then `| logfmt` — the chains Logs
+ * Drilldown writes for a service's JSON bodies, logfmt bodies, or both.
  */
 export interface ParserChain {
-  json?: "all" | ReadonlySet<string>;
+  /** Every key, or each label's path of object keys (its own name alone for a top-level key). */
+  json?: "all" | ReadonlyMap<string, readonly string[]>;
   logfmt: boolean;
 }
 
@@ -495,19 +551,35 @@ function singleParser(chain: ParserChain): Parser | undefined {
 }
 
 /**
- * The labels of `| json name="[\"name\"]", …` when every path is the one top-level key its label
- * is named after (`name`, `name="name"`): what Drilldown writes for a field found in JSON bodies.
- * Undefined for any other path (nested, indexed, another key) or a label named twice.
+ * Keys of a nested path: VictoriaLogs joins the keys of nested objects with `.` into one field
+ * name, so a key holding `.` could name the same field as another path, and `*` would make the
+ * field list a wildcard. These keys also read alike in regexes and field names.
  */
-function topLevelKeys(params: readonly ExtractionParam[], usable: (name: string) => boolean): Set<string> | undefined {
-  const names = new Set<string>();
+const PATH_KEY = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The labels of `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` and their paths, when
+ * each path is the one top-level key its label is named after (`name`, `name="name"`) or two or
+ * more object keys (PATH_KEY): what Drilldown writes for a field found in JSON bodies, at the top
+ * or nested. Undefined for any other path (indexed, renamed) or a label named twice.
+ */
+function jsonParamPaths(
+  params: readonly ExtractionParam[],
+  usable: (name: string) => boolean,
+): Map<string, string[]> | undefined {
+  const paths = new Map<string, string[]>();
   for (const p of params) {
-    if (!usable(p.label) || names.has(p.label)) return undefined;
+    if (!usable(p.label) || paths.has(p.label)) return undefined;
     const path = parseJsonExpression(p.expression ?? p.label);
-    if (!path.ok || path.steps.length !== 1 || path.steps[0] !== p.label) return undefined;
-    names.add(p.label);
+    if (!path.ok) return undefined;
+    const keys = path.steps.filter((step): step is string => typeof step === "string");
+    if (keys.length !== path.steps.length) return undefined;
+    const topLevel = keys.length === 1 && keys[0] === p.label;
+    const nested = keys.length > 1 && keys.every((k) => PATH_KEY.test(k));
+    if (!topLevel && !nested) return undefined;
+    paths.set(p.label, keys);
   }
-  return names;
+  return paths;
 }
 
 /**
@@ -523,7 +595,7 @@ function pipelineAfterParser(
   const chain: ParserChain = { logfmt: false };
   const first = stages[at];
   if (first?.kind === "JsonParser") {
-    chain.json = first.params.length === 0 ? "all" : topLevelKeys(first.params, usable);
+    chain.json = first.params.length === 0 ? "all" : jsonParamPaths(first.params, usable);
     if (chain.json === undefined) return undefined;
     at++;
   }
@@ -666,14 +738,14 @@ export function guard(
   if (wrapped) terms.push(`(_msg:~${quote(JSON_OBJECT_START)} -${parsed(WRAPPED_OK)}:*)`, `_msg:${WRAPPED}`);
   for (const n of relevant) {
     const b = base(n);
-    const p = parsed(n, wrapped);
+    const p = parsed(n);
     const v = value(n);
-    const mention = parser === "json" ? looseKey(n) : logfmtKey(n, typed.has(n));
+    const mentioned = parser === "json" ? jsonMentioned(n, true) : `_msg:~${quote(logfmtKey(n, typed.has(n)))}`;
     const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n, false), repeats);
     const badValue = parser === "json" ? String.raw`^[\[{]` : String.raw`[="\\]`;
     terms.push(
-      `(${b}:* not {${n}=~".+"} (${p}:* or _msg:~${quote(mention)}))`,
-      `(${b}:"" ${p}:"" _msg:~${quote(mention)})`,
+      `(${b}:* not {${n}=~".+"} (${p}:* or ${mentioned}))`,
+      `(${b}:"" ${p}:"" ${mentioned})`,
       `(${b}:"" (${twice}))`,
       `(${b}:"" ${p}:~${quote(badValue)})`,
       `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
@@ -735,17 +807,109 @@ function twiceIn(name: string, key: string, repeats: RepeatCounters): string {
  */
 const JSON_KEY_START = String.raw`"(?:[^\x21-\x7e"\\]|\\.)*`;
 
+/** Most parts (`_`-separated) of a name read from nested objects too: each `_` may be a level. */
+const MAX_LEVEL_PARTS = 4;
+
 /**
- * JSON lines where Loki's label `name` may not be the one top-level key: the key twice, or an
- * object under a key that flattens into it (`{"a": {"b": 1}}` gives `a_b`).
+ * Where Loki's `| json` may have crossed into a nested object to name `name` (`{"a": {"b": 1}}`
+ * gives `a_b`): the indexes of the parts after which a level may end, each `_` followed by a part
+ * not starting with a digit (Loki writes `a__1` for `{"a": {"1": …}}`). Undefined for names of
+ * more parts than MAX_LEVEL_PARTS or with an empty part: lines with an object under a prefix of
+ * such a name stay guarded.
+ */
+function levelBoundaries(name: string): number[] | undefined {
+  const parts = name.split("_");
+  if (parts.length > MAX_LEVEL_PARTS || parts.some((p) => p === "")) return undefined;
+  return parts.flatMap((p, i) => (i > 0 && !/^[0-9]/.test(p) ? [i] : []));
+}
+
+/**
+ * The fields VictoriaLogs' `unpack_json` may hold Loki's `| json` label `name` in: the name itself,
+ * then each way of making some of its level boundaries `.` (`a_b` is also `a.b`, from
+ * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`).
+ */
+export function flattenedFields(name: string): string[] {
+  const parts = name.split("_");
+  const bounds = levelBoundaries(name) ?? [];
+  const fields: string[] = [];
+  for (let levels = 0; levels < 1 << bounds.length; levels++) {
+    let field = parts[0]!;
+    for (let i = 1; i < parts.length; i++) {
+      const k = bounds.indexOf(i);
+      field += (k >= 0 && levels & (1 << k) ? "." : "_") + parts[i];
+    }
+    fields.push(field);
+  }
+  return fields;
+}
+
+/**
+ * JSON lines that may hold a key Loki reads as label `name` (looseKey), and, for `| json`
+ * (`levels`), the same through nested objects: the key of each level, each but the last opening
+ * an object, in the line's order.
+ */
+function jsonMentioned(name: string, levels: boolean): string {
+  const terms = [`_msg:~${quote(looseKey(name))}`];
+  const parts = name.split("_");
+  const bounds = levels ? (levelBoundaries(name) ?? []) : [];
+  for (let cut = 1; cut < 1 << bounds.length; cut++) {
+    const ends = [...bounds.filter((_, k) => cut & (1 << k)), parts.length];
+    const keys = ends.map((end, k) => looseKey(parts.slice(k === 0 ? 0 : ends[k - 1], end).join("_")));
+    terms.push(`_msg:~${quote(`(?s)${keys.join(String.raw`\s*\{.*`)}`)}`);
+  }
+  return terms.length === 1 ? terms[0]! : `(${terms.join(" or ")})`;
+}
+
+/**
+ * JSON lines where Loki's label `name` may be read from more than one key, or another than
+ * VictoriaLogs reads: the key twice; a key that names it through nested objects beside another
+ * (an object under a prefix of the name, and the name's last part twice as the end of a key); for
+ * names not read through nested objects (levelBoundaries), any object under a prefix.
  */
 function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
   const parts = name.split("_");
-  const nested = parts
-    .slice(1)
-    .map((_, i) => `_msg:~${quote(looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`)}`);
-  return [twiceIn(name, JSON_KEY_START + looseKey(name), repeats), ...nested].join(" or ");
+  const twice = twiceIn(name, JSON_KEY_START + looseKey(name), repeats);
+  const bounds = levelBoundaries(name);
+  const objectsAt = bounds && bounds.length > 0 ? bounds : parts.slice(1).map((_, i) => i + 1);
+  const objects = objectsAt.map((i) => `_msg:~${quote(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`)}`);
+  if (objects.length === 0) return twice;
+  if (!bounds || bounds.length === 0) return [twice, ...objects].join(" or ");
+  // Not counted (RepeatCounters): a counter copies every line, and the objects gate the regex.
+  const last = looseKey(parts[parts.length - 1]!);
+  return `${twice} or ((${objects.join(" or ")}) _msg:~${quote(`(?s)${last}.*${last}`)})`;
 }
+
+/** A JSON key spelled exactly `key` and its colon (escapes in keys are guarded on their own). */
+const jsonKey = (key: string) => String.raw`"${escapeRegex(key)}"\s*:`;
+
+/**
+ * Lines that may hold a value at `path` as Loki follows it: each key, each but the last opening
+ * an object, in the line's order. A superset (the keys may sit anywhere), led by a literal.
+ */
+function pathIn(path: readonly string[]): string {
+  const steps = path.map((k, i) => (i < path.length - 1 ? String.raw`${jsonKey(k)}\s*\{` : jsonKey(k)));
+  return `_msg:~${quote(`(?s)${steps.join(".*")}`)}`;
+}
+
+/**
+ * JSON lines where VictoriaLogs' field for a nested path (its keys joined with `.`) may not hold
+ * the value Loki reads by following the first matching key at each level:
+ * - a key of the path twice where it matters: the first anywhere, a later one after the opening
+ *   of an object under the key before it (within the object Loki follows, the first may be `null`
+ *   or not an object, and VictoriaLogs keeps every match);
+ * - another path flattening to the same name: any key holding a `.` would, and to join into
+ *   `a.b.c` it must hold `a.b` or `b.c`.
+ * Each repetition regex runs only on lines holding the quoted key twice (counted).
+ */
+function pathAmbiguous(path: readonly string[], repeats: RepeatCounters): string {
+  const terms = path.map((k, i) => {
+    const opened = i === 0 ? "" : String.raw`${jsonKey(path[i - 1]!)}\s*\{.*`;
+    return `(${repeats.term(`"${k}"`)} _msg:~${quote(`(?s)${opened}${jsonKey(k)}.*${jsonKey(k)}`)})`;
+  });
+  for (let i = 1; i < path.length; i++) terms.push(`_msg:~${quote(escapeRegex(`${path[i - 1]}.${path[i]}`))}`);
+  return terms.join(" or ");
+}
+
 /**
  * Pipes computing `__odd`: 1 when the line holds an odd number of `"` (an unterminated quoted
  * value, or an escaped quote), by the same substring removal as RepeatCounters.

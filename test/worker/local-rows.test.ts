@@ -134,10 +134,10 @@ describe("a multi-tenant query", () => {
 
 describe("a push-down whose guard declines", () => {
   it("is counted before its fallback reads a row, and refused past the budget", async () => {
-    // A nested JSON object flattens into the grouped name: the guard finds such rows and the
-    // Worker would evaluate the query from whole lines.
+    // A JSON object under the grouped name (Loki names its members instead): the guard finds such
+    // rows and the Worker would evaluate the query from whole lines.
     const shape = 'count_over_time({app="payments"} | json | drop __error__[10m])';
-    const params = { query: `sum by (http_proto) (${shape})`, step: "600" };
+    const params = { query: `sum by (http) (${shape})`, step: "600" };
     const calls = watchOrigin(inject("originUrl"));
     const refused = await ask(params, { MAX_LOCAL_ROWS: "100" });
     expect(refused.status, refused.body).toBe(400);

@@ -5,7 +5,9 @@
  * real VictoriaLogs — pushed, and evaluated by the Worker from rows (PUSHDOWN=off) — and the two
  * must agree. Generated streams mix JSON, logfmt and plain lines, with lines both parsers read,
  * keys spelled or nested so that the two sides could differ, and the label as a stream label or
- * structured metadata; plain mixtures must be pushed (no rows read in the Worker).
+ * structured metadata; plain mixtures must be pushed (no rows read in the Worker). The same for
+ * fields found at a nested JSON path (`| json http_method="[\"http\"][\"method\"]"`), over lines
+ * that repeat, dot, escape or reshape the path's keys.
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -198,5 +200,194 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     const { pushed, local } = await pushedAndLocal(query, range, TENANT);
     expect(local.series.size).toBe(2);
     expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+  });
+});
+
+describe("Drilldown's nested JSON fields over generated lines (property, real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "33:6" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+
+  const word = fc.constantFrom("GET", "POST", "put", "1.2", "x-y", "élan", "日本");
+  const plainNested = fc
+    .tuple(word, word, fc.integer({ min: 100, max: 599 }), fc.constantFrom("info", "warn"), fc.boolean())
+    .map(([m, ua, status, level, statusFirst]) => {
+      const http = statusFirst ? `{"status": ${status}, "method": "${m}"}` : `{"method":"${m}","status":${status}}`;
+      return `{"msg": "probe", "http": ${http}, "req": {"headers": {"ua": "${ua}", "n": 1}}, "level": "${level}"}`;
+    });
+  const plainOther = fc.constantFrom(
+    '{"msg": "no http here", "level": "info"}',
+    '{"msg": "other object", "user": {"name": "ann"}, "level": "warn"}',
+    "level=info msg=logfmt http_method=PATCH",
+    "GET /health 200",
+  );
+  const plainLine = fc.oneof(plainNested, plainNested, plainOther);
+
+  /** Lines where Loki's path and VictoriaLogs' flattened `http.method` (or `req.headers.ua`) could differ. */
+  const TRICKY = [
+    // A key repeated at each level of the path; the first of them null or not an object.
+    '{"http": {"method": "GET"}, "http": {"method": "POST"}}',
+    '{"http": {"method": "GET", "method": "PUT"}}',
+    '{"http": {"method": null, "method": "PUT"}}',
+    '{"http": "flat", "http": {"method": "PUT"}}',
+    '{"req": {"headers": {"ua": "a"}, "headers": {"ua": "b"}}}',
+    '{"req": {"headers": {"ua": "a", "ua": "b"}}}',
+    '{"x": {"http": {"method": "deep"}}, "http": {"method": "GET"}}',
+    '{"x": {"http": {"method": "deep"}}}',
+    '{"user": {"method": "m"}, "http": {"method": "GET"}}',
+    // Keys with dots VictoriaLogs flattens to the same name.
+    '{"http.method": "DOT"}',
+    '{"http.method": "DOT", "http": {"method": "GET"}}',
+    '{"req.headers": {"ua": "DOT"}}',
+    '{"req": {"headers.ua": "DOT"}}',
+    // Values the path reaches that are not scalars, or nothing.
+    '{"http": {"method": {"x": 1}}}',
+    '{"http": {"method": {}}}',
+    '{"http": {"method": ["GET"]}}',
+    '{"http": {"method": [ 1, 2 ]}}',
+    '{"http": [{"method": "GET"}]}',
+    '{"http": {"method": null}}',
+    '{"http": {"method": ""}}',
+    '{"http": {}}',
+    '{"http": null}',
+    '{"http": {"method": 1.50}}',
+    '{"http": {"method": true}}',
+    '{"http": {"method": -0}}',
+    '{"http": {"method": 1e3}}',
+    '{"http": {"method": "[x"}}',
+    // Escapes, unicode, spacing and case.
+    '{"http": {"method": "G\\"ET"}}',
+    '{"http": {"\\u006dethod": "esc"}}',
+    '{"ht\\u0074p": {"method": "esc"}}',
+    '{"http": {"method": "\\u00e9"}}',
+    '{"http": {"method": "ünï"}}',
+    '{"http": {"méthod": "x", "method": "ok"}}',
+    '{ "http" : { "method" : "sp" } }',
+    '{"http":\n{"method": "nl"}}',
+    '{"Http": {"method": "case"}}',
+    '{"http": {"method ": "trail"}}',
+    '{"http_method": "TOP"}',
+    '{"http_method": "TOP", "http": {"method": "GET"}}',
+    '{"http": {"method": "GET"}, "http_method": "TOP"}',
+    '{"http": {"method": "GET", "x": {"method": "inner"}}}',
+    '{"http": {"method": "GET"}, "http-method": "SAN"}',
+    '{"http ": {"method": "TRIM"}}',
+    '{"req": {"headers_ua": "under", "headers": {"ua": "nested"}}}',
+    '{"http": {"status": 500, "status": "x"}, "level": "warn"}',
+    '{"http": {"method": "tab\there"}}',
+    '{"http": {"method": "repl\ufffd"}}',
+    // Lines VictoriaLogs or Loki read only part of, or not as objects.
+    '{"http": {"method": "GET"}} trailing',
+    '{"http": {"method": "GET"}, "broken": }',
+    '{"broken": , "http": {"method": "GET"}}',
+    '{"http": {"method": "GET"',
+    '{"http": {"method": "GET", "x": NaN}}',
+    '{"x": NaN, "http": {"method": "GET"}}',
+    '{"http": {"method": 01}}',
+    ' {"http": {"method": "lead"}}',
+    '[{"http": {"method": "arr"}}]',
+    // logfmt lines the chains with `| logfmt` read.
+    "http_method=LOGFMT level=info",
+    "http.method=1 http-method=2",
+    `{"http": {"method": "GET", "${"k".repeat(200)}": 1}}`,
+  ];
+
+  interface LineSet {
+    plain: string[];
+    tricky: string[];
+    /** `http_method` as a stream label or as structured metadata, besides the lines'. */
+    label?: "stream" | "metadata";
+  }
+  const plainOf = (seed: number) => fc.sample(plainLine, { numRuns: 6, seed });
+  const setOf = fc.record({
+    plain: fc.array(plainLine, { minLength: 2, maxLength: 10 }),
+    tricky: fc.array(fc.constantFrom(...TRICKY), { maxLength: 2 }),
+    label: fc.constantFrom(undefined, undefined, "stream" as const, "metadata" as const),
+  });
+  const sets: LineSet[] = [
+    ...TRICKY.map((line, k) => ({ plain: plainOf(k), tricky: [line] })),
+    { plain: fc.sample(plainNested, { numRuns: 8, seed: 1 }), tricky: [] },
+    { plain: plainOf(3), tricky: [] },
+    { plain: plainOf(4), tricky: [] },
+    { plain: plainOf(5), tricky: [], label: "stream" },
+    { plain: plainOf(6), tricky: [], label: "metadata" },
+    ...fc.sample(setOf, { numRuns: 12, seed: 3306 }),
+  ];
+
+  beforeAll(async () => {
+    const streams = sets.map((set, k) => ({
+      stream: { app: "pnest", set: `s${k}`, ...(set.label === "stream" ? { http_method: "from-stream" } : {}) },
+      values: [...set.plain, ...set.tricky].map((line, i) => {
+        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
+        return set.label === "metadata" ? [ts, line, { http_method: "from-metadata" }] : [ts, line];
+      }),
+    }));
+    await pushCounted("33:6", "pnest", streams, DATA_START);
+  });
+
+  const DROP = "drop __error__, __error_details__";
+  const METHOD = 'http_method="[\\"http\\"][\\"method\\"]"';
+  const UA = 'req_headers_ua="[\\"req\\"][\\"headers\\"][\\"ua\\"]"';
+  const shapes = (sel: string) => [
+    `sum by (http_method) (count_over_time(${sel} | json ${METHOD} | ${DROP} | http_method!="" [1m]))`,
+    `sum by (http_method) (count_over_time(${sel} | json ${METHOD} | logfmt | ${DROP} | http_method!="" [30s]))`,
+    `sum by (req_headers_ua) (count_over_time(${sel} | json ${UA} | ${DROP} | req_headers_ua!="" [1m]))`,
+    `sum by (http_method, level) (rate(${sel} | json level="[\\"level\\"]", ${METHOD} | drop __error__ | http_method=~"G.*|P.*|put" | level!="", http_method!="" [20s]))`,
+    `sum(bytes_over_time(${sel} | json ${UA}, ${METHOD} | logfmt | ${DROP} | http_method="GET" or req_headers_ua!~"x.*" [1m]))`,
+    // `| json` names the same fields `http_method`, `req_headers_ua` and `http_status`.
+    `sum by (http_method) (count_over_time(${sel} | json | ${DROP} [20s]))`,
+    `sum by (req_headers_ua, http_method) (count_over_time(${sel} | json | logfmt | ${DROP} | req_headers_ua!="" [30s]))`,
+    `sum by (level) (count_over_time(${sel} | json | http_status >= 400 | ${DROP} [40s]))`,
+    // Not pushed: the path's label is kept empty on JSON lines without it, apart from the rest.
+    `sum by (http_method) (count_over_time(${sel} | json ${METHOD} | ${DROP} [1m]))`,
+  ];
+  const mayStayLocal = (query: string) => query.endsWith(`${DROP} [1m]))`);
+
+  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
+    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
+      sets.length,
+      (k) => shapes(`{app="pnest", set="s${k}"}`),
+      (k, query) => {
+        const set = sets[k]!;
+        return set.tricky.length === 0 && set.label !== "metadata" && !mayStayLocal(query);
+      },
+      DATA_START,
+      TENANT,
+    );
+    expect(pushedAsRequired).toBeGreaterThan(40);
+    expect(fellBack).toBeGreaterThan(60);
+  }, 360_000);
+
+  describe("origin traffic", () => {
+    afterEach(() => vi.restoreAllMocks());
+    const BULK_AT = DATA_START + 7200;
+
+    beforeAll(async () => {
+      // Half an hour of a service's nested JSON lines, 12,000 of them, in four streams.
+      const lines = fc.sample(plainNested, { numRuns: 12_000, seed: 26 });
+      const streams = [0, 1, 2, 3].map((s) => ({
+        stream: { app: "pnestbulk", pod: `p${s}` },
+        values: lines
+          .filter((_, i) => i % 4 === s)
+          .map((line, i) => [String(BigInt(BULK_AT) * 1_000_000_000n + BigInt(i * 4 + s) * 150_000_000n), line]),
+      }));
+      await pushCounted("33:6", "pnestbulk", streams, BULK_AT);
+    });
+
+    it("reads buckets instead of lines for a nested field's panel", async () => {
+      const params = { start: String(BULK_AT), end: String(BULK_AT + 1800), step: "60" };
+      for (const query of [
+        `sum by (http_method) (count_over_time({app="pnestbulk"} | json ${METHOD} | logfmt | ${DROP} | http_method!="" [1m]))`,
+        `sum by (http_method) (count_over_time({app="pnestbulk"} | json | ${DROP} [1m]))`,
+      ]) {
+        const local = await queryTraffic(query, params, false, {}, TENANT);
+        const pushed = await queryTraffic(query, params, true, {}, TENANT);
+        console.info(
+          `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
+        );
+        expect(local.rows, query).toBe(12_000);
+        expect(pushed.rows, query).toBe(0);
+        expect(pushed.originBytes * 5, query).toBeLessThan(local.originBytes);
+      }
+    });
   });
 });

@@ -51,7 +51,7 @@ describe("planLevelPushdown", () => {
     expect(p).toMatchObject({ labels: ["level"], labelFields: ["__v_level"], guarded: true, byLevel: true });
     expect(p.groupBy.slice(0, 3)).toEqual(["__v_level", "detected_level", "level"]);
     expect(p.logsql).toContain(
-      'unpack_json from __lvw_w fields (__lvw_ok, __lvw.level, __lvw.status) result_prefix "__p_"',
+      'unpack_json from __lvw_w fields (__lvw_ok, "__lvw.level", "__lvw.status") result_prefix "__p_"',
     );
     expect(p.logsql).toContain("count() if (__v_status:>=500) as __v, count() if (");
     // A key the parser could name `detected_level` (which then wins over the derived one) is guarded.

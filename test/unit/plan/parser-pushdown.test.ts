@@ -106,13 +106,15 @@ describe("planParserPushdown", () => {
 
   it("reads a lone json's lines wrapped when its parser errors fail the query or remove rows", () => {
     const wrapper = String.raw`format "{\"__lvw_ok\":1,\"__lvw\":<_msg>}" as __lvw_w`;
-    const unpack = 'unpack_json from __lvw_w fields (__lvw_ok, __lvw.a) result_prefix "__p_"';
+    const unpack = 'unpack_json from __lvw_w fields (__lvw_ok, "__lvw.a") result_prefix "__p_"';
     const objectLine = String.raw`_msg:~"^[ \\t\\n\\r]*\\{"`;
 
     const fails = plan('sum by (a) (count_over_time({app="x"} | json | b="y" [1m]))')!;
-    expect(fails.logsql).toContain(`| ${wrapper} | delete __p___lvw_ok, __p___lvw.a, __p___lvw.b | `);
-    expect(fails.logsql).toContain('unpack_json from __lvw_w fields (__lvw_ok, __lvw.a, __lvw.b) result_prefix "__p_"');
-    expect(fails.logsql).toContain('format if (__v_a:"") "<__p___lvw.a>" as __v_a');
+    expect(fails.logsql).toContain(`| ${wrapper} | delete __p_a, __p_b, __p___lvw_ok, "__p___lvw.a", "__p___lvw.b" | `);
+    expect(fails.logsql).toContain(
+      'unpack_json from __lvw_w fields (__lvw_ok, "__lvw.a", "__lvw.b") result_prefix "__p_"',
+    );
+    expect(fails.logsql).toContain('format if (__p_a:"") "<__p___lvw.a>" as __p_a');
     // A line that is not an object fails the query where the filters keep it; on the others,
     // a line that did not parse or names the wrapper's key.
     expect(fails.logsql).toContain(`format if ((-${objectLine} __v_b:="y") or __error__:*`);
@@ -213,11 +215,32 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(jsonOnly.logsql).not.toContain("unpack_logfmt");
   });
 
+  it('pushes a nested path (`| json a_b="[\\"a\\"][\\"b\\"]"`) from the field VictoriaLogs flattens it to', () => {
+    const p = plan(
+      'sum by (http_method) (count_over_time({app="x"} | json http_method="[\\"http\\"][\\"method\\"]", f="[\\"f\\"]" | logfmt | drop __error__, __error_details__ | http_method!="", f="1" [1m]))',
+    )!;
+    expect(p.logsql).toContain(
+      'delete __pj_http_method, __pj_f, "__pj_http.method" | ' +
+        'unpack_json from _msg fields ("http.method", f) result_prefix "__pj_" | ' +
+        'format if (__pj_http_method:"") "<__pj_http.method>" as __pj_http_method | ' +
+        'unpack_logfmt from _msg fields (http_method, f) result_prefix "__pl_" | ',
+    );
+    // Loki follows the first `http`, then its first `method`; VictoriaLogs keeps every `http.method`.
+    expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"http\"\\s*:.*\"http\"\\s*:"`);
+    expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"http\"\\s*:\\s*\\{.*\"method\"\\s*:.*\"method\"\\s*:"`);
+    expect(p.logsql).toContain(String.raw`_msg:~"http\\.method"`);
+    expect(p.labels).toEqual(["http_method"]);
+  });
+
   it("keeps other paths, typed filters on expression labels and unparsed errors local", () => {
     for (const q of [
-      // Nested, indexed or renamed paths read other values than the label's own key.
-      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
+      // Indexed or renamed paths, or keys VictoriaLogs' flattened names cannot tell apart.
       'sum by (a) (count_over_time({app="x"} | json a="[\\"a\\"][0]" | drop __error__ [1m]))',
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][0][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a.x\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a*\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
+      // Grouped without a filter requiring a value, as for a top-level key.
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
       'sum by (a) (count_over_time({app="x"} | json a="[\\"b\\"]" | drop __error__ [1m]))',
       // A missing key becomes an empty value, an error for a numeric filter.
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f > 3 [1m]))',
@@ -231,6 +254,35 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     ]) {
       expect(plan(q), q).toBeUndefined();
     }
+  });
+});
+
+describe("planParserPushdown over labels `| json` names from nested objects", () => {
+  it("reads `a_b` from every field VictoriaLogs may flatten it to, the first non-empty one", () => {
+    const p = plan(
+      'sum by (http_method) (count_over_time({app="x"} | json | drop __error__, __error_details__ [1m]))',
+    )!;
+    expect(p.logsql).toContain(
+      'delete __p_http_method, "__p_http.method" | ' +
+        'unpack_json from _msg fields (http_method, "http.method") result_prefix "__p_" | ' +
+        'format if (__p_http_method:"") "<__p_http.method>" as __p_http_method | ',
+    );
+    // A key naming it through nested objects where VictoriaLogs found none, and two such keys.
+    const key = (part: string) => String.raw`${part}(?:[^"\\\w]|\\.)*"\s*:`;
+    expect(p.logsql).toContain(`_msg:~${JSON.stringify(String.raw`(?s)${key("http")}\s*\{.*${key("method")}`)}`);
+    expect(p.logsql).not.toContain("unpack_json from _msg fields (http_method) ");
+  });
+
+  it("reads each level a name's parts may end: 2^(parts-1) fields, none after a part Loki prefixes", () => {
+    const fields = (name: string) => {
+      const p = plan(`sum by (${name}) (count_over_time({app="x"} | json | drop __error__ [1m]))`)!;
+      return /unpack_json from _msg fields \(([^)]*)\)/.exec(p.logsql)![1];
+    };
+    expect(fields("a_b_c")).toBe('a_b_c, "a.b_c", "a_b.c", "a.b.c"');
+    // Loki names `{"a": {"1": …}}` `a__1`: `a.1` is not `a_1`.
+    expect(fields("a_1")).toBe("a_1");
+    expect(fields("a_b_c_d_e")).toBe("a_b_c_d_e");
+    expect(fields("method")).toBe("method");
   });
 });
 
