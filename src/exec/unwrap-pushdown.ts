@@ -31,7 +31,24 @@ export async function runUnwrapPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[] | "guarded" | "incomplete"> {
+  const outcome = await runOnePlan(client, plan, grid, stats, maxPoints);
+  // Rows name a grouped label only in their lines: grouped by Loki's values of the labels instead.
+  if (outcome === "parsed-labels" && plan.parsedLabels) {
+    const again = await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints);
+    return again === "parsed-labels" ? "guarded" : again;
+  }
+  return outcome === "parsed-labels" ? "guarded" : outcome;
+}
+
+async function runOnePlan(
+  client: CachedOrigin,
+  plan: UnwrapBucketPlan,
+  grid: MetricGrid,
+  stats: ScanStats,
+  maxPoints?: number,
+): Promise<Series[] | "guarded" | "incomplete" | "parsed-labels"> {
   const quantiles = plan.fn === "quantile";
+  const guards = plan.parsedLabels ? ["__bad", "__bad_label"] : ["__bad"];
   // A quantile's `__v` is a list of values, a text of each row's own: such a row costs what an object does.
   const { table, ends, keys, labels } = await bucketRows(
     client,
@@ -39,12 +56,15 @@ export async function runUnwrapPlan(
     grid,
     stats,
     maxPoints,
-    quantiles ? ["__n", "__bad"] : ["__n", "__bad", "__v"],
+    quantiles ? ["__n", ...guards] : ["__n", ...guards, "__v"],
     quantiles ? POINTS_PER_TEXT_ROW : POINTS_PER_STATS_ROW,
   );
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
+  const value = guards.length + 1;
+  let parsedLabels = false;
   for (let i = 0; i < table.length; i++) {
     if (table.value(i, 1) !== 0) return "guarded";
+    if (plan.parsedLabels && table.value(i, 2) !== 0) parsedLabels = true;
     const count = table.value(i, 0);
     // A bucket whose rows all lack the field yields no sample in Loki either.
     if (count === 0) continue;
@@ -56,12 +76,13 @@ export async function runUnwrapPlan(
       // More values than `values … limit` sends: the origin's list is not the whole bucket.
       if (!values) return "incomplete";
       bucket = { end, value: 0, count, values };
-    } else bucket = { end, value: table.value(i, 2), count };
+    } else bucket = { end, value: table.value(i, value), count };
     let g = groups.get(keys[gi]!);
-    if (!g) groups.set(keys[gi]!, (g = { labels: labels[gi]!, buckets: [] }));
+    if (!g) groups.set(keys[gi]!, (g = { labels: lokiLabels(labels[gi]!, plan), buckets: [] }));
     g.buckets.push(bucket);
   }
 
+  if (parsedLabels) return "parsed-labels";
   const times = evaluationTimes(grid);
   const out: Series[] = [];
   for (const g of groups.values()) {
@@ -113,4 +134,15 @@ function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: num
     count += b.count;
   }
   return fn === "avg" ? acc / count : acc;
+}
+
+/** A group's labels under Loki's names, where the plan groups by fields of other names. */
+function lokiLabels(fields: Labels, plan: UnwrapBucketPlan): Labels {
+  if (!plan.labels) return fields;
+  const labels: Labels = {};
+  plan.groupBy.forEach((field, k) => {
+    const v = fields[field];
+    if (v) labels[plan.labels![k]!] = v;
+  });
+  return labels;
 }

@@ -32,7 +32,7 @@ import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { SKIP, walk } from "../logql/walk";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
-import { planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
+import { jsonLabelValues, planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
 import { planLevelPushdown, type LevelBucketPlan } from "./level-pushdown";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection, type UnwrapProjection } from "./unwrap-projection";
@@ -103,7 +103,7 @@ export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFie
   if (parsed) return { kind: "parsed", plan: parsed };
   const levels = planLevelPushdown(sub, grid, derived);
   if (levels) return { kind: "levels", plan: levels };
-  const unwrap = planUnwrapPushdown(sub, grid, derived);
+  const unwrap = planUnwrapPushdown(sub, grid, derived, jsonLabelValues);
   return unwrap && { kind: "guarded", plan: unwrap };
 }
 

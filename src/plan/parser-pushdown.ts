@@ -81,7 +81,7 @@ import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { escapeRegex, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
-import { EXACT_NUMBER, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
+import { EXACT_NUMBER, type JsonLabelValues, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export interface ParserBucketPlan extends BucketGrid {
@@ -248,6 +248,14 @@ export function keptOrGuarded({ counted, bad }: ParsedCounting): string[] {
 export function guardRow({ counted, bad }: ParsedCounting): string {
   return counted === "" ? bad : `${GUARD_ROW}:=1`;
 }
+
+/** Loki's values of labels `| json` may set, for the unwrap push-down (plan/unwrap-pushdown.ts). */
+export const jsonLabelValues: JsonLabelValues = (labels, repeats) => ({
+  // The guard's terms register the repetition counters: the unwrap push-down computes them once.
+  bad: guard("json", labels, new Map(), repeats),
+  pipes: parsedValuePipes("json", labels, new RepeatCounters()),
+  fields: labels.map(value),
+});
 
 /** The origin's field holding Loki's value of a label `parsedCounting` made relevant. */
 export const parsedValueField = value;

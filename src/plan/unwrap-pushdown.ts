@@ -53,6 +53,13 @@ export interface UnwrapBucketPlan extends BucketGrid {
   fn: UnwrapFn;
   /** φ of `quantile`. */
   phi: number;
+  /**
+   * Each stats row also counts (`__bad_label`) the rows where a grouped label is not the row's own
+   * field and the line could give it: with no other guard row, the answer is then `parsedLabels`'.
+   */
+  parsedLabels?: UnwrapBucketPlan;
+  /** Loki's name for each field of `groupBy`, when not the field's own (grouped by parsed values). */
+  labels?: string[];
 }
 
 /**
@@ -76,10 +83,24 @@ const EXACT_VALUE = `${GUARD}exact`;
 const EXACT = `${EXACT_VALUE}:*`;
 const INEXACT = `${EXACT_VALUE}:""`;
 
+/**
+ * Loki's values of labels `| json` may set, computed by the origin beside the unwrapped value, with
+ * the guard of rows where they could differ (the parser push-down's, plan/parser-pushdown.ts, which
+ * registers its repetition counters in `repeats`).
+ */
+export interface LabelValues {
+  pipes: string[];
+  bad: string;
+  /** The fields holding each label's value. */
+  fields: string[];
+}
+export type JsonLabelValues = (labels: readonly string[], repeats: RepeatCounters) => LabelValues;
+
 export function planUnwrapPushdown(
   expr: SampleExpr,
   grid: MetricGrid,
   derived?: DerivedFieldRules,
+  labelValues?: JsonLabelValues,
 ): UnwrapBucketPlan | undefined {
   let inner: RangeAggregationExpr;
   let groupBy: string[];
@@ -101,31 +122,38 @@ export function planUnwrapPushdown(
   } else return undefined;
   if (!fn) return undefined;
 
-  const source = jsonUnwrapSource(inner, groupBy, derived);
-  if (!source) return undefined;
-  const { logsql, bad, unpack, guardPipes } = source;
-
   const buckets = bucketsOf(inner.range, grid);
-  if (!buckets) return undefined;
-
-  const valueStat =
-    fn === "quantile"
-      ? `values(${EXACT_VALUE}) limit ${MAX_BUCKET_VALUES}`
-      : `${fn === "avg" ? "sum" : fn}(${EXACT_VALUE})`;
-  const by = [buckets.timeGrouping, ...groupBy].join(", ");
-  const stats =
-    `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
-    `count() if (${bad}) as __bad`;
-  const rows = `${logsql}${buckets.inWindows} | ${unpack}${guardPipes}`;
-  return {
-    logsql: `${rows} | ${stats}`,
-    ...buckets.grid,
-    groupBy,
-    // A group has a sample where a row has a value both sides read alike (the others are guarded).
-    groups: { rows, fields: groupBy, counted: EXACT, bad },
-    fn,
-    phi: inner.param ?? NaN,
+  const source = jsonUnwrapSource(inner, groupBy, derived);
+  if (!buckets || !source) return undefined;
+  const plan = (from: JsonUnwrapSource, labelBad?: string): UnwrapBucketPlan => {
+    const valueStat =
+      fn === "quantile"
+        ? `values(${EXACT_VALUE}) limit ${MAX_BUCKET_VALUES}`
+        : `${fn === "avg" ? "sum" : fn}(${EXACT_VALUE})`;
+    const by = [buckets.timeGrouping, ...from.groupFields].join(", ");
+    const bad = labelBad === undefined ? from.bad : from.valueBad;
+    let stats =
+      `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
+      `count() if (${bad}) as __bad`;
+    if (labelBad !== undefined) stats += `, count() if (${labelBad}) as __bad_label`;
+    const rows = `${from.logsql}${buckets.inWindows} | ${from.unpack}${from.guardPipes}`;
+    return {
+      logsql: `${rows} | ${stats}`,
+      ...buckets.grid,
+      groupBy: from.groupFields,
+      // A group has a sample where a row has a value both sides read alike (the others are guarded).
+      groups: { rows, fields: from.groupFields, counted: EXACT, bad: from.bad },
+      fn,
+      phi: inner.param ?? NaN,
+      ...(from.groupFields !== groupBy && { labels: groupBy }),
+    };
   };
+  // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
+  // when the rows show it, the plan that groups by Loki's values of the labels (a second parse).
+  const parsed =
+    source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues);
+  if (!parsed) return plan(source);
+  return { ...plan(source, source.labelBad), parsedLabels: plan(parsed) };
 }
 
 /**
@@ -142,15 +170,23 @@ export interface JsonUnwrapSource {
   guardPipes: string;
   /** The LogsQL field holding the extracted value. */
   parsed: string;
+  /** Rows Loki might read differently: `valueBad` or `labelBad`. */
   bad: string;
+  /** Rows whose value Loki might read differently. */
+  valueBad: string;
+  /** Rows where a grouped label is not the row's field and the line could give it ("" for none). */
+  labelBad: string;
   field: string;
   groupBy: string[];
+  /** The fields holding the grouped labels' values: `groupBy`, or Loki's values of them (byParsedLabels). */
+  groupFields: string[];
 }
 
 export function jsonUnwrapSource(
   inner: RangeAggregationExpr,
   groupBy: string[],
   derived?: DerivedFieldRules,
+  byParsedLabels?: JsonLabelValues,
 ): JsonUnwrapSource | undefined {
   const unwrap = inner.range.unwrap;
   if (!unwrap || unwrap.conversion !== "" || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
@@ -172,24 +208,38 @@ export function jsonUnwrapSource(
     ` | delete ${EXACT_VALUE} | format if (${parsed}:~${quote(EXACT_NUMBER)} not ${parsed}:~${quote(NEGATIVE_ZERO)}) ` +
     `${quote(`<${parsed}>`)} as ${EXACT_VALUE}`;
   const repeats = new RepeatCounters();
-  const bad = [
+  const valueBad = [
     `${fieldName(field)}:*`,
     `(${parsed}:* ${INEXACT})`,
     // The value test first: the origin then runs the line regex only on rows it did not read exactly.
     `(${INEXACT} _msg:~${quote(looseKey(field))})`,
     ambiguous(field, repeats),
     JSON_UNSURE_ESCAPES,
-    ...groupBy.map((l) => `(${fieldName(l)}:"" (_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)}))`),
-  ].join(" or ");
-  const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
+  ];
+  let unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
+  let labelBad = groupBy
+    .map((l) => `(${fieldName(l)}:"" (_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)}))`)
+    .join(" or ");
+  let groupFields = groupBy;
+  if (byParsedLabels) {
+    const values = byParsedLabels(groupBy, repeats);
+    valueBad.push(values.bad);
+    unpack = [unpack, ...values.pipes].join(" | ");
+    groupFields = values.fields;
+    labelBad = "";
+  }
+  const bad = [...valueBad, ...(labelBad === "" ? [] : [labelBad])].join(" or ");
   return {
     logsql: plan.logsql,
     unpack,
     guardPipes: exactPipe + repeats.pipes(),
     parsed,
     bad,
+    valueBad: valueBad.join(" or "),
+    labelBad,
     field,
     groupBy,
+    groupFields,
   };
 }
 

@@ -95,6 +95,10 @@ describe("unwrap push-down on the compat data", () => {
       'quantile_over_time(0.5, {namespace="prod"} |= "order" | json | unwrap bytes | __error__="" [30m]) by (cluster, pod)',
       'topk(2, quantile_over_time(0.99, {app="api-gateway"} | json | unwrap latency_ms [5m]) by (pod))',
       'quantile_over_time(0.75, {app="payments"} | json | unwrap latency_ms [15m] offset 30m) by (namespace)',
+      // Grouped by labels of the JSON (a second request, grouped by Loki's values of them).
+      'sum by (method) (sum_over_time({app="checkout"} | json | unwrap latency_ms [10m]))',
+      'quantile_over_time(0.95, {app="checkout"} | json | unwrap latency_ms | __error__="" [10m]) by (method, cluster)',
+      'max_over_time({app="payments"} | json | unwrap bytes [10m]) by (level)',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, params);
       expect(pushed.linesScanned, query).toBe(0);
@@ -137,7 +141,6 @@ describe("unwrap push-down on the compat data", () => {
   it("keeps shapes it cannot prove equal local", async () => {
     const params = { start: String(DATA_START), end: String(DATA_START + 3600), step: "600" };
     for (const query of [
-      'max_over_time({app="payments"} | json | unwrap bytes [10m]) by (level)',
       'stddev_over_time({app="payments"} | json | unwrap bytes [10m]) by (app)',
       'avg by (app) (avg_over_time({app="payments"} | json | unwrap bytes [10m]))',
       'sum without (pod) (sum_over_time({app="payments"} | json | unwrap bytes [10m]))',
@@ -281,6 +284,9 @@ describe("generated values (property, real VictoriaLogs)", () => {
     (s: string) => `min by (set) (min_over_time(${s} [1m]))`,
     (s: string) => `max_over_time(${s} [5m]) by (group, set)`,
     (s: string) => `min_over_time(${s} [40s]) by (group)`,
+    // Grouped by a label of the JSON, for the sets that have it.
+    (s: string) => `sum by (level) (sum_over_time(${s} [30s]))`,
+    (s: string) => `quantile_over_time(0.5, ${s} [1m]) by (level, set)`,
   ];
 
   it("every set and shape: pushed equals local; exact sets are pushed, others are not", async () => {
