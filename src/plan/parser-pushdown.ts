@@ -81,6 +81,8 @@ export interface ParserBucketPlan extends BucketGrid {
   perSeconds: number;
   /** Loki's name for each field of `groupBy` (which names the origin's fields holding the values). */
   labels: string[];
+  /** The group value standing for a label Loki set to "" (a series label of its own), if any. */
+  setEmpty?: string;
 }
 
 export type Parser = "json" | "logfmt";
@@ -111,7 +113,7 @@ const VALUE_SHAPES = {
 /** The origin's fields for a relevant label: the row's own value, the parsed one, and Loki's. */
 const base = (name: string) => `__b_${name}`;
 const parsed = (name: string) => `__p_${name}`;
-const value = (name: string) => `__v_${name}`;
+export const value = (name: string) => `__v_${name}`;
 
 /** A line holds a `\u` escape or U+FFFD (for JSON lines, JSON_UNSURE_ESCAPES narrows it). */
 const ESCAPES = String.raw`\\u|\x{FFFD}`;
