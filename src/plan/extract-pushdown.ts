@@ -171,7 +171,7 @@ export function planExtractPushdown(
   };
 }
 
-interface Extraction {
+export interface Extraction {
   /** The `extract_regexp` pattern. */
   regex: string;
   /** The relevant labels it sets, each with the `format` template of its parsed value. */
@@ -192,7 +192,7 @@ interface Extraction {
  * non-empty. Empty lines, where an empty match cannot be told from none, are guarded. Undefined
  * when a group name is not one the origin can hold.
  */
-function regexpExtraction(
+export function regexpExtraction(
   regex: string,
   relevant: readonly string[],
   needSet: ReadonlySet<string>,
@@ -220,7 +220,7 @@ const MATCH_AFTER = "__xz";
  * `| pattern`: the RE2 regex finding what Loki's matcher finds (see the module comment), with the
  * literal before each capture of `needSet` captured: Loki set that capture where it is non-empty.
  */
-function patternExtraction(
+export function patternExtraction(
   pattern: string,
   relevant: readonly string[],
   needSet: ReadonlySet<string>,
