@@ -8,8 +8,9 @@
  * compares local evaluation with itself.
  */
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
+import { queryTraffic } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
@@ -45,6 +46,27 @@ describe("regexp and pattern push-down on the compat data", () => {
     ]) {
       const { pushed } = await pushedAndLocal(query, range);
       expect(pushed.linesScanned, query).not.toBe(0);
+    }
+  });
+});
+
+describe("origin traffic of nginx panels (compat data, 6 h)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("reads buckets instead of lines", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_END), step: "60" };
+    for (const query of [
+      `sum by (status) (count_over_time({app="nginx"} | pattern "${NGINX_PATTERN}" [1m]))`,
+      String.raw`sum by (method) (rate({app="nginx"} | regexp "\"(?P<method>\\w+) (?P<path>\\S+)" | path=~"/api/.*" [5m]))`,
+    ]) {
+      const local = await queryTraffic(query, params, false);
+      const pushed = await queryTraffic(query, params, true);
+      console.info(
+        `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
+      );
+      expect(pushed.rows, query).toBe(0);
+      expect(local.rows, query).toBeGreaterThan(10_000);
+      expect(pushed.originBytes * 5, query).toBeLessThan(local.originBytes);
     }
   });
 });
