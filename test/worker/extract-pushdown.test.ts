@@ -115,6 +115,13 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     "g=a c=1 d= z=",
     "g=a c=1  d=5ms z=1KB",
     "g=a c=1 d=5ms z=1KB d=6ms",
+    'g="a b" c=1 d=5ms z=1KB',
+    'g=a c="1" d=5ms z=1KB',
+    'g=a c=1 d="5ms" z="1KB"',
+    'g=a c=1 d=5ms z="1 KB" x',
+    "g=a&amp; c=1 d=5ms z=1KB",
+    "g=a c=1 d=5ms",
+    "c=1 d=5ms z=",
   ];
 
   interface LineSet {
@@ -156,6 +163,8 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     `sum(bytes_over_time(${sel} | pattern "g=<g> <_> d=<d> z=<z> <_>" | d >= 50ms or z <= 2KiB [1m]))`,
     `sum by (set) (count_over_time(${sel} | pattern "<g> c=<c> <_>" | g=~"g=(a|bb).*" [1m]))`,
     `sum by (z) (bytes_rate(${sel} | pattern "<_> z=<z>" | __error__="" | z != "" [40s]))`,
+    `sum by (c, z) (count_over_time(${sel} | pattern "<_>=<g> c=<c> d=<_> z=<z>" [1m]))`,
+    `sum by (g) (count_over_time(${sel} | pattern "<_>=<g> <_>=\\"<_>\\" " | g!="" [30s]))`,
     String.raw`sum by (g) (count_over_time(${sel} | regexp "g=(?P<g>\\S*)\\s+c=(?P<c>-?\\d+)" [1m]))`,
     String.raw`sum by (c, g) (count_over_time(${sel} | regexp "(?:g=(?P<g>[^ ]+)|c=(?P<c>\\w*))" | g!="a" [30s]))`,
     String.raw`sum(rate(${sel} | regexp "(?s)(?P<g>.*) d=(?P<d>\\S+)" | g=~".*c=1.*" [1m]))`,
