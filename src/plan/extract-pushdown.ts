@@ -116,12 +116,9 @@ export function planExtractPushdown(
     // VictoriaLogs (v1.121) takes a field a pipe writes as that pipe's output and no longer reads
     // the stored one for later pipes: the row's own values are copied first.
     for (const n of parsedNames) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    const fast = extraction.fast;
-    if (fast === undefined) pipes.push(`extract_regexp ${quote(extraction.regex)}`);
-    else {
-      pipes.push(`extract ${quote(fast.pattern)}`);
-      pipes.push(`extract_regexp if (${fast.complete}:"") ${quote(extraction.regex)}`);
-    }
+    const first = extraction.first;
+    if (first === undefined) pipes.push(`extract_regexp ${quote(extraction.regex)}`);
+    else pipes.push(first.pipe, `extract_regexp if (${first.unread}) ${quote(extraction.regex)}`);
   }
   for (const n of relevant) {
     const v = value(n);
@@ -180,10 +177,10 @@ export interface Extraction {
   /** The `extract_regexp` pattern. */
   regex: string;
   /**
-   * VictoriaLogs' own `extract` pattern, several times cheaper than the regex, and the field it
-   * fills exactly where its reading is Loki's (the regex then runs only where that field is empty).
+   * A cheaper pipe that reads most lines first, and the filter of the lines it leaves to `regex`
+   * (run on those only, with `extract_regexp if`).
    */
-  fast?: { pattern: string; complete: string };
+  first?: { pipe: string; unread: string };
   /** The relevant labels it sets, each with the `format` template of its parsed value. */
   parsed: Map<string, string>;
   /** For a label of `needSet`, a filter matching the rows where Loki's parser set it (possibly to ""). */
@@ -212,14 +209,22 @@ export function regexpExtraction(
   if (!groups.every(pushableName())) return undefined;
   const parsed = new Map<string, string>();
   const setWhere = new Map<string, string>();
+  // A group with a value says the pattern matched; where all are empty, the wrapped pattern tells.
+  // Quoted: a group may be named as a LogsQL keyword (`or`, `not`).
+  const told = [...groups.map((g) => `${quote(g)}:*`), `${MATCH_BEFORE}:*`, `${MATCH}:*`, `${MATCH_AFTER}:*`];
   for (const n of relevant) {
     if (!groups.includes(n)) continue;
     parsed.set(n, `<${n}>`);
-    if (needSet.has(n)) setWhere.set(n, `(${MATCH_BEFORE}:* or ${MATCH}:* or ${MATCH_AFTER}:*)`);
+    if (needSet.has(n)) setWhere.set(n, `(${told.join(" or ")})`);
   }
   if (setWhere.size === 0) return { regex, parsed, setWhere, bad: [] };
   const wrapped = String.raw`\A(?:(?s:.*?)(?P<${MATCH_BEFORE}>(?s:.)))??(?P<${MATCH}>${regex})(?P<${MATCH_AFTER}>(?s:.))?`;
-  return { regex: wrapped, parsed, setWhere, bad: ["-_msg:*"] };
+  // The pattern alone keeps Go's literal-prefix search, three times faster than the wrapped one.
+  const first = {
+    pipe: `extract_regexp ${quote(regex)}`,
+    unread: `(${groups.map((g) => `${quote(g)}:""`).join(" ")})`,
+  };
+  return { regex: wrapped, parsed, setWhere, bad: ["-_msg:*"], first };
 }
 
 const MATCH_BEFORE = "__xp";
@@ -277,7 +282,8 @@ export function patternExtraction(
       if (where !== "_msg:*") setWhere.set(name, `(${fast.complete}:* or ${where})`);
     }
   }
-  return { regex, parsed, setWhere, bad: [], ...(fast && { fast }) };
+  const first = fast && { pipe: `extract ${quote(fast.pattern)}`, unread: `${fast.complete}:""` };
+  return { regex, parsed, setWhere, bad: [], ...(first && { first }) };
 }
 
 /** The end of VictoriaLogs' extract pattern when the pattern's last capture read ends with a literal. */

@@ -122,6 +122,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     "g=a&amp; c=1 d=5ms z=1KB",
     "g=a c=1 d=5ms",
     "c=1 d=5ms z=",
+    "g= c= d=5ms z=1KB",
   ];
 
   interface LineSet {

@@ -23,7 +23,7 @@ function holds(filter: string, field: (f: string) => string, line: string): bool
     .replace(/^\(|\)$/g, "")
     .split(" or ")
     .some((term) => {
-      const name = /^(\w+):\*$/.exec(term)![1]!;
+      const name = /^"?(\w+)"?:\*$/.exec(term)![1]!;
       return (name === "_msg" ? line : field(name)) !== "";
     });
 }
