@@ -21,8 +21,9 @@
  * keeps a label set to "" apart from rows without it. (a) is guarded (any row with such a field).
  * For (b) and (c) the pattern is wrapped so that the origin also knows where it matched
  * (regexpExtraction): (b) is guarded, and (c) groups under SET_EMPTY, which the answer reads as
- * "". Group names must be ones the origin can hold as fields (pushableName): the extraction
- * writes them as fields, after the row's own values are copied.
+ * "" (the pattern alone runs first, and the wrapped one only where every group came out empty).
+ * Group names must be ones the origin can hold as fields (pushableName): the extraction writes
+ * them as fields, after the row's own values are copied.
  *
  * `| pattern`: Loki's matcher (the first literal must start the line, each capture runs to the
  * first occurrence of the literal after it, the last to the end of the line; when a literal is
@@ -36,7 +37,10 @@
  * early or did not match, VictoriaLogs empties it: the same differences as `| regexp`, (a)
  * guarded alike, (b) and (c) told by capturing the literal before the capture (`(?P<m>L)`): it is
  * non-empty exactly where Loki set the capture. Literals holding U+FFFD (which Go's regexp also
- * matches on invalid UTF-8, where Loki's byte search does not) keep the pattern local.
+ * matches on invalid UTF-8, where Loki's byte search does not) keep the pattern local. Go's
+ * regexp with submatches costs the origin several times its own `extract`, so where a pattern
+ * allows it `extract` reads the lines it provably reads as Loki does, and the regex only the
+ * others (fastPattern).
  *
  * Both: a field named `__error__` (metadata Loki reads as an error), control characters in a used
  * value (regex filters on multi-line values), and for typed filters values not of a shape both
