@@ -169,6 +169,22 @@ export const SHAPES = [
       vlStats('{app="worker"} | unpack_logfmt fields (job, attempt) | filter attempt:>3 | stats by (job) count() c', w),
   },
   {
+    id: "nginx-pattern",
+    name: 'nginx status panel `sum by (status) (count_over_time({app="nginx"} | pattern "<_> - - [<_>] \\"<_> <_> <_>\\" <status> <_>" [$__auto]))`',
+    pushed: false,
+    selector: '{app="nginx"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (status) (count_over_time({app="nginx"} | pattern "<_> - - [<_>] \\"<_> <_> <_>\\" <status> <_>" [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{app="nginx"} | extract "<_> - - [<_>] \\"<_> <_> <_>\\" <status> <_>" | stats by (status) count() c',
+        w,
+      ),
+  },
+  {
     id: "json-status-logs",
     name: '`{app="checkout"} | json | status >= 500` (limit 1000)',
     pushed: false,

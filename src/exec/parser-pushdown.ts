@@ -56,7 +56,8 @@ function lokiLabels(fields: Labels, plan: ParserBucketPlan): Labels {
   const labels: Labels = {};
   plan.groupBy.forEach((field, i) => {
     const v = fields[field];
-    if (v) labels[plan.labels[i]!] = v;
+    if (v === undefined || v === "") return;
+    labels[plan.labels[i]!] = v === plan.setEmpty ? "" : v;
   });
   return labels;
 }

@@ -18,7 +18,8 @@
  *   construction. Subtrees the origin computes on a given grid (`pushParts`) are still asked of it
  *   through `planPart`, each exact by the argument of its kind above, or `parsed`: a counting
  *   metric over `| json` / `| logfmt` that VictoriaLogs unpacks, filters and counts, with a
- *   same-request guard count (plan/parser-pushdown.ts); when the guard finds a row, that subtree
+ *   same-request guard count (plan/parser-pushdown.ts; `| regexp` / `| pattern` through
+ *   `extract_regexp`, plan/extract-pushdown.ts); when the guard finds a row, that subtree
  *   is evaluated from whole lines, and the query's other chunks do not ask the origin again; or
  *   `levels`: a counting metric grouped by `detected_level`, counted by VictoriaLogs per group of
  *   the raw inputs of Loki's level rules, which the Worker applies per group
@@ -33,6 +34,7 @@ import { SKIP, walk } from "../logql/walk";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
 import { jsonLabelValues, planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
+import { planExtractPushdown } from "./extract-pushdown";
 import { planLevelPushdown, type LevelBucketPlan } from "./level-pushdown";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection, type UnwrapProjection } from "./unwrap-projection";
@@ -99,7 +101,7 @@ export function planMetricStrategy(expr: SampleExpr, grid: MetricGrid, opts: Str
 export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFieldRules): PartPlan | undefined {
   const buckets = planMetricPushdown(sub, grid, derived);
   if (buckets) return { kind: "pushed", plan: buckets };
-  const parsed = planParserPushdown(sub, grid, derived);
+  const parsed = planParserPushdown(sub, grid, derived) ?? planExtractPushdown(sub, grid, derived);
   if (parsed) return { kind: "parsed", plan: parsed };
   const levels = planLevelPushdown(sub, grid, derived);
   if (levels) return { kind: "levels", plan: levels };

@@ -90,6 +90,8 @@ export interface ParserBucketPlan extends BucketGrid {
   perSeconds: number;
   /** Loki's name for each field of `groupBy` (which names the origin's fields holding the values). */
   labels: string[];
+  /** The group value standing for a label Loki set to "" (a series label of its own), if any. */
+  setEmpty?: string;
 }
 
 export type Parser = "json" | "logfmt";
