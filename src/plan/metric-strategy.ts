@@ -33,7 +33,7 @@ import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { SKIP, walk } from "../logql/walk";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
-import { jsonLabelValues, planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
+import { parsedLabelValues, planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
 import { planExtractPushdown } from "./extract-pushdown";
 import { planLevelPushdown, type LevelBucketPlan } from "./level-pushdown";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
@@ -105,7 +105,7 @@ export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFie
   if (parsed) return { kind: "parsed", plan: parsed };
   const levels = planLevelPushdown(sub, grid, derived);
   if (levels) return { kind: "levels", plan: levels };
-  const unwrap = planUnwrapPushdown(sub, grid, derived, jsonLabelValues);
+  const unwrap = planUnwrapPushdown(sub, grid, derived, parsedLabelValues);
   return unwrap && { kind: "guarded", plan: unwrap };
 }
 

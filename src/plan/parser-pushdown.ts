@@ -81,7 +81,7 @@ import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { escapeRegex, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
-import { EXACT_NUMBER, type JsonLabelValues, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
+import { EXACT_NUMBER, type ParsedLabelValues, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export interface ParserBucketPlan extends BucketGrid {
@@ -251,11 +251,11 @@ export function guardRow({ counted, bad }: ParsedCounting): string {
   return counted === "" ? bad : `${GUARD_ROW}:=1`;
 }
 
-/** Loki's values of labels `| json` may set, for the unwrap push-down (plan/unwrap-pushdown.ts). */
-export const jsonLabelValues: JsonLabelValues = (labels, repeats) => ({
+/** Loki's values of labels a parser may set, for the unwrap push-down (plan/unwrap-pushdown.ts). */
+export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, shapes = new Map()) => ({
   // The guard's terms register the repetition counters: the unwrap push-down computes them once.
-  bad: guard("json", labels, new Map(), repeats),
-  pipes: parsedValuePipes("json", labels, new RepeatCounters()),
+  bad: guard(parser, labels, shapes, repeats),
+  pipes: parsedValuePipes(parser, labels, new RepeatCounters()),
   fields: labels.map(value),
 });
 

@@ -94,13 +94,19 @@ export interface LabelValues {
   /** The fields holding each label's value. */
   fields: string[];
 }
-export type JsonLabelValues = (labels: readonly string[], repeats: RepeatCounters) => LabelValues;
+export type ParsedLabelValues = (
+  parser: "json" | "logfmt",
+  labels: readonly string[],
+  repeats: RepeatCounters,
+  /** Value shapes (regexes) a label must have where it is set, else the row is guarded. */
+  shapes?: ReadonlyMap<string, ReadonlySet<string>>,
+) => LabelValues;
 
 export function planUnwrapPushdown(
   expr: SampleExpr,
   grid: MetricGrid,
   derived?: DerivedFieldRules,
-  labelValues?: JsonLabelValues,
+  labelValues?: ParsedLabelValues,
 ): UnwrapBucketPlan | undefined {
   let inner: RangeAggregationExpr;
   let groupBy: string[];
@@ -123,7 +129,7 @@ export function planUnwrapPushdown(
   if (!fn) return undefined;
 
   const buckets = bucketsOf(inner.range, grid);
-  const source = jsonUnwrapSource(inner, groupBy, derived);
+  const source = jsonUnwrapSource(inner, groupBy, derived, labelValues);
   if (!buckets || !source) return undefined;
   const plan = (from: JsonUnwrapSource, labelBad?: string): UnwrapBucketPlan => {
     const valueStat =
@@ -151,7 +157,7 @@ export function planUnwrapPushdown(
   // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
   // when the rows show it, the plan that groups by Loki's values of the labels (a second parse).
   const parsed =
-    source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues);
+    source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues, true);
   if (!parsed) return plan(source);
   return { ...plan(source, source.labelBad), parsedLabels: plan(parsed) };
 }
@@ -186,7 +192,8 @@ export function jsonUnwrapSource(
   inner: RangeAggregationExpr,
   groupBy: string[],
   derived?: DerivedFieldRules,
-  byParsedLabels?: JsonLabelValues,
+  labelValues?: ParsedLabelValues,
+  byParsedLabels = false,
 ): JsonUnwrapSource | undefined {
   const unwrap = inner.range.unwrap;
   if (!unwrap || unwrap.conversion !== "" || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
@@ -196,6 +203,9 @@ export function jsonUnwrapSource(
   const derivedNow = derivedNames(derived);
   if (derivedNow.has(field) || groupBy.some((l) => derivedNow.has(l))) return undefined;
   const plan = planLogQuery(inner.range.selector, { derived });
+  if (isPlainLogfmtPipeline(plan.local)) {
+    return labelValues && logfmtUnwrapSource(plan.logsql, field, groupBy, labelValues);
+  }
   if (!isPlainJsonPipeline(plan.local)) return undefined;
 
   const parsed = PARSED + field;
@@ -221,8 +231,8 @@ export function jsonUnwrapSource(
     .map((l) => `(${fieldName(l)}:"" (_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)}))`)
     .join(" or ");
   let groupFields = groupBy;
-  if (byParsedLabels) {
-    const values = byParsedLabels(groupBy, repeats);
+  if (byParsedLabels && labelValues) {
+    const values = labelValues("json", groupBy, repeats);
     valueBad.push(values.bad);
     unpack = [unpack, ...values.pipes].join(" | ");
     groupFields = values.fields;
@@ -331,6 +341,45 @@ function ambiguous(name: string, repeats: RepeatCounters): string {
     .slice(1)
     .map((_, i) => `_msg:~${quote(looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`)}`);
   return [twice, ...nested].join(" or ");
+}
+
+/**
+ * `| logfmt | unwrap f` in LogsQL terms: every value (`f` and the grouped labels) as the counting
+ * push-down computes Loki's (the row's own field, else the parsed key, plan/parser-pushdown.ts),
+ * under its guard, which also sends every row whose `f` is set but not of EXACT_NUMBER's shape.
+ */
+function logfmtUnwrapSource(
+  logsql: string,
+  field: string,
+  groupBy: string[],
+  labelValues: ParsedLabelValues,
+): JsonUnwrapSource {
+  const repeats = new RepeatCounters();
+  const values = labelValues("logfmt", [field, ...groupBy], repeats, new Map([[field, new Set([EXACT_NUMBER])]]));
+  const [value, ...groupFields] = values.fields;
+  const exactPipe =
+    ` | delete ${EXACT_VALUE} | format if (${value}:~${quote(EXACT_NUMBER)} not ${value}:~${quote(NEGATIVE_ZERO)}) ` +
+    `${quote(`<${value}>`)} as ${EXACT_VALUE}`;
+  const bad = `${values.bad} or ${value}:~${quote(NEGATIVE_ZERO)}`;
+  return {
+    logsql,
+    unpack: values.pipes.join(" | "),
+    guardPipes: exactPipe + repeats.pipes(),
+    parsed: value!,
+    bad,
+    valueBad: bad,
+    labelBad: "",
+    field,
+    groupBy,
+    groupFields,
+  };
+}
+
+/** `| logfmt` without parameters or flags, optionally followed by `| __error__=""`. */
+function isPlainLogfmtPipeline(stages: readonly PipelineStage[]): boolean {
+  const [parser, ...rest] = stages;
+  if (parser?.kind !== "LogfmtParser" || parser.params.length > 0 || parser.strict || parser.keepEmpty) return false;
+  return rest.every((s) => s.kind === "LabelFilter" && isNoErrorFilter(s.filter));
 }
 
 /** `| json` without parameters, optionally followed by `| __error__=""`. */

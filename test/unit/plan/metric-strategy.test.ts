@@ -48,9 +48,11 @@ describe("planMetricStrategy", () => {
       "projected+parts+cache",
       "projected+parts",
     ],
+    // Over logfmt: pushed with the counting push-down's values and guard, not projected.
+    ['max_over_time({app="x"} | logfmt | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
     // Order-dependent functions, other parsers, conversions, no grouping: whole lines.
     ['first_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
-    ['max_over_time({app="x"} | logfmt | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
+    ['max_over_time({app="x"} | regexp "(?P<v>.)" | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
     ['max_over_time({app="x"} | json | unwrap duration(v) [5m]) by (pod)', "local+parts+cache", "local+parts"],
     ['stddev_over_time({app="x"} | json | unwrap v [5m])', "local+parts+cache", "local+parts"],
     ['sum by (level) (count_over_time({app="x"} | json [5m]))', "local+parts+cache", "local+parts"],
