@@ -234,6 +234,26 @@ export const SHAPES = [
     vl: (w) => vlStats('{namespace="staging"} | stats by (pod) sum_len(_msg) b', w),
   },
   {
+    id: "unwrap-quantile-by-field",
+    name: 'Latency by a JSON field `quantile_over_time(0.99, {app="checkout"} | json | unwrap latency_ms [5m]) by (method)`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('quantile_over_time(0.99, {app="checkout"} | json | unwrap latency_ms [5m]) by (method)', w),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (latency_ms, method) | stats by (method) quantile(0.99, latency_ms) q',
+        w,
+      ),
+  },
+  {
+    id: "unwrap-logfmt",
+    name: 'logfmt unwrap `sum by (job) (sum_over_time({app="worker"} | logfmt | unwrap attempt [5m]))`',
+    pushed: false,
+    selector: '{app="worker"}',
+    loki: (w) => lokiRange('sum by (job) (sum_over_time({app="worker"} | logfmt | unwrap attempt [5m]))', w),
+    vl: (w) => vlStats('{app="worker"} | unpack_logfmt fields (attempt, job) | stats by (job) sum(attempt) s', w),
+  },
+  {
     id: "unwrap-quantile",
     name: 'pushed: `quantile_over_time(0.99, {app="checkout"} | json | unwrap latency_ms [5m]) by (cluster)`',
     pushed: true,
