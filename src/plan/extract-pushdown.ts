@@ -46,13 +46,11 @@
  * value (regex filters on multi-line values), and for typed filters values not of a shape both
  * sides read as the same number (parser-pushdown.ts) are guarded as for the other parsers.
  */
-import { rangeFunction } from "../logql/functions";
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { goRegexGroupNames } from "../logql/regex";
 import { escapeRegex, quote } from "./logsql";
-import { planLogQuery } from "./logquery";
 import { bucketsOf, type MetricGrid } from "./metric-pushdown";
-import { filterLogsQL, type ParserBucketPlan, parsedValueField, pushableName } from "./parser-pushdown";
+import { countingShape, filterLogsQL, type ParserBucketPlan, parsedValueField, pushableName } from "./parser-pushdown";
 import { compilePattern } from "../engine/pipeline/pattern";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 
@@ -77,16 +75,9 @@ export function planExtractPushdown(
   grid: MetricGrid,
   derived?: DerivedFieldRules,
 ): ParserBucketPlan | undefined {
-  if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
-  const inner = expr.expr;
-  const lines = inner.kind === "RangeAggregation" ? rangeFunction(inner.op).origin.lines : undefined;
-  if (inner.kind !== "RangeAggregation" || !lines || inner.grouping || inner.range.unwrap) return undefined;
-  const groupBy = expr.grouping?.labels ?? [];
-  const usable = pushableName(derived);
-  if (!groupBy.every(usable)) return undefined;
-
-  // Label filters must not become the origin's prefilters: the guard must see every parsed row.
-  const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
+  const shape = countingShape(expr, derived);
+  if (!shape) return undefined;
+  const { inner, lines, groupBy, usable, plan } = shape;
   const [parser, ...after] = plan.local;
   if (parser?.kind !== "RegexpParser" && parser?.kind !== "PatternParser") return undefined;
   const stages = filtersAfter(after);

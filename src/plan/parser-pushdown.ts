@@ -174,24 +174,33 @@ const LENIENT_NUMBER = [String.raw`:[ +.NIin]`, String.raw`: *(?:[+.NIi]|n[aA])`
 /** A `"` inside a logfmt key (`"a"=1`, `a"b=1`): Loki skips the pair. */
 const LOGFMT_QUOTED_KEY = String.raw`"[^\x00-\x20"=${KELVIN}]*=`;
 
+/**
+ * `sum [by (labels)] (count_over_time | rate | bytes_over_time | bytes_rate (… [range]))` grouped by
+ * names the origin can carry, with the log query's plan: what every counting push-down over a
+ * parser starts from.
+ */
+export function countingShape(expr: SampleExpr, derived?: DerivedFieldRules) {
+  if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
+  const inner = expr.expr;
+  // The counting functions: line counts or byte sizes per bucket (RANGE_FUNCTIONS' `origin.lines`).
+  const lines = inner.kind === "RangeAggregation" ? rangeFunction(inner.op).origin.lines : undefined;
+  if (inner.kind !== "RangeAggregation" || !lines || inner.grouping || inner.range.unwrap) return undefined;
+  const groupBy = expr.grouping?.labels ?? [];
+  const usable = pushableName(derived);
+  if (!groupBy.every(usable)) return undefined;
+  // Label filters must not become the origin's prefilters: the guard must see every parsed row.
+  const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
+  return { inner, lines, groupBy, usable, plan };
+}
+
 export function planParserPushdown(
   expr: SampleExpr,
   grid: MetricGrid,
   derived?: DerivedFieldRules,
 ): ParserBucketPlan | undefined {
-  if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
-  const inner = expr.expr;
-  // The counting functions: line counts or byte sizes per bucket (RANGE_FUNCTIONS' `origin.lines`).
-  const lines = inner.kind === "RangeAggregation" ? rangeFunction(inner.op).origin.lines : undefined;
-  if (inner.kind !== "RangeAggregation" || !lines || inner.grouping || inner.range.unwrap) {
-    return undefined;
-  }
-  const groupBy = expr.grouping?.labels ?? [];
-  const usable = pushableName(derived);
-  if (!groupBy.every(usable)) return undefined;
-
-  // Label filters must not become the origin's prefilters: the guard must see every parsed row.
-  const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
+  const shape = countingShape(expr, derived);
+  if (!shape) return undefined;
+  const { inner, lines, groupBy, usable, plan } = shape;
   const buckets = bucketsOf(inner.range, grid);
   const parsedRows = parsedCounting(plan.local, groupBy, usable);
   if (!buckets || !parsedRows) return undefined;

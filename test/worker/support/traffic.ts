@@ -49,3 +49,25 @@ export async function queryTraffic(
     ms: line.durationMs as number,
   };
 }
+
+/**
+ * A push-down's traffic against the same query evaluated from rows: pushed, the Worker reads no row
+ * and the origin sends under a fifth of the bytes; local, at least `localRows` rows were read (else
+ * the comparison proves nothing). Logs both, for the record.
+ */
+export async function expectBucketsNotLines(
+  query: string,
+  params: Record<string, string>,
+  localRows: { atLeast: number } | { exactly: number } = { atLeast: 10_001 },
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const local = await queryTraffic(query, params, false, {}, headers);
+  const pushed = await queryTraffic(query, params, true, {}, headers);
+  console.info(
+    `${query}: origin bytes ${local.originBytes} -> ${pushed.originBytes}, rows ${local.rows} -> ${pushed.rows}, ${local.ms} -> ${pushed.ms} ms`,
+  );
+  if ("exactly" in localRows) expect(local.rows, query).toBe(localRows.exactly);
+  else expect(local.rows, query).toBeGreaterThanOrEqual(localRows.atLeast);
+  expect(pushed.rows, query).toBe(0);
+  expect(pushed.originBytes * 5, query).toBeLessThan(local.originBytes);
+}
