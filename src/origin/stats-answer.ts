@@ -63,6 +63,12 @@ class PlainLines {
    * line is matched against them rather than its names checked and looked up again.
    */
   private shape: LineShape | undefined;
+  /** Fields of the line being read (its shape's). */
+  private fields = 0;
+  // Made once, not once per line: a closure per row is most of what reading a line allocates.
+  private readonly newTime = (time: string) => this.table.timeId(time);
+  private readonly newGroupRow = () => this.groupRow(this.fields);
+  private readonly newGroup = (key: string) => this.table.groupIdOf(key, this.newGroupRow);
 
   constructor(
     private readonly body: string,
@@ -97,23 +103,20 @@ class PlainLines {
     beforeRow();
     const { table } = this;
     const time = shape.timeField;
-    const timeId =
-      time < 0 ? table.timeId("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, (t) => table.timeId(t));
-    const newGroup = () => this.groupRow(shape.names.length);
+    const timeId = time < 0 ? table.timeId("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, this.newTime);
+    this.fields = shape.names.length;
     // The group's fields' text: one stretch of the line when they lie together, as the origin
     // writes them (several stretches are joined as the key joins fields).
     let groupId: number;
-    if (stretches.length === 0) groupId = table.groupIdOf("", newGroup);
+    if (stretches.length === 0) groupId = this.newGroup("");
     else if (stretches.length === 2) {
-      groupId = this.groupIds.idOf(at[stretches[0]! * 4]! - 1, at[stretches[1]! * 4 + 3]! + 1, (k) =>
-        table.groupIdOf(k, newGroup),
-      );
+      groupId = this.groupIds.idOf(at[stretches[0]! * 4]! - 1, at[stretches[1]! * 4 + 3]! + 1, this.newGroup);
     } else {
       let key = "";
       for (let s = 0; s < stretches.length; s += 2) {
         key += `${s === 0 ? "" : ","}${body.slice(at[stretches[s]! * 4]! - 1, at[stretches[s + 1]! * 4 + 3]! + 1)}`;
       }
-      groupId = table.groupIdOf(detached(key), newGroup);
+      groupId = this.newGroup(detached(key));
     }
     table.addIds(timeId, groupId, this.cells);
     return true;
