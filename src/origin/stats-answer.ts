@@ -69,6 +69,9 @@ class PlainLines {
   private readonly newTime = (time: string) => this.table.timeId(time);
   private readonly newGroupRow = () => this.groupRow(this.fields);
   private readonly newGroup = (key: string) => this.table.groupIdOf(key, this.newGroupRow);
+  /** Where the group's one stretch starts in the line being read. */
+  private stretchAt = 0;
+  private readonly newStretchGroup = (key: string) => this.table.groupIdOf(key, () => this.stretchRow(key));
 
   constructor(
     private readonly body: string,
@@ -110,7 +113,8 @@ class PlainLines {
     let groupId: number;
     if (stretches.length === 0) groupId = this.newGroup("");
     else if (stretches.length === 2) {
-      groupId = this.groupIds.idOf(at[stretches[0]! * 4]! - 1, at[stretches[1]! * 4 + 3]! + 1, this.newGroup);
+      this.stretchAt = at[stretches[0]! * 4]! - 1;
+      groupId = this.groupIds.idOf(this.stretchAt, at[stretches[1]! * 4 + 3]! + 1, this.newStretchGroup);
     } else {
       let key = "";
       for (let s = 0; s < stretches.length; s += 2) {
@@ -213,6 +217,21 @@ class PlainLines {
       else stretches.push(f, f);
     }
     return { names, timeField, valueField, stretches };
+  }
+
+  /**
+   * The group's fields as a row, its values cut from `key` (the group's one stretch of the line,
+   * already copied to be kept), not copied from the answer again: a quantile's group holds its
+   * bucket's whole value list.
+   */
+  private stretchRow(key: string): VLRow {
+    const { at, stretchAt } = this;
+    const { names, stretches } = this.shape!;
+    const row: VLRow = {};
+    for (let f = stretches[0]!; f <= stretches[1]!; f++) {
+      row[names[f]!] = key.slice(at[f * 4 + 2]! - stretchAt, at[f * 4 + 3]! - stretchAt);
+    }
+    return row;
   }
 
   /** The line's group fields as a row (only for a group the table has not seen). */
