@@ -1,5 +1,6 @@
 /**
- * A quantile bucket's values as the origin lists them (`["21.43","7","-0.5"]`), read without
+ * A quantile bucket's values as the origin lists them (`["21.43","7","-0.5"]`, or without the
+ * quotes when the query removes them: `[21.43,7,-0.5]`), read without
  * parsing the list as JSON and then each text as a number: a bucketed quantile answer is thousands
  * of such lists of hundreds of values, and those two general parses would be most of its cost.
  *
@@ -18,7 +19,9 @@ export function plainDecimals(list: string, count: number): Float64Array | undef
   let n = 0;
   if (at === end - 1) return count === 0 ? values : undefined;
   for (;;) {
-    if (n === count || list.charCodeAt(at++) !== QUOTE) return undefined;
+    if (n === count) return undefined;
+    const quoted = list.charCodeAt(at) === QUOTE;
+    if (quoted) at++;
     const negative = list.charCodeAt(at) === MINUS;
     if (negative) at++;
     let mantissa = 0;
@@ -35,7 +38,8 @@ export function plainDecimals(list: string, count: number): Float64Array | undef
       at++;
     }
     // A number needs a digit on each side of its point, and at most 15 digits to be exact.
-    if (digits === 0 || fraction === 0 || digits > MAX_DIGITS || list.charCodeAt(at++) !== QUOTE) return undefined;
+    if (digits === 0 || fraction === 0 || digits > MAX_DIGITS) return undefined;
+    if (quoted && list.charCodeAt(at++) !== QUOTE) return undefined;
     const magnitude = fraction > 0 ? mantissa / POWERS_OF_TEN[fraction]! : mantissa;
     values[n++] = negative ? -magnitude : magnitude;
     const next = list.charCodeAt(at++);

@@ -19,7 +19,7 @@ export async function indexStats(client: CachedOrigin, matchers: Matcher[], wind
   // Per chunk and stream, so chunks can be cached: streams are then counted once across chunks.
   const width = wholeChunkBuckets(window);
   const rows = await client.timeBuckets.rows({
-    logsql: `${streamFilter(matchers, client.derivedFields?.serviceNameLabels)} | len(_msg) as __n | stats by (${timeBuckets(width)}, _stream_id) count() as entries, sum(__n) as bytes`,
+    logsql: `${streamFilter(matchers, client.derivedFields?.serviceNameLabels)} | stats by (${timeBuckets(width)}, _stream_id) count() as entries, sum_len(_msg) as bytes`,
     window,
     width,
     shift: 0n,

@@ -127,7 +127,7 @@ function volumeRows(client: CachedOrigin, o: VolumeOptions, width: bigint): Prom
   const serviceNameLabels = client.derivedFields?.serviceNameLabels ?? [];
   const by = [`_time:${width}ns`, ...(perStream(o, serviceNameLabels) ? ["_stream"] : seriesFields(o).map(fieldName))];
   return client.timeBuckets.rows({
-    logsql: `${streamFilter(o.matchers, serviceNameLabels)} | len(_msg) as __n | stats by (${by.join(", ")}) sum(__n) as __bytes`,
+    logsql: `${streamFilter(o.matchers, serviceNameLabels)} | stats by (${by.join(", ")}) sum_len(_msg) as __bytes`,
     window: o.window,
     width,
     shift: 0n,

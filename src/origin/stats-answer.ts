@@ -54,17 +54,29 @@ class PlainLines {
   private unplainAt = -1;
   /** Each field of the line being read: name start and end, value start and end (inside the quotes). */
   private readonly at = new Int32Array(MAX_FIELDS * 4);
-  /** Per value column of the table, the field holding it in the line being read (-1: none). */
-  private readonly valueField: Int32Array;
   private readonly cells: Float64Array;
   private readonly timeIds: RawIds;
   private readonly groupIds: RawIds;
+  /**
+   * The field names of the last plain line whose names were checked, in order, and what each field
+   * of a line so named holds: the origin writes every row of an answer with the same names, so a
+   * line is matched against them rather than its names checked and looked up again.
+   */
+  private shape: LineShape | undefined;
+  /** Fields of the line being read (its shape's). */
+  private fields = 0;
+  // Made once, not once per line: a closure per row is most of what reading a line allocates.
+  private readonly newTime = (time: string) => this.table.timeId(time);
+  private readonly newGroupRow = () => this.groupRow(this.fields);
+  private readonly newGroup = (key: string) => this.table.groupIdOf(key, this.newGroupRow);
+  /** Where the group's one stretch starts in the line being read. */
+  private stretchAt = 0;
+  private readonly newStretchGroup = (key: string) => this.table.groupIdOf(key, () => this.stretchRow(key));
 
   constructor(
     private readonly body: string,
     private readonly table: StatsTable,
   ) {
-    this.valueField = new Int32Array(table.values.length);
     this.cells = new Float64Array(table.values.length);
     this.timeIds = new RawIds(body);
     this.groupIds = new RawIds(body);
@@ -79,16 +91,84 @@ class PlainLines {
     }
     if (this.unplainAt < to) return false;
     if (body.charCodeAt(from) !== BRACE_OPEN || body.charCodeAt(to - 1) !== BRACE_CLOSE) return false;
-    let fields = 0;
+    if (!this.shape || !this.sameNames(this.shape, from, to)) {
+      const fields = this.fieldsOf(from, to);
+      if (fields < 0 || !this.namesPlain(fields)) return false;
+      this.shape = this.shapeOf(fields);
+    }
+    const shape = this.shape;
+
+    const { valueField, stretches } = shape;
+    for (let c = 0; c < this.cells.length; c++) {
+      const f = valueField[c]!;
+      this.cells[c] = f < 0 ? 0 : this.number(at[f * 4 + 2]!, at[f * 4 + 3]!);
+    }
+    beforeRow();
+    const { table } = this;
+    const time = shape.timeField;
+    const timeId = time < 0 ? table.timeId("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, this.newTime);
+    this.fields = shape.names.length;
+    // The group's fields' text: one stretch of the line when they lie together, as the origin
+    // writes them (several stretches are joined as the key joins fields).
+    let groupId: number;
+    if (stretches.length === 0) groupId = this.newGroup("");
+    else if (stretches.length === 2) {
+      this.stretchAt = at[stretches[0]! * 4]! - 1;
+      groupId = this.groupIds.idOf(this.stretchAt, at[stretches[1]! * 4 + 3]! + 1, this.newStretchGroup);
+    } else {
+      let key = "";
+      for (let s = 0; s < stretches.length; s += 2) {
+        key += `${s === 0 ? "" : ","}${body.slice(at[stretches[s]! * 4]! - 1, at[stretches[s + 1]! * 4 + 3]! + 1)}`;
+      }
+      groupId = this.newGroup(detached(key));
+    }
+    table.addIds(timeId, groupId, this.cells);
+    return true;
+  }
+
+  /**
+   * Whether the line [from, to) is `{"name":"value",…}` with `shape`'s names in its order, each
+   * field's place then in `at`. Its names are the shape's, so what was checked of them holds.
+   */
+  private sameNames(shape: LineShape, from: number, to: number): boolean {
+    const { body, at } = this;
+    const { names } = shape;
     let p = from + 1;
-    if (p === to - 1) return false;
-    for (;;) {
-      if (fields === MAX_FIELDS || body.charCodeAt(p) !== QUOTE) return false;
-      const nameEnd = body.indexOf('"', p + 1);
-      if (nameEnd < 0 || nameEnd >= to || body.charCodeAt(nameEnd + 1) !== COLON) return false;
+    for (let f = 0; f < names.length; f++) {
+      const name = names[f]!;
+      // A shape's names hold no quote: a name is the one matched when a quote follows it.
+      if (body.charCodeAt(p) !== QUOTE || !body.startsWith(name, p + 1)) return false;
+      const nameEnd = p + 1 + name.length;
+      if (body.charCodeAt(nameEnd) !== QUOTE || body.charCodeAt(nameEnd + 1) !== COLON) return false;
       if (body.charCodeAt(nameEnd + 2) !== QUOTE) return false;
       const valueEnd = body.indexOf('"', nameEnd + 3);
       if (valueEnd < 0 || valueEnd >= to) return false;
+      at[f * 4] = p + 1;
+      at[f * 4 + 1] = nameEnd;
+      at[f * 4 + 2] = nameEnd + 3;
+      at[f * 4 + 3] = valueEnd;
+      p = valueEnd + 1;
+      const next = body.charCodeAt(p);
+      if (f === names.length - 1) return next === BRACE_CLOSE && p === to - 1;
+      if (next !== COMMA) return false;
+      p++;
+    }
+    return false;
+  }
+
+  /** The fields of the line [from, to) put in `at`, as `{"name":"value",…}` reads: how many, or -1. */
+  private fieldsOf(from: number, to: number): number {
+    const { body, at } = this;
+    let fields = 0;
+    let p = from + 1;
+    if (p === to - 1) return -1;
+    for (;;) {
+      if (fields === MAX_FIELDS || body.charCodeAt(p) !== QUOTE) return -1;
+      const nameEnd = body.indexOf('"', p + 1);
+      if (nameEnd < 0 || nameEnd >= to || body.charCodeAt(nameEnd + 1) !== COLON) return -1;
+      if (body.charCodeAt(nameEnd + 2) !== QUOTE) return -1;
+      const valueEnd = body.indexOf('"', nameEnd + 3);
+      if (valueEnd < 0 || valueEnd >= to) return -1;
       const f = fields++ * 4;
       at[f] = p + 1;
       at[f + 1] = nameEnd;
@@ -96,60 +176,62 @@ class PlainLines {
       at[f + 3] = valueEnd;
       p = valueEnd + 1;
       const next = body.charCodeAt(p);
-      if (next === BRACE_CLOSE && p === to - 1) break;
-      if (next !== COMMA) return false;
+      if (next === BRACE_CLOSE && p === to - 1) return fields;
+      if (next !== COMMA) return -1;
       p++;
     }
-    // Names as JSON.parse would not keep them in the line's order (index-like ones go first in an
-    // object), or would merge (a repeated name), or `__proto__`: read as JSON.
+  }
+
+  /**
+   * False for names JSON.parse would not keep in the line's order (index-like ones go first in an
+   * object), or would merge (a repeated name), or `__proto__`: such a line is read as JSON.
+   */
+  private namesPlain(fields: number): boolean {
     for (let f = 0; f < fields; f++) {
-      const c = body.charCodeAt(at[f * 4]!);
+      const c = this.body.charCodeAt(this.at[f * 4]!);
       if ((c >= DIGIT_0 && c <= DIGIT_9) || this.nameIs(f, "__proto__")) return false;
       for (let e = 0; e < f; e++) if (this.sameName(e, f)) return false;
     }
+    return true;
+  }
 
-    let time = -1;
-    this.valueField.fill(-1);
-    // The group's fields' text: one stretch of the line when they lie together, as the origin
-    // writes them (several stretches are joined as the key joins fields).
-    let stretches = 0;
-    let key = "";
-    let stretchFrom = -1;
-    let stretchTo = -1;
+  /** What each of the `fields` fields in `at` holds: the time, a value column, or the group's text. */
+  private shapeOf(fields: number): LineShape {
+    const names: string[] = [];
+    const valueField = new Int32Array(this.table.values.length).fill(-1);
+    const stretches: number[] = [];
+    let timeField = -1;
     for (let f = 0; f < fields; f++) {
+      names.push(detached(this.body.slice(this.at[f * 4]!, this.at[f * 4 + 1]!)));
       if (this.nameIs(f, "_time")) {
-        time = f;
+        timeField = f;
         continue;
       }
       const column = this.columnOf(f);
       if (column >= 0) {
-        this.valueField[column] = f;
+        valueField[column] = f;
         continue;
       }
-      const start = at[f * 4]! - 1;
-      const end = at[f * 4 + 3]! + 1;
-      if (stretchTo === start - 1) stretchTo = end;
-      else {
-        if (stretches++ > 0) key += `${key === "" ? "" : ","}${body.slice(stretchFrom, stretchTo)}`;
-        stretchFrom = start;
-        stretchTo = end;
-      }
+      // Group fields next to each other are one stretch of the line: [first field, last field].
+      if (stretches.length > 0 && stretches[stretches.length - 1] === f - 1) stretches[stretches.length - 1] = f;
+      else stretches.push(f, f);
     }
-    for (let c = 0; c < this.cells.length; c++) {
-      const f = this.valueField[c]!;
-      this.cells[c] = f < 0 ? 0 : this.number(at[f * 4 + 2]!, at[f * 4 + 3]!);
+    return { names, timeField, valueField, stretches };
+  }
+
+  /**
+   * The group's fields as a row, its values cut from `key` (the group's one stretch of the line,
+   * already copied to be kept), not copied from the answer again: a quantile's group holds its
+   * bucket's whole value list.
+   */
+  private stretchRow(key: string): VLRow {
+    const { at, stretchAt } = this;
+    const { names, stretches } = this.shape!;
+    const row: VLRow = {};
+    for (let f = stretches[0]!; f <= stretches[1]!; f++) {
+      row[names[f]!] = key.slice(at[f * 4 + 2]! - stretchAt, at[f * 4 + 3]! - stretchAt);
     }
-    beforeRow();
-    const { table } = this;
-    const timeId =
-      time < 0 ? table.timeId("") : this.timeIds.idOf(at[time * 4 + 2]!, at[time * 4 + 3]!, (t) => table.timeId(t));
-    const newGroup = () => this.groupRow(fields);
-    let groupId: number;
-    if (stretches === 0) groupId = table.groupIdOf("", newGroup);
-    else if (stretches === 1) groupId = this.groupIds.idOf(stretchFrom, stretchTo, (k) => table.groupIdOf(k, newGroup));
-    else groupId = table.groupIdOf(detached(`${key},${body.slice(stretchFrom, stretchTo)}`), newGroup);
-    table.addIds(timeId, groupId, this.cells);
-    return true;
+    return row;
   }
 
   /** The line's group fields as a row (only for a group the table has not seen). */
@@ -199,6 +281,17 @@ class PlainLines {
     }
     return Number(body.slice(start, end));
   }
+}
+
+/** What the fields of a plain line with these names hold (PlainLines.shapeOf). */
+interface LineShape {
+  names: readonly string[];
+  /** The `_time` field, or -1. */
+  timeField: number;
+  /** Per value column of the table, the field holding it (-1: none). */
+  valueField: Int32Array;
+  /** The group's fields as stretches of adjacent fields, each its first and last field. */
+  stretches: readonly number[];
 }
 
 /**

@@ -112,11 +112,11 @@ export function planMetricPushdown(
   // The label filters are row filters, so they go before the pipes that drop the gaps' rows.
   const rows = [plan.logsql, ...filters].join(" ") + buckets.inWindows;
   const value = lines.total;
-  const stats = value === "count" ? "count() as __v" : "sum(__n) as __v";
+  // sum_len adds the lengths as it reads the column: no per-row length field for a sum to parse back.
+  const stats = value === "count" ? "count() as __v" : "sum_len(_msg) as __v";
   const by = [buckets.timeGrouping, ...groupBy.map(fieldName)].join(", ");
-  const lenPipe = value === "bytes" ? " | len(_msg) as __n" : "";
   return {
-    logsql: `${rows}${lenPipe} | stats by (${by}) ${stats}`,
+    logsql: `${rows} | stats by (${by}) ${stats}`,
     rows,
     ...buckets.grid,
     groupBy,

@@ -120,6 +120,11 @@ function rankGroups(
   grouping: Grouping,
   vec: readonly VectorSample[],
 ): VectorSample[] {
+  // Without `by` labels every sample is in the one group: no key to build per sample and step.
+  if (!grouping.without && grouping.labels.length === 0) {
+    const best = ranked(vec, descending);
+    return limit === undefined ? best : best.slice(0, limit);
+  }
   const groups = new Map<string, VectorSample[]>();
   for (const s of vec) {
     const key = labelsKey(groupLabels(s.labels, grouping));
@@ -136,7 +141,7 @@ function rankGroups(
 }
 
 /** Best first; NaN ranks last either way; ties keep input order (a stable sort). */
-function ranked(members: VectorSample[], descending: boolean): VectorSample[] {
+function ranked(members: readonly VectorSample[], descending: boolean): VectorSample[] {
   return [...members].sort((a, b) => {
     const an = Number.isNaN(a.v);
     const bn = Number.isNaN(b.v);

@@ -22,6 +22,12 @@ describe("plainDecimals", () => {
     expect(read('["0.1","0.2","123456789.123456"]', 3)).toEqual([0.1, 0.2, 123456789.123456]);
   });
 
+  it("reads the list the pushed quantile asks for, its quotes removed, as the quoted one", () => {
+    expect(read("[21.43,7,-0.5,0,110.35,999999999.999999]", 6)).toEqual([21.43, 7, -0.5, 0, 110.35, 999999999.999999]);
+    expect(read("[1]", 1)).toEqual([1]);
+    expect(Object.is(plainDecimals("[-0]", 1)![0], -0)).toBe(true);
+  });
+
   it("leaves every other shape to the general parse", () => {
     for (const list of [
       '["1e3"]',
@@ -33,11 +39,17 @@ describe("plainDecimals", () => {
       '["+1"]',
       '["1.2.3"]',
       '["0x10"]',
+      "[0x10]",
       '["1234567890123456"]',
+      "[1234567890123456]",
+      "[1e3]",
+      "[1.]",
+      '["1]',
+      '[1"]',
       '["0.30000000000000004"]',
       '["1\\u0030"]',
-      "[1]",
       '["1", "2"]',
+      "[1, 2]",
       '["1",]',
       '["1"',
       '["1","2',
@@ -69,6 +81,8 @@ describe("plainDecimals", () => {
         const values = plainDecimals(JSON.stringify(texts), texts.length);
         expect(values).toBeDefined();
         texts.forEach((text, i) => expect(Object.is(values![i], Number(text)), text).toBe(true));
+        const unquoted = plainDecimals(`[${texts.join(",")}]`, texts.length);
+        expect(unquoted && [...unquoted]).toEqual([...values!]);
       }),
       { numRuns: 2000, seed: 2604 },
     );

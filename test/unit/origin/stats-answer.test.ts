@@ -168,4 +168,39 @@ describe("readStatsAnswer", () => {
       { numRuns: 500, seed: 2634 },
     );
   });
+
+  it("gives the table parsed rows give when lines repeat a few sets of names, as answers do (property)", () => {
+    // Names that share prefixes, lengths and orders, so that a line nearly like the last one must not be
+    // taken for it.
+    const names = fc.constantFrom(
+      ["_time", "pod", "__v"],
+      ["_time", "pod", "__v", "__n"],
+      ["_time", "pods", "__v"],
+      ["_time", "po", "__v"],
+      ["_time", "pod"],
+      ["pod", "_time", "__v"],
+      ["_time", "pod", "level", "__v"],
+      ["_time", "level", "pod", "__v"],
+      ["_time", "bod", "__v"],
+      ["_time", "pod", "__n"],
+    );
+    const text = fc.oneof(
+      fc.constantFrom("", "a", "b", "12", "007", "1.5", "-0", "NaN", T1, T2),
+      fc.string({ maxLength: 4 }),
+    );
+    const line = fc.tuple(names, fc.array(text, { minLength: 4, maxLength: 4 }), fc.boolean());
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 16 }), (lines) => {
+        const body = lines
+          .map(
+            ([fields, texts, numeric]) =>
+              `{${fields.map((n, i) => `${JSON.stringify(n)}:${numeric && n === "__v" ? 5 : JSON.stringify(texts[i])}`).join(",")}}`,
+          )
+          .join("\n");
+        const values = ["__v", "__n"];
+        expect(contents(readTable(body, values))).toEqual(contents(parsedTable(body, values)));
+      }),
+      { numRuns: 1000, seed: 2635 },
+    );
+  });
 });

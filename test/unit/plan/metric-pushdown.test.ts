@@ -25,7 +25,7 @@ describe("metric push-down planning", () => {
     expect(p.logsql).toBe(
       '{app="x"} | math ((_time - 40000000000) % 190000000000) as __window_phase' +
         " | filter __window_phase:>9999000000 or __window_phase:<1000000 | delete __window_phase" +
-        " | len(_msg) as __n | stats by (_time:10000000000ns offset 1ns) sum(__n) as __v",
+        " | stats by (_time:10000000000ns offset 1ns) sum_len(_msg) as __v",
     );
   });
 

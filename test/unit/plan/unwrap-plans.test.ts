@@ -63,6 +63,7 @@ describe("planUnwrapPushdown", () => {
     expect(plan.logsql).toMatch(
       /stats by \(_time:60000000000ns offset 1ns, cluster\) values\(__guard_exact\) limit 1000000 if \(__guard_exact:\*\) as __v, count\(\) if \(__guard_exact:\*\) as __n, count\(\) if \(latency_ms:\* or /,
     );
+    expect(plan.logsql.endsWith(String.raw` as __bad | replace ("\"", "") at __v`)).toBe(true);
   });
 
   it("spells a key's `_` as any character or escape, never as a wide negated class", () => {
