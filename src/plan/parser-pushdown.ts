@@ -57,7 +57,7 @@
  * - JSON: Loki's scanner takes any token starting with a digit or `-` as a number and does not
  *   read arrays, but rejects a member value starting otherwise; VictoriaLogs reads `+1`, `.5`,
  *   `NaN`, `Inf`, `nan` and then extracts keys Loki's parser never reaches: any line with such a
- *   value after a `:`. Raw control characters and escapes other than JSON's: any such line. Arrays
+ *   value after a `:` (and JSON's whitespace). Escapes other than JSON's: any such line. Arrays
  *   (VictoriaLogs keeps their text, Loki skips them): a relevant value starting with `[` or `{`.
  * - logfmt: VictoriaLogs splits pairs at spaces only (Loki at every byte ≤ 0x20), takes
  *   `a="x y=1` as `a="x` and `y=1` (Loki stops at the unterminated quote), keeps `=` and `"` inside
@@ -155,11 +155,13 @@ const ESCAPES = String.raw`\\u|\x{FFFD}`;
  */
 const KELVIN = String.raw`\x{212A}`;
 /**
- * A JSON line holds a control character, or an escape JSON does not define: a backslash after an
- * even run of them, so that `\\x` — an escaped backslash, then `x` — is not one. The precise regex
- * runs only on lines the plain one matches: led by a class, it costs the origin ten times more.
+ * A JSON line holds an escape JSON does not define: a backslash after an even run of them, so that
+ * `\\x` — an escaped backslash, then `x` — is not one. The precise regex runs only on lines the
+ * plain one matches: led by a class, it costs the origin ten times more. (Raw control characters
+ * need no line-level term: inside strings both sides keep them, and a used value holding one is
+ * guarded; outside strings both parsers stop, and a used key read before is caught as one
+ * VictoriaLogs did not extract; JSON's whitespace before a value is in LENIENT_NUMBER.)
  */
-const JSON_CONTROL = String.raw`[\x00-\x1f]`;
 const JSON_ODD_ESCAPE = [String.raw`\\[^"\\/bfnrtu]`, String.raw`(?:^|[^\\${KELVIN}])(?:\\\\)*\\[^"\\/bfnrtu]`];
 /**
  * A member value VictoriaLogs reads as a number and Loki's scanner rejects (it takes any token
@@ -170,7 +172,7 @@ const JSON_ODD_ESCAPE = [String.raw`\\[^"\\/bfnrtu]`, String.raw`(?:^|[^\\${KELV
  * line; led by `: *`, it ran a regex there instead, a fifth of the whole query's cost on a JSON
  * field panel.
  */
-const LENIENT_NUMBER = [String.raw`:[ +.NIin]`, String.raw`: *(?:[+.NIi]|n[aA])`];
+const LENIENT_NUMBER = [String.raw`:[\t\n\r +.NIin]`, String.raw`:[\t\n\r ]*(?:[+.NIi]|n[aA])`];
 /** A `"` inside a logfmt key (`"a"=1`, `a"b=1`): Loki skips the pair. */
 const LOGFMT_QUOTED_KEY = String.raw`"[^\x00-\x20"=${KELVIN}]*=`;
 
@@ -497,7 +499,7 @@ export function chainGuard(
   const terms = [`${ERROR}:*`, escapes, `_msg:~${quote(KELVIN)}`];
   const fromJson = jsonNames(chain, relevant);
   if (fromJson.length > 0) {
-    const jsonLine = [`_msg:~${quote(JSON_CONTROL)}`, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
+    const jsonLine = [gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
   }
   if (chain.logfmt && relevant.length > 0) {
@@ -742,12 +744,7 @@ export function guard(
   const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
   if (parser === "json") {
     // Only on lines VictoriaLogs may read as an object: from others neither side reads a key.
-    const jsonLine = [
-      JSON_UNSURE_ESCAPES,
-      `_msg:~${quote(JSON_CONTROL)}`,
-      gated(JSON_ODD_ESCAPE),
-      gated(LENIENT_NUMBER),
-    ];
+    const jsonLine = [JSON_UNSURE_ESCAPES, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
   } else {
     terms.push(`_msg:~${quote(ESCAPES)}`, `_msg:~${quote(LOGFMT_QUOTED_KEY)}`, "__odd:>0");

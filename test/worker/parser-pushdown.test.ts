@@ -189,6 +189,15 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"g": "a", "num": 1,}',
     '{"g": "a", "num": 1} {"g": "b"}',
     '{"g": tru, "num": 1}',
+    // Raw control characters: JSON's whitespace before a number VictoriaLogs reads and Loki rejects,
+    // one Loki's key trimming removes, one outside a string (both parsers stop there).
+    '{"x":\t+1,"g":"tabplus","num": 1}',
+    '{"x":\n.5,"g":"nldot","num": 2}',
+    '{"x":\r\nNaN,"g":"crnan","num": 3}',
+    '{"g\u000b": "vt", "num": 1}',
+    '{"num": 1,\u0001"g": "ctl"}',
+    '{"g": "a",\u0001"num": 5}',
+    '{"g":\t"tabbed",\n"num":\t4}',
   ];
   /**
    * Lines as encoders write them, with every field the shapes read: Go's encoding/json escapes `&`,

@@ -43,7 +43,7 @@ describe("planParserPushdown", () => {
       String.raw`_msg:~"\\\\u|\\x{FFFD}"`, // `\u` escapes, U+FFFD
       String.raw`_msg:~"\\x{212A}"`, // the Kelvin sign, which the wide classes below leave out
       String.raw`(?:^|[^\\\\\\x{212A}])(?:\\\\\\\\)*\\\\[^\"\\\\/bfnrtu]`, // escapes JSON does not define
-      String.raw`_msg:~":[ +.NIin]" _msg:~": *(?:[+.NIi]|n[aA])"`, // numbers VictoriaLogs reads and Loki rejects
+      String.raw`_msg:~":[\\t\\n\\r +.NIin]" _msg:~":[\\t\\n\\r ]*(?:[+.NIi]|n[aA])"`, // numbers VictoriaLogs reads and Loki rejects
       '(__b_method:* not {method=~".+"} (__p_method:* or _msg:~', // metadata loses to the parsed key
       '(__b_method:"" __p_method:"" _msg:~"method', // a key VictoriaLogs did not extract
       "__guard_d0:>6", // `method` twice
