@@ -15,7 +15,7 @@ import { PointLimitError } from "../engine/metric/errors";
 import type { ScanStats } from "./logs";
 import type { LabelFilterExpr } from "../logql/ast";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
-import { bucketRows, windowTotals, type GroupBuckets } from "./metric-pushdown";
+import { bucketRows, groupLabelsOf, windowTotals, type GroupBuckets } from "./metric-pushdown";
 
 export async function runLevelPlan(
   client: CachedOrigin,
@@ -52,11 +52,7 @@ export async function runLevelPlan(
       const level = levelOfGroup(row);
       if (level === undefined) return "declined";
       if (keeps.every((keep) => keep(level))) {
-        const labels: Labels = {};
-        plan.labels.forEach((name, k) => {
-          const v = row[labelFields[k]!];
-          if (v) labels[name] = v;
-        });
+        const labels = groupLabelsOf(row, labelFields, plan.labels);
         if (plan.byLevel) labels[DETECTED_LEVEL] = level;
         const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
         g = groups.get(id);

@@ -91,10 +91,22 @@ export async function bucketRows(
   return { table, ends, ranks, rankEnds, keys, labels };
 }
 
-/** A row's labels among `groupBy`: Loki has no empty labels, VictoriaLogs reads a missing field as "". */
-export function groupLabelsOf(row: VLRow, groupBy: readonly string[]): Labels {
+/**
+ * A row's labels among `groupBy`, each under its Loki name (`names`, where the origin's fields are
+ * named apart from the labels): Loki has no empty labels, VictoriaLogs reads a missing field as "".
+ * A value equal to `setEmpty` stands for a label set to "" (Loki keeps those as series of their own).
+ */
+export function groupLabelsOf(
+  row: VLRow,
+  groupBy: readonly string[],
+  names: readonly string[] = groupBy,
+  setEmpty?: string,
+): Labels {
   const labels: Labels = {};
-  for (const name of groupBy) if (row[name]) labels[name] = row[name];
+  for (let i = 0; i < groupBy.length; i++) {
+    const v = row[groupBy[i]!];
+    if (v) labels[names[i]!] = v === setEmpty ? "" : v;
+  }
   return labels;
 }
 

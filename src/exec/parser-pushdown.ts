@@ -4,13 +4,13 @@
  * many rows anywhere it could not prove Loki reads the same way. Any such row means "evaluate
  * locally" ("guarded"); otherwise each evaluation window adds up its buckets.
  */
-import type { Labels, Series } from "../engine/types";
+import type { Series } from "../engine/types";
 import { PointLimitError } from "../engine/metric/errors";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import type { ScanStats } from "./logs";
-import { bucketRows, windowTotals, type GroupBuckets } from "./metric-pushdown";
+import { bucketRows, groupLabelsOf, windowTotals, type GroupBuckets } from "./metric-pushdown";
 
 export async function runParserPlan(
   client: CachedOrigin,
@@ -42,22 +42,15 @@ export async function runParserPlan(
     let g = byGroup[gi];
     if (!g) {
       g = groups.get(keys[gi]!);
-      if (!g) groups.set(keys[gi]!, (g = { labels: lokiLabels(labels[gi]!, plan), ranks: [], values: [] }));
+      if (!g)
+        groups.set(
+          keys[gi]!,
+          (g = { labels: groupLabelsOf(labels[gi]!, plan.groupBy, plan.labels, plan.setEmpty), ranks: [], values: [] }),
+        );
       byGroup[gi] = g;
     }
     g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, value));
   }
   return windowTotals(groups.values(), grid, plan, rankEnds);
-}
-
-/** The group's labels under Loki's names (the origin's fields are named apart from row fields). */
-function lokiLabels(fields: Labels, plan: ParserBucketPlan): Labels {
-  const labels: Labels = {};
-  plan.groupBy.forEach((field, i) => {
-    const v = fields[field];
-    if (v === undefined || v === "") return;
-    labels[plan.labels[i]!] = v === plan.setEmpty ? "" : v;
-  });
-  return labels;
 }

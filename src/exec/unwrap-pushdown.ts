@@ -10,7 +10,7 @@ import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
 import type { ScanStats } from "./logs";
-import { bucketRows, evaluationTimes, windowSpans } from "./metric-pushdown";
+import { bucketRows, evaluationTimes, groupLabelsOf, windowSpans } from "./metric-pushdown";
 import { POINTS_PER_STATS_ROW, POINTS_PER_TEXT_ROW } from "../cache/extents";
 import { plainDecimals } from "./decimal-list";
 import { SortedWindow } from "./sorted-window";
@@ -78,7 +78,14 @@ async function runOnePlan(
       bucket = { end, value: 0, count, values };
     } else bucket = { end, value: table.value(i, value), count };
     let g = groups.get(keys[gi]!);
-    if (!g) groups.set(keys[gi]!, (g = { labels: lokiLabels(labels[gi]!, plan), buckets: [] }));
+    if (!g)
+      groups.set(
+        keys[gi]!,
+        (g = {
+          labels: plan.labels ? groupLabelsOf(labels[gi]!, plan.groupBy, plan.labels) : labels[gi]!,
+          buckets: [],
+        }),
+      );
     g.buckets.push(bucket);
   }
 
@@ -134,15 +141,4 @@ function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: num
     count += b.count;
   }
   return fn === "avg" ? acc / count : acc;
-}
-
-/** A group's labels under Loki's names, where the plan groups by fields of other names. */
-function lokiLabels(fields: Labels, plan: UnwrapBucketPlan): Labels {
-  if (!plan.labels) return fields;
-  const labels: Labels = {};
-  plan.groupBy.forEach((field, k) => {
-    const v = fields[field];
-    if (v) labels[plan.labels![k]!] = v;
-  });
-  return labels;
 }

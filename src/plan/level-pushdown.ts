@@ -192,7 +192,8 @@ export function planLevelPushdown(
   if (labels.some((name) => isSpecialField(name) || derivedNow.has(name) || name.startsWith("__dl_"))) {
     return undefined;
   }
-  const parses = planLogQuery(inner.range.selector, { derived }).local.some(isParser);
+  // Parsers always run in the Worker's part of the plan: the query's own stages tell.
+  const parses = inner.range.selector.pipeline.some(isParser);
   // With a parser, label filters must not become the origin's prefilters: its guard must see every row.
   const plan = planLogQuery(inner.range.selector, { derived, ...(parses && { prefilter: false }) });
   const levelFilters: LabelFilterExpr[] = [];
