@@ -46,6 +46,39 @@ describe("parser chains on the compat data", () => {
   });
 });
 
+/**
+ * Lines for one stream: plain ones, tricky ones, and the grouped label also as a stream label or
+ * as structured metadata, besides the lines'.
+ */
+interface LineSet {
+  plain: string[];
+  tricky: string[];
+  label?: "stream" | "metadata";
+}
+
+/** Random mixtures of plain lines, up to two tricky ones, and the label's other sources. */
+function mixturesOf(plainLine: fc.Arbitrary<string>, tricky: readonly string[]): fc.Arbitrary<LineSet> {
+  return fc.record({
+    plain: fc.array(plainLine, { minLength: 2, maxLength: 10 }),
+    tricky: fc.array(fc.constantFrom(...tricky), { maxLength: 2 }),
+    label: fc.constantFrom(undefined, undefined, "stream" as const, "metadata" as const),
+  });
+}
+
+/**
+ * Each set a stream of its own (`set="s<k>"`), one line every 7 s from `base` (so windows hold
+ * several and cut sets in between), `label` set to `from-stream` or `from-metadata` as the set says.
+ */
+function setStreams(sets: readonly LineSet[], app: string, label: string, base: bigint) {
+  return sets.map((set, k) => ({
+    stream: { app, set: `s${k}`, ...(set.label === "stream" ? { [label]: "from-stream" } : {}) },
+    values: [...set.plain, ...set.tricky].map((line, i) => {
+      const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
+      return set.label === "metadata" ? [ts, line, { [label]: "from-metadata" }] : [ts, line];
+    }),
+  }));
+}
+
 describe("parser chains over generated lines (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "33:5" };
   const base = BigInt(DATA_START) * 1_000_000_000n;
@@ -114,18 +147,8 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     "g.x=1 g-x=2",
   ];
 
-  interface LineSet {
-    plain: string[];
-    tricky: string[];
-    /** `g` as a stream label or as structured metadata, besides the lines'. */
-    label?: "stream" | "metadata";
-  }
   const plainOf = (seed: number) => fc.sample(plainLine, { numRuns: 6, seed });
-  const setOf = fc.record({
-    plain: fc.array(plainLine, { minLength: 2, maxLength: 10 }),
-    tricky: fc.array(fc.constantFrom(...TRICKY), { maxLength: 2 }),
-    label: fc.constantFrom(undefined, undefined, "stream" as const, "metadata" as const),
-  });
+  const setOf = mixturesOf(plainLine, TRICKY);
   // Every tricky line once among plain ones, plain mixtures alone, then random mixtures.
   const sets: LineSet[] = [
     ...TRICKY.map((line, k) => ({ plain: plainOf(k), tricky: [line] })),
@@ -148,16 +171,7 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     },
   ];
 
-  beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "pchain", set: `s${k}`, ...(set.label === "stream" ? { g: "from-stream" } : {}) },
-      values: [...set.plain, ...set.tricky].map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
-        return set.label === "metadata" ? [ts, line, { g: "from-metadata" }] : [ts, line];
-      }),
-    }));
-    await pushCounted("33:5", "pchain", streams, DATA_START);
-  });
+  beforeAll(() => pushCounted("33:5", "pchain", setStreams(sets, "pchain", "g", base), DATA_START));
 
   const DROP = "drop __error__, __error_details__";
   const shapes = (sel: string) => [
@@ -284,18 +298,8 @@ describe("Drilldown's nested JSON fields over generated lines (property, real Vi
     `{"http": {"method": "GET", "${"k".repeat(200)}": 1}}`,
   ];
 
-  interface LineSet {
-    plain: string[];
-    tricky: string[];
-    /** `http_method` as a stream label or as structured metadata, besides the lines'. */
-    label?: "stream" | "metadata";
-  }
   const plainOf = (seed: number) => fc.sample(plainLine, { numRuns: 6, seed });
-  const setOf = fc.record({
-    plain: fc.array(plainLine, { minLength: 2, maxLength: 10 }),
-    tricky: fc.array(fc.constantFrom(...TRICKY), { maxLength: 2 }),
-    label: fc.constantFrom(undefined, undefined, "stream" as const, "metadata" as const),
-  });
+  const setOf = mixturesOf(plainLine, TRICKY);
   const sets: LineSet[] = [
     ...TRICKY.map((line, k) => ({ plain: plainOf(k), tricky: [line] })),
     { plain: fc.sample(plainNested, { numRuns: 8, seed: 1 }), tricky: [] },
@@ -306,16 +310,7 @@ describe("Drilldown's nested JSON fields over generated lines (property, real Vi
     ...fc.sample(setOf, { numRuns: 12, seed: 3306 }),
   ];
 
-  beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "pnest", set: `s${k}`, ...(set.label === "stream" ? { http_method: "from-stream" } : {}) },
-      values: [...set.plain, ...set.tricky].map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
-        return set.label === "metadata" ? [ts, line, { http_method: "from-metadata" }] : [ts, line];
-      }),
-    }));
-    await pushCounted("33:6", "pnest", streams, DATA_START);
-  });
+  beforeAll(() => pushCounted("33:6", "pnest", setStreams(sets, "pnest", "http_method", base), DATA_START));
 
   const DROP = "drop __error__, __error_details__";
   const METHOD = 'http_method="[\\"http\\"][\\"method\\"]"';
