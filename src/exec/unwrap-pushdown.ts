@@ -14,6 +14,7 @@ import { bucketRows, evaluationTimes, groupLabelsOf, windowSpans } from "./metri
 import { POINTS_PER_STATS_ROW, POINTS_PER_TEXT_ROW } from "../cache/extents";
 import { plainDecimals } from "./decimal-list";
 import { SortedWindow } from "./sorted-window";
+import { labelNames } from "./meta";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
@@ -31,13 +32,47 @@ export async function runUnwrapPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[] | "guarded" | "incomplete"> {
-  const outcome = await runOnePlan(client, plan, grid, stats, maxPoints);
-  // Rows name a grouped label only in their lines: grouped by Loki's values of the labels instead.
-  if (outcome === "parsed-labels" && plan.parsedLabels) {
-    const again = await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints);
-    return again === "parsed-labels" ? "guarded" : again;
+  // Grouped by labels no selected stream has, the first plan would find them in the lines (or in
+  // structured metadata, which Loki's parsed labels override) and defer to `parsedLabels`, which is
+  // exact whatever the rows hold. The (cached) stream index says so while the first plan runs: then
+  // it is abandoned and `parsedLabels` asked at once, rather than after it.
+  if (plan.parsedLabels && plan.streams) {
+    const abandon = new AbortController();
+    const first = runOnePlan(client.withSignal(abandon.signal), plan, grid, stats, maxPoints);
+    // Its failure is thrown where it is awaited, or not at all once abandoned.
+    first.catch(() => undefined);
+    // Without the index's answer, the first plan's own answer decides, as it does alone.
+    if (!(await someStreamHas(client, plan).catch(() => true))) {
+      abandon.abort();
+      const direct = await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints);
+      return direct === "parsed-labels" ? "guarded" : direct;
+    }
+    return secondIfParsed(await first, client, plan, grid, stats, maxPoints);
   }
-  return outcome === "parsed-labels" ? "guarded" : outcome;
+  return secondIfParsed(await runOnePlan(client, plan, grid, stats, maxPoints), client, plan, grid, stats, maxPoints);
+}
+
+/** Rows name a grouped label only in their lines: grouped by Loki's values of the labels instead. */
+async function secondIfParsed(
+  outcome: Outcome,
+  client: CachedOrigin,
+  plan: UnwrapBucketPlan,
+  grid: MetricGrid,
+  stats: ScanStats,
+  maxPoints?: number,
+): Promise<Series[] | "guarded" | "incomplete"> {
+  if (outcome !== "parsed-labels") return outcome;
+  if (!plan.parsedLabels) return "guarded";
+  const again = await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints);
+  return again === "parsed-labels" ? "guarded" : again;
+}
+
+type Outcome = Series[] | "guarded" | "incomplete" | "parsed-labels";
+
+/** Whether a stream the plan selects has one of its grouped labels, from the (cached) stream index. */
+async function someStreamHas(client: CachedOrigin, plan: UnwrapBucketPlan): Promise<boolean> {
+  const names = new Set(await labelNames(client, plan.window, plan.streams));
+  return plan.groupBy.some((label) => names.has(label));
 }
 
 async function runOnePlan(
@@ -46,7 +81,7 @@ async function runOnePlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "guarded" | "incomplete" | "parsed-labels"> {
+): Promise<Outcome> {
   const quantiles = plan.fn === "quantile";
   const guards = plan.parsedLabels ? ["__bad", "__bad_label"] : ["__bad"];
   // A quantile's `__v` is a list of values, a text of each row's own: such a row costs what an object does.

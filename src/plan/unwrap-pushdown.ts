@@ -39,7 +39,7 @@
  * query names, and a prefixed `unpack_json … fields (f)` does not name its source — without the
  * guard's `_msg` terms in the same stats pipe, every `__unwrap_f` would be empty.
  */
-import type { LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import type { LabelFilterExpr, Matcher, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { escapeRegex, fieldName, quote } from "./logsql";
@@ -58,6 +58,11 @@ export interface UnwrapBucketPlan extends BucketGrid {
    * field and the line could give it: with no other guard row, the answer is then `parsedLabels`'.
    */
   parsedLabels?: UnwrapBucketPlan;
+  /**
+   * The selector's matchers, with `parsedLabels`: when no stream they select has a grouped label,
+   * no row has it as a field of its own, and `parsedLabels` is asked directly.
+   */
+  streams?: Matcher[];
   /** Loki's name for each field of `groupBy`, when not the field's own (grouped by parsed values). */
   labels?: string[];
 }
@@ -163,7 +168,7 @@ export function planUnwrapPushdown(
   const parsed =
     source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues, true);
   if (!parsed) return plan(source);
-  return { ...plan(source, source.labelBad), parsedLabels: plan(parsed) };
+  return { ...plan(source, source.labelBad), parsedLabels: plan(parsed), streams: inner.range.selector.matchers };
 }
 
 /**
