@@ -285,4 +285,17 @@ export const SHAPES = [
     }),
     vl: (w) => vlQuery('{namespace="prod"} | stats by (namespace) count() n, sum_len(_msg) b', w),
   },
+  {
+    id: "drilldown-level-logs",
+    name: 'Drilldown logs under a level filter `{service_name="auth"} | detected_level="error"` (limit 1000)',
+    pushed: false,
+    selector: '{service_name="auth"}',
+    loki: (w) =>
+      lokiRange('{service_name="auth"} | detected_level="error"', w, { limit: "1000", direction: "backward" }),
+    vl: (w) =>
+      vlQuery(
+        '{service_name="auth"} | unpack_logfmt fields (level) | filter level:=error | sort by (_time desc) | limit 1000',
+        w,
+      ),
+  },
 ];

@@ -24,6 +24,10 @@ export interface DerivedFieldRules {
 export const SERVICE_NAME = "service_name";
 export const UNKNOWN_SERVICE = "unknown_service";
 export const DETECTED_LEVEL = "detected_level";
+/** The level of a row none of Loki's rules gives one. */
+export const UNKNOWN_LEVEL = "unknown";
+/** The OpenTelemetry severity number a level may be read from. */
+export const SEVERITY_NUMBER = "severity_number";
 
 /** Loki's `discover_service_name` default. */
 export const DEFAULT_SERVICE_NAME_LABELS = [
@@ -204,7 +208,7 @@ export function detectLevelWith(stream: Labels, metadata: Labels, fromLine: () =
   if (existing !== undefined) return normalizeLevel(existing);
   const fromLabel = streamLevelField(stream) ?? firstLevelField(metadata);
   if (fromLabel !== undefined) return normalizeLevel(fromLabel);
-  const severity = metadata["severity_number"];
+  const severity = metadata[SEVERITY_NUMBER];
   if (severity) return levelOfSeverityNumber(severity);
   return fromLine();
 }
@@ -240,46 +244,34 @@ export function normalizeLevel(level: string): string {
   return knownLevel(level) ?? level;
 }
 
+/** Each level Loki names, with the spellings (any case) it reads as that level. */
+export const LEVEL_SPELLINGS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["trace", ["trace", "trc"]],
+  ["debug", ["debug", "dbg"]],
+  ["info", ["info", "inf", "information"]],
+  ["warn", ["warn", "wrn", "warning"]],
+  ["error", ["error", "err"]],
+  ["critical", ["critical"]],
+  ["fatal", ["fatal"]],
+]);
+const LEVEL_OF_SPELLING = new Map([...LEVEL_SPELLINGS].flatMap(([level, all]) => all.map((s) => [s, level] as const)));
+
 function knownLevel(v: string): string | undefined {
-  switch (v.toLowerCase()) {
-    case "trace":
-    case "trc":
-      return "trace";
-    case "debug":
-    case "dbg":
-      return "debug";
-    case "info":
-    case "inf":
-    case "information":
-      return "info";
-    case "warn":
-    case "wrn":
-    case "warning":
-      return "warn";
-    case "error":
-    case "err":
-      return "error";
-    case "critical":
-      return "critical";
-    case "fatal":
-      return "fatal";
-    default:
-      return undefined;
-  }
+  return LEVEL_OF_SPELLING.get(v.toLowerCase());
 }
 
 /** OpenTelemetry severity numbers: 1–4 trace, 5–8 debug, 9–12 info, 13–16 warn, 17–20 error, 21–24 fatal. */
 function levelOfSeverityNumber(text: string): string {
   if (!/^[+-]?\d+$/.test(text)) return "info";
   const n = Number(text);
-  if (n === 0) return "unknown";
+  if (n === 0) return UNKNOWN_LEVEL;
   if (n <= 4) return "trace";
   if (n <= 8) return "debug";
   if (n <= 12) return "info";
   if (n <= 16) return "warn";
   if (n <= 20) return "error";
   if (n <= 24) return "fatal";
-  return "unknown";
+  return UNKNOWN_LEVEL;
 }
 
 function levelFromLine(line: string): string {
@@ -367,13 +359,13 @@ const RIGHT_BOUNDARY = new Set([...LEVEL_WORD_RIGHT]);
 export function levelOfWord(word: string): string {
   const lower = word.toLowerCase();
   for (const [w, level] of LEVEL_WORDS) if (w === lower) return level;
-  return "unknown";
+  return UNKNOWN_LEVEL;
 }
 
 function levelFromWords(line: string): string {
   const lower = line.toLowerCase();
   let at = lower.length;
-  let guess = "unknown";
+  let guess = UNKNOWN_LEVEL;
   for (const [word, level] of LEVEL_WORDS) {
     const pos = boundedIndex(lower, word);
     if (pos === -1 || pos >= at) continue;

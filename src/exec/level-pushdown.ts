@@ -8,9 +8,15 @@
 import type { Labels, Series } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
-import { INPUT, LEVEL_LABEL_INPUTS, SEVERITY_NUMBER, type LevelBucketPlan } from "../plan/level-pushdown";
+import { INPUT, LEVEL_LABEL_INPUTS, type LevelBucketPlan } from "../plan/level-pushdown";
 import type { VLRow } from "../origin/rows";
-import { DETECTED_LEVEL, detectLevelWith, levelOfLineParts, levelOfWord } from "../engine/derived-fields";
+import {
+  DETECTED_LEVEL,
+  SEVERITY_NUMBER,
+  detectLevelWith,
+  levelOfLineParts,
+  levelOfWord,
+} from "../engine/derived-fields";
 import { PointLimitError } from "../engine/metric/errors";
 import type { ScanStats } from "./logs";
 import type { LabelFilterExpr } from "../logql/ast";

@@ -61,6 +61,7 @@ import {
   LEVEL_WORDS,
   LEVEL_WORD_LEFT,
   LEVEL_WORD_RIGHT,
+  SEVERITY_NUMBER,
   derivedNames,
   type DerivedFieldRules,
 } from "../engine/derived-fields";
@@ -95,7 +96,6 @@ export const INPUT = {
   equals: "__dl_eq",
   word: "__dl_w",
 } as const;
-export const SEVERITY_NUMBER = "severity_number";
 
 /** JavaScript's `\s`: what `trimStart` and `trimEnd` remove. */
 const JS_SPACE = String.raw`\t\n\x{0b}\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`;

@@ -21,6 +21,8 @@
 import type { LabelFilterExpr, PipelineStage } from "../logql/ast";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { fold } from "../logql/walk";
+import { DETECTED_LEVEL } from "../engine/derived-fields";
+import { levelFilterCondition } from "./level-filter";
 
 /**
  * `_msg` holds a backslash or U+FFFD: the line has an escape, or a character the json stage drops
@@ -35,20 +37,24 @@ export function labelFilterPrefilters(
   derived: ReadonlySet<string> = new Set(),
 ): string[] {
   const out: string[] = [];
+  let afterParser = false;
   for (const stage of pipeline) {
     switch (stage.kind) {
       case "LineFilter":
-      case "RegexpParser":
-      case "PatternParser":
       case "Drop":
       case "Keep":
+        continue;
+      case "RegexpParser":
+      case "PatternParser":
+        afterParser = true;
         continue;
       case "JsonParser":
       case "LogfmtParser":
         if (stage.params.length > 0) return out;
+        afterParser = true;
         continue;
       case "LabelFilter": {
-        const condition = necessary(stage.filter, derived);
+        const condition = necessary(stage.filter, derived, afterParser);
         if (condition !== undefined) out.push(condition);
         continue;
       }
@@ -60,7 +66,7 @@ export function labelFilterPrefilters(
 }
 
 /** A LogsQL filter every row passing `f` satisfies, or undefined when there is none to offer. */
-function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | undefined {
+function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>, afterParser: boolean): string | undefined {
   return fold<string | undefined>(
     f,
     {
@@ -74,17 +80,18 @@ function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | u
               return left ?? right;
             }
             return left !== undefined && right !== undefined ? `(${left} or ${right})` : undefined;
-          case "string":
-            // Error labels and derived fields are set by the Worker, not read from the line or the origin's fields.
-            if (
-              node.op !== "=" ||
-              node.value === "" ||
-              node.name.startsWith("__") ||
-              isSpecialField(node.name) ||
-              derived.has(node.name)
-            )
-              return undefined;
-            return `(_msg:~${quote(escapeRegex(node.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(node.name)}:=${quote(node.value)})`;
+          case "string": {
+            const valueInLine =
+              node.op !== "=" || node.value === "" || node.name.startsWith("__") || isSpecialField(node.name)
+                ? undefined
+                : `(_msg:~${quote(escapeRegex(node.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(node.name)}:=${quote(node.value)})`;
+            // The level the Worker derives has conditions of its own (level-filter.ts).
+            if (node.name === DETECTED_LEVEL && derived.has(DETECTED_LEVEL)) {
+              return levelFilterCondition(node, afterParser, valueInLine);
+            }
+            // Error labels and other derived fields are set by the Worker, not read from the line or the origin's fields.
+            return derived.has(node.name) ? undefined : valueInLine;
+          }
           default:
             return undefined;
         }

@@ -12,6 +12,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { pushCounted, pushedAndLocal } from "./support/metric-answers";
 import type { Env } from "../../src/config";
 import { queryTraffic } from "./support/traffic";
+import { queryRange } from "./support/request";
 import { DEFAULT_SERVICE_NAME_LABELS } from "../../src/engine/derived-fields";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
@@ -25,6 +26,33 @@ const DISCOVERY: Partial<Env> = {
 /** The query answered with push-down on and off, level discovery on. */
 const both = (query: string, params: Record<string, string>, headers: Record<string, string> = {}) =>
   pushedAndLocal(query, params, headers, DISCOVERY);
+
+/**
+ * A log query answered with push-down (and the origin's condition for `detected_level` filters,
+ * plan/level-filter.ts) and without: the same entries, labels included. The rows each read.
+ */
+async function sameLogs(
+  query: string,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ pushed: number; local: number; entries: number }> {
+  const ask = async (pushdown: boolean) => {
+    const res = await queryRange(
+      { query, limit: "5000", direction: "forward", ...params },
+      { headers, env: { ...DISCOVERY, PUSHDOWN: pushdown ? "on" : "off", CACHE: "off" } },
+    );
+    expect(res.status, res.body).toBe(200);
+    const entries: string[] = [];
+    for (const s of res.json.data.result) {
+      const labels = JSON.stringify(Object.entries(s.stream as Record<string, string>).sort());
+      for (const [ts, line] of s.values) entries.push(`${ts} ${labels} ${line}`);
+    }
+    return { entries: entries.sort(), scanned: res.json.data.stats.summary.totalLinesProcessed as number };
+  };
+  const [pushed, local] = [await ask(true), await ask(false)];
+  expect(pushed.entries, query).toEqual(local.entries);
+  return { pushed: pushed.scanned, local: local.scanned, entries: local.entries.length };
+}
 
 describe("level push-down on the compat data", () => {
   const range = { start: String(DATA_START), end: String(DATA_END), step: "60" };
@@ -72,6 +100,35 @@ describe("level push-down on the compat data", () => {
     ]) {
       const { pushed } = await both(query, range);
       expect(pushed.linesScanned, query).not.toBe(0);
+    }
+  });
+});
+
+describe("log queries filtered by detected_level (compat data, 6 h)", () => {
+  const range = { start: String(DATA_START), end: String(DATA_END) };
+
+  it("read only the rows that can hold the level, with the same answer", async () => {
+    for (const query of [
+      '{service_name="auth"} | detected_level="error"',
+      '{app="checkout"} | detected_level=~"error|warn"',
+      '{app="worker"} | detected_level="warn" | logfmt | job="email"',
+      '{namespace="prod"} |= "order" | detected_level="debug"',
+      '{app="nginx"} | detected_level="error"',
+    ]) {
+      const { pushed, local } = await sameLogs(query, range);
+      expect(local, query).toBeGreaterThan(0);
+      expect(pushed * 4, `${query}: ${pushed} of ${local} rows read`).toBeLessThan(local);
+    }
+  });
+
+  it("read every row for filters `unknown` could pass, with the same answer", async () => {
+    for (const query of [
+      '{service_name="auth"} | detected_level!="error"',
+      '{app="nginx"} | detected_level=~"unknown|error"',
+      '{app="worker"} | logfmt | detected_level=~"err.*"',
+    ]) {
+      const { pushed, local } = await sameLogs(query, range);
+      expect(pushed, query).toBe(local);
     }
   });
 });
@@ -136,6 +193,8 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     tricky(['{"a": {"level": "debug"}, "level": "info"}', '{"a": [1], "level": "info"}']),
     tricky(['{"lev\\u0065l": "error"}', '{"s": "a\\"b", "level": "warn"}']),
     tricky([' {"level": "info"}', '{"level": "info"} ', '{"level": "info"}\u00a0']),
+    // Levels spelled with escapes: the line's text holds no spelling of them.
+    tricky(['{"level": "\\u0045RROR"}', '{"msg": "x", "level": "w\\u0061rn"}', 'level="\\u0065rr" msg=x']),
     // logfmt level keys.
     plain(["level=info msg=x", "LEVEL=Error msg=y", 'ts=1 msg="a b c" Level="warning"']),
     plain(["\u001b[31mERROR\u001b[0m level=error caller=x", "level= msg=fatal", 'a="" level=dbg']),
@@ -179,6 +238,16 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
         const { pushed, local } = await both(query, range, TENANT);
         if (!query.includes("=~")) expect(local.series.size, `${query} ${JSON.stringify(set)}`).toBeGreaterThan(0);
         if (set.settled) expect(pushed.linesScanned, `${query} was not pushed: ${JSON.stringify(set)}`).toBe(0);
+      }
+      // Log queries filtered by level: the origin's condition keeps every row the filter keeps.
+      for (const query of [
+        `{app="lgen", set="s${k}"} | detected_level="error"`,
+        `{app="lgen", set="s${k}"} | detected_level=~"warn|fatal|critical"`,
+        `{app="lgen", set="s${k}"} | detected_level="custom" or detected_level="loud"`,
+        `{app="lgen", set="s${k}"} | json | detected_level="custom"`,
+        `{app="lgen", set="s${k}"} | logfmt | detected_level=~"debug|info"`,
+      ]) {
+        await sameLogs(query, range, TENANT);
       }
       // Behind a parser its guard may also send the query back: the answers must agree.
       for (const query of [
@@ -334,5 +403,23 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     // Most random sets hold a line the reduction does not settle; some must be pushed for the
     // property to compare the push-down at all.
     expect(pushed).toBeGreaterThan(3);
+  });
+
+  it("log queries filtered by level: the origin's condition keeps every row the filter keeps", async () => {
+    const range = { start: String(DATA_START), end: String(DATA_START + 600) };
+    let entries = 0;
+    for (const filter of [
+      ...["error", "warn", "info", "debug", "trace", "fatal", "critical", "loud", "x", "dbg"].map(
+        (level) => `detected_level="${level}"`,
+      ),
+      'detected_level=~"error|warn"',
+      'detected_level=~"(?i)INFO"',
+      'detected_level=~"d.*"',
+    ]) {
+      entries += (await sameLogs(`{app="lprop"} | ${filter}`, range, TENANT)).entries;
+      await sameLogs(`{app="lprop"} | json | ${filter}`, range, TENANT);
+    }
+    // The sets hold lines of each level: the comparisons compared something.
+    expect(entries).toBeGreaterThan(sets.length);
   });
 });

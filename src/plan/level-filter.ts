@@ -1,0 +1,78 @@
+/**
+ * A condition VictoriaLogs can test that every row passing a filter on the derived `detected_level`
+ * satisfies (Logs Drilldown's `{service_name="checkout"} | detected_level="error"`), so that the
+ * origin sends only rows that can match instead of every row of the window. The filter itself
+ * still runs in the Worker, on the level it derives (engine/derived-fields.ts): the condition only
+ * has to hold a SUPERSET of the rows it keeps.
+ *
+ * Why it is one. A row's level comes from the first of these that gives one:
+ * - a level field (`detected_level`, then Loki's level field names) of its stream labels or
+ *   structured metadata, both of which are VictoriaLogs fields of that name: the value normalised,
+ *   so a known spelling (any case) of a level, else the value itself;
+ * - `severity_number`: one of Loki's levels, or `unknown`;
+ * - the line: a known level read from a JSON or logfmt level value, or named by a level word, else
+ *   `unknown`. A known level read from the line needs one of its spellings in the line, in any
+ *   case, unless the value is spelled with escapes (a backslash in the line); Go's case-insensitive
+ *   matching folds more characters than lower-casing does, except `İ`, which lower-cases to an `i`
+ *   with a combining dot and so can end no spelling, and `K` (Kelvin sign): both are sent anyway.
+ * So a row whose level the filter keeps has a level field holding a spelling of a kept level or a
+ * value the filter keeps as written, or a `severity_number`, or a line holding a spelling of a kept
+ * level (or an escape). A filter keeping `unknown` keeps rows of any kind: it gets no condition.
+ *
+ * A parser before the filter may extract a `detected_level` label of its own from the line, which
+ * replaces the derived one: for `=` the line then holds the value (prefilter.ts), otherwise the
+ * filter gets no condition.
+ */
+import type { LabelFilterExpr } from "../logql/ast";
+import { stringMatcher } from "../engine/pipeline/labelfilter";
+import { LEVEL_FIELDS, LEVEL_SPELLINGS, SEVERITY_NUMBER, UNKNOWN_LEVEL } from "../engine/derived-fields";
+import { escapeRegex, fieldName, quote } from "./logsql";
+
+type StringFilter = Extract<LabelFilterExpr, { type: "string" }>;
+
+/** The fields a row's level may be read from before its line, in any order (the superset needs no order). */
+const LEVEL_LABELS = ["detected_level", ...LEVEL_FIELDS];
+/** Every level a row can be given, `unknown` included. */
+const LEVELS = [...LEVEL_SPELLINGS.keys(), UNKNOWN_LEVEL];
+/** Levels `severity_number` can give (every one of Loki's but `critical`). */
+const SEVERITY_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
+/** A line whose level value may be spelled otherwise than its text: escapes, and characters that case-fold apart. */
+const LINE_MAY_HIDE_SPELLING = `_msg:~${quote("[\\\\\u{130}\u{212A}]")}`;
+
+/**
+ * The LogsQL condition for a string filter on the derived `detected_level`, or undefined when
+ * there is none to offer. After a parser, `valueInLine` is a condition every row whose parsed
+ * `detected_level` the filter keeps meets (undefined: none).
+ */
+export function levelFilterCondition(
+  f: StringFilter,
+  afterParser: boolean,
+  valueInLine: string | undefined,
+): string | undefined {
+  const keeps = stringMatcher(f.op, f.value);
+  const kept = LEVELS.filter((level) => keeps(level));
+  if (kept.includes(UNKNOWN_LEVEL) || (afterParser && valueInLine === undefined)) return undefined;
+  const spellings = kept.flatMap((level) => LEVEL_SPELLINGS.get(level) ?? []);
+  // A level field's value as written, when it is no known spelling.
+  const asWritten = (field: string) => {
+    switch (f.op) {
+      case "=":
+        return `${field}:=${quote(f.value)}`;
+      case "=~":
+        return `${field}:~${quote(`^(?:${f.value})$`)}`;
+      default:
+        return `${field}:*`;
+    }
+  };
+  const anySpelling = spellings.length > 0 ? `(?i)(?:${spellings.map(escapeRegex).join("|")})` : undefined;
+  const terms = LEVEL_LABELS.map((name) => {
+    const field = fieldName(name);
+    return anySpelling === undefined
+      ? asWritten(field)
+      : `${field}:~${quote(`^${anySpelling}$`)} or ${asWritten(field)}`;
+  });
+  if (kept.some((level) => SEVERITY_LEVELS.has(level))) terms.push(`${fieldName(SEVERITY_NUMBER)}:*`);
+  if (anySpelling !== undefined) terms.push(`_msg:~${quote(anySpelling)}`, LINE_MAY_HIDE_SPELLING);
+  if (afterParser) terms.push(valueInLine!);
+  return `(${terms.join(" or ")})`;
+}

@@ -1,0 +1,62 @@
+/** Which `detected_level` filters get an origin condition, and what it admits. Answers are proved against the real origin in test/worker/level-pushdown.test.ts. */
+import { describe, expect, it } from "vitest";
+import { parseExpr } from "../../../src/logql/parser";
+import type { LogSelectorExpr } from "../../../src/logql/ast";
+import { labelFilterPrefilters } from "../../../src/plan/prefilter";
+
+const DERIVED = new Set(["detected_level", "service_name"]);
+const pre = (q: string) => labelFilterPrefilters((parseExpr(q) as LogSelectorExpr).pipeline, DERIVED);
+
+describe("detected_level filters' origin condition", () => {
+  it("admits the level's spellings in level fields and the line, severity numbers and escapes", () => {
+    const [c] = pre('{app="a"} | detected_level="error"');
+    expect(c).toContain('level:~"^(?i)(?:error|err)$" or level:="error"');
+    expect(c).toContain('log.level:~"^(?i)(?:error|err)$"');
+    expect(c).toContain('detected_level:~"^(?i)(?:error|err)$"');
+    expect(c).toContain("severity_number:*");
+    expect(c).toContain('_msg:~"(?i)(?:error|err)"');
+    expect(c).toContain(`_msg:~${JSON.stringify("[\\\\\u0130\u212A]")}`);
+  });
+
+  it("admits a value no rule gives only where a level field holds it as written", () => {
+    const [c] = pre('{app="a"} | detected_level="custom"');
+    expect(c).toContain('level:="custom"');
+    expect(c).not.toContain("_msg");
+    expect(c).not.toContain("severity_number");
+  });
+
+  it("reads `critical` from no severity number", () => {
+    expect(pre('{app="a"} | detected_level="critical"')[0]).not.toContain("severity_number");
+  });
+
+  it("offers nothing for a filter `unknown` passes", () => {
+    for (const f of [
+      'detected_level!="error"',
+      'detected_level=~"unknown|error"',
+      'detected_level=~".*"',
+      'detected_level!~"info"',
+    ]) {
+      expect(pre(`{app="a"} | ${f}`), f).toEqual([]);
+    }
+  });
+
+  it("after a parser, which may extract a `detected_level` of its own: the value in the line too, for `=` only", () => {
+    const [c] = pre('{app="a"} | json | detected_level="error"');
+    expect(c).toContain('_msg:~"error" or');
+    expect(c).toContain('detected_level:="error")');
+    expect(pre('{app="a"} | logfmt | detected_level=~"error|warn"')).toEqual([]);
+  });
+
+  it("combines with `or` when both sides offer one", () => {
+    const [c] = pre('{app="a"} | detected_level="error" or detected_level="warn"');
+    expect(c).toMatch(/^\(\(.*\) or \(.*\)\)$/);
+    expect(pre('{app="a"} | detected_level="error" or detected_level="unknown"')).toEqual([]);
+  });
+
+  it("is an ordinary field's condition when levels are not derived", () => {
+    const plain = labelFilterPrefilters(
+      (parseExpr('{app="a"} | json | detected_level="error"') as LogSelectorExpr).pipeline,
+    );
+    expect(plain).toEqual([`(_msg:~"error" or _msg:~${JSON.stringify("[\\\\\uFFFD]")} or detected_level:="error")`]);
+  });
+});
