@@ -298,4 +298,20 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "drilldown-pattern-levels",
+    name: 'Drilldown levels under an included pattern `sum by (detected_level) (count_over_time({service_name="worker"} |> "<_> msg=\\"order created\\" <_>" [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="worker"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (detected_level) (count_over_time({service_name="worker"} |> "<_> msg=\\"order created\\" <_>" [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{service_name="worker"} _msg:~"msg=\\"order created\\"" | unpack_logfmt fields (level) | stats by (level) count() c',
+        w,
+      ),
+  },
 ];

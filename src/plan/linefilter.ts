@@ -4,7 +4,8 @@
  *   token-based and would not match inside words);
  * - `|~`/`!~` are Go RE2 on both sides, unanchored on both sides;
  * - `or` chains become a disjunction; the negative forms match none of the alternatives.
- * Pattern (`|>`) and `ip()` filters have no exact LogsQL equivalent and stay in the Worker.
+ * Pattern filters (`|>`) need pipes (pattern-filter.ts); `ip()` filters have no exact LogsQL
+ * equivalent and stay in the Worker.
  */
 import type { LineFilterStage } from "../logql/ast";
 import { escapeRegex, quote } from "./logsql";

@@ -5,13 +5,16 @@
  *
  * Loki evaluates line filters on the original line wherever they appear before the first
  * `line_format` (it moves them ahead of parsers), so all of those are candidates for push-down.
- * Stages that change the line (`line_format`, `decolorize`) end the candidate region.
+ * Stages that change the line (`line_format`, `decolorize`) end the candidate region. Pattern
+ * filters (`|>`, `!>`) become pipes after the filters (pattern-filter.ts), the query ending in a
+ * `filter` pipe then.
  */
 import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
 import { printStage } from "../logql/printer";
 import { checkPipelineBuilds } from "../logql/stage-build";
 import { BadRequestError } from "../core/errors";
 import { lineFilterToLogsQL } from "./linefilter";
+import { patternFilterPipes } from "./pattern-filter";
 import { compileTemplate, TemplateParseError } from "../engine/template";
 import { labelFilterPrefilters } from "./prefilter";
 import { streamFilter } from "./selector";
@@ -35,6 +38,9 @@ export interface PlanOptions {
 
 export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived }: PlanOptions = {}): LogQueryPlan {
   const filters = [streamFilter(expr.matchers, derived?.serviceNameLabels)];
+  // Pattern filters read the line with `extract` (pattern-filter.ts): pipes after every filter.
+  const pipes: string[] = [];
+  let patternFilters = 0;
   const local: PipelineStage[] = [];
   let lineUnchanged = true;
   // Before anything reaches the origin, so a pushed-down filter fails the same way as a local one.
@@ -48,12 +54,19 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived 
         filters.push(pushed);
         continue;
       }
+      const patternPipes = patternFilterPipes(stage, patternFilters);
+      if (patternPipes !== undefined) {
+        pipes.push(...patternPipes);
+        patternFilters++;
+        continue;
+      }
     }
     local.push(stage);
   }
   if (prefilter) filters.push(...labelFilterPrefilters(expr.pipeline, derivedNames(derived)));
   return {
-    logsql: filters.join(" "),
+    // Ends with a filter (or a `filter` pipe): filters appended with a space still join it.
+    logsql: filters.join(" ") + pipes.map((pipe) => ` | ${pipe}`).join(""),
     local,
     localKeepsEveryRow: local.every((s) => s.kind !== "LineFilter" && s.kind !== "LabelFilter"),
   };

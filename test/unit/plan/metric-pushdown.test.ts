@@ -85,9 +85,20 @@ describe("metric push-down planning", () => {
     ['count_over_time({app="x"}[10m])', "series per full label set"],
     ['avg by (app) (count_over_time({app="x"}[10m]))', "not a sum"],
     ['sum(sum_over_time({app="x"} | logfmt | unwrap n [10m]))', "unwrap"],
-    ['sum(count_over_time({app="x"} |> "<_> x" [10m]))', "pattern filter runs in the Worker"],
+    ['sum(count_over_time({app="x"} |= ip("10.0.0.0/8") [10m]))', "an ip() filter runs in the Worker"],
   ])("declines %s (%s)", (q) => {
     expect(plan(q)).toBeUndefined();
+  });
+
+  it("reads a pattern filter with `extract`, label filters joining its `filter` pipe", () => {
+    const p = plan('sum by (pod) (count_over_time({app="x"} |> "<_> x" | pod="a" [10m]))')!;
+    expect(p.logsql).toBe(
+      // (The label filter's own prefilter comes first: plan/prefilter.ts.)
+      `{app="x"} (_msg:~"a" or _msg:~${JSON.stringify("[\\\\\uFFFD]")} or pod:="a")` +
+        ' | extract "<plain:__lpf0_0_0> x<plain:__lpf0_0_rest>"' +
+        ' | filter (__lpf0_0_0:* __lpf0_0_rest:"") pod:="a"' +
+        " | stats by (_time:600000000000ns offset 1ns, pod) count() as __v",
+    );
   });
 
   it("drops the rows between windows when the step is longer than the range, and only then", () => {
