@@ -45,7 +45,8 @@ export function utf8ByteLength(s: string): number {
   return n;
 }
 
-function converter(conversion: UnwrapConversion): (v: string) => ParseResult {
+/** An unwrapped value as Loki converts it (also the push-down's conversion of what the origin aggregated). */
+export function unwrapConverter(conversion: UnwrapConversion): (v: string) => ParseResult {
   switch (conversion) {
     case "":
       return parseFloat;
@@ -112,7 +113,7 @@ export function compileSampleExtractor(
       },
     };
   }
-  const convert = converter(unwrap.conversion);
+  const convert = unwrapConverter(unwrap.conversion);
   const post = unwrap.postFilters.map(compileLabelFilter);
   const name = unwrap.label;
   return {
