@@ -7,7 +7,7 @@ import type { LogRangeExpr, RangeAggregationOp, UnwrapConversion } from "../../l
 import { rangeFunction } from "../../logql/functions";
 import type { ExtractedSample, Labels, LogRow } from "../types";
 import { parseBytes } from "../../core/go/bytes";
-import { durationSeconds, parseDurationNs } from "../../core/go/duration";
+import { durationSeconds, parseDuration, parseDurationNs } from "../../core/go/duration";
 import type { ParseResult } from "../../core/go/result";
 import { parseFloat } from "../../core/go/strconv";
 import { compileLabelFilter } from "./labelfilter";
@@ -54,10 +54,13 @@ export function unwrapConverter(conversion: UnwrapConversion): (v: string) => Pa
       return parseBytes;
     case "duration":
     case "duration_seconds":
-      // Loki converts with time.ParseDuration and Duration.Seconds().
+      // Loki converts with time.ParseDuration and Duration.Seconds(). Past 2^53 ns (about 104
+      // days) a double no longer holds the nanoseconds, whose fraction of a second Go adds apart.
       return (v) => {
         const d = parseDurationNs(v);
-        return d.ok ? { ok: true, value: durationSeconds(d.value) } : d;
+        if (!d.ok || Number.isSafeInteger(d.value)) return d.ok ? { ok: true, value: durationSeconds(d.value) } : d;
+        const exact = parseDuration(v);
+        return exact.ok ? { ok: true, value: durationSeconds(exact.value) } : exact;
       };
   }
 }
