@@ -24,8 +24,8 @@
  * might see something else, and any such row sends the whole query back to local evaluation:
  * - `f` is also a stream label or metadata field (Loki keeps that one and renames the parsed value
  *   to `f_extracted`);
- * - the parsed `f` is non-empty but not of the exact shape (exponents, hex, signs, NaN/Inf,
- *   durations, huge numbers, JSON objects or arrays, ...);
+ * - the parsed `f` is non-empty but not of the exact shape, or of the conversion's (exponents, hex,
+ *   signs, NaN/Inf, durations, huge numbers, JSON objects or arrays, ...);
  * - the line names a key that Loki could turn into `f` (after trimming and replacing characters
  *   outside [A-Za-z0-9_] by `_`) but VictoriaLogs extracted no exact number (malformed JSON, null,
  *   a look-alike key), or may name such a key twice (it holds the name's longest part twice:
