@@ -35,6 +35,18 @@ describe("conversions on the compat data", () => {
     }
   });
 
+  it("answers instant queries pushed down, with the local answer", async () => {
+    for (const query of [
+      'avg_over_time({app="checkout"} | json | unwrap duration(duration) [10m]) by (path)',
+      'quantile_over_time(0.9, {app="worker"} | logfmt | unwrap bytes(size) [1h]) by (job)',
+      'min by (pod) (min_over_time({app="auth"} | logfmt | unwrap duration_seconds(duration) [30m]))',
+    ]) {
+      const { pushed, local } = await pushedAndLocal(query, { time: String(DATA_START + 3 * 3600) });
+      expect(local.series.size, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    }
+  });
+
   it("sends buckets, not lines", async () => {
     await expectBucketsNotLines(
       'sum by (job) (sum_over_time({app="worker"} | logfmt | unwrap bytes(size) [5m]))',
