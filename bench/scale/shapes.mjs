@@ -314,4 +314,17 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "unwrap-bytes-logfmt",
+    name: 'Sizes with units over logfmt `sum by (job) (sum_over_time({app="worker"} | logfmt | unwrap bytes(size) [5m]))`',
+    pushed: false,
+    selector: '{app="worker"}',
+    loki: (w) => lokiRange('sum by (job) (sum_over_time({app="worker"} | logfmt | unwrap bytes(size) [5m]))', w),
+    // VictoriaLogs reads no unit: the number and unit apart, summed per unit.
+    vl: (w) =>
+      vlStats(
+        '{app="worker"} | unpack_logfmt fields (size, job) | extract_regexp "^(?P<n>[0-9]+)(?P<u>.*)$" from size | stats by (job, u) sum(n) s',
+        w,
+      ),
+  },
 ];

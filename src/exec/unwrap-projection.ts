@@ -12,6 +12,7 @@ import type { UnwrapProjection } from "../plan/unwrap-projection";
 import type { ScanStats } from "./logs";
 import { mergeConcurrent } from "./merge";
 import { splitWindows } from "./windows";
+import { unwrapConverter } from "../engine/pipeline/extractor";
 
 /** Whether some row of a projected range may read differently in Loki. */
 export interface ProjectionGuard {
@@ -77,6 +78,8 @@ export async function* projectedSamples(
   if (guard.refused) return;
   stats.subqueries++;
   const { groupBy, valueField } = projection;
+  // The guard admits values of the conversion's shape only, each of which converts.
+  const convert = projection.conversion ? unwrapConverter(projection.conversion) : undefined;
   // Per row: its time, its value, then its group labels.
   const width = 2 + groupBy.length;
   const times = new VLTimeReader();
@@ -100,7 +103,9 @@ export async function* projectedSamples(
         for (let k = 2; k < width; k++) if (values[at + k]) labels[groupBy[k - 2]!] = values[at + k]!;
         labelsByKey.set(key, labels);
       }
-      samples[r] = { ts: times.read(values[at]!), value: Number(value), labels };
+      const converted = convert?.(value);
+      const v = converted ? (converted.ok ? converted.value : NaN) : Number(value);
+      samples[r] = { ts: times.read(values[at]!), value: v, labels };
     }
     if (count > 0) yield samples;
   }

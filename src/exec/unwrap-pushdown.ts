@@ -4,6 +4,8 @@
  * their count, and how many rows it could not prove Loki reads the same way. Any such row anywhere
  * in the window means "evaluate locally" ("guarded"), as does a quantile bucket whose values the
  * origin did not all send ("incomplete"); otherwise each evaluation window combines its buckets.
+ * With a conversion, a (bucket, group) may come as several rows, one per unit, each converted
+ * (exec/unwrap-units.ts) into a bucket of its own: windows combine them as any buckets.
  */
 import type { Labels, Series } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
@@ -15,6 +17,8 @@ import { POINTS_PER_STATS_ROW, POINTS_PER_TEXT_ROW } from "../cache/extents";
 import { plainDecimals } from "./decimal-list";
 import { SortedWindow } from "./sorted-window";
 import { labelNames } from "./meta";
+import { UnitConverter } from "./unwrap-units";
+import { UNIT_FIELD } from "../plan/unwrap-units";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
@@ -96,6 +100,7 @@ async function runOnePlan(
   );
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
   const value = guards.length + 1;
+  const units = plan.conversion && new UnitConverter(plan.conversion);
   let parsedLabels = false;
   for (let i = 0; i < table.length; i++) {
     if (table.value(i, 1) !== 0) return "guarded";
@@ -107,10 +112,14 @@ async function runOnePlan(
     const end = ends[table.timeIndex(i)]!;
     let bucket: Bucket;
     if (quantiles) {
-      const values = bucketValues(table.groups[gi]!.__v, count);
+      const list = table.groups[gi]!.__v;
+      const values = units ? units.values(list ?? "", count) : bucketValues(list, count);
       // More values than `values … limit` sends: the origin's list is not the whole bucket.
       if (!values) return "incomplete";
       bucket = { end, value: 0, count, values };
+    } else if (units) {
+      const unit = table.groups[gi]![UNIT_FIELD] ?? "";
+      bucket = { end, value: units.aggregate(plan.fn, table.value(i, value), unit), count };
     } else bucket = { end, value: table.value(i, value), count };
     let g = groups.get(keys[gi]!);
     if (!g)

@@ -7,7 +7,9 @@
  *
  * That is exact under the same guard as push-down (src/plan/unwrap-pushdown.ts): when no row of the
  * window is one Loki might read differently, the value VictoriaLogs extracts is the text Loki's json
- * parser yields, of a shape both read as the same number, and the grouping labels are the stream's.
+ * parser yields, of a shape both read as the same number (or, under `unwrap duration(f)` or
+ * `bytes(f)`, of the conversion's shape, plan/unwrap-units.ts, which the Worker converts as local
+ * evaluation does), and the grouping labels are the stream's.
  * The guard runs as a second request over the same window (`limit 1`: one such row is enough); if
  * it finds one, the query is evaluated again from whole lines.
  *
@@ -15,7 +17,7 @@
  * between samples of one series at the same nanosecond their answer depends on the order rows
  * arrive in, and a different request could change it.
  */
-import type { RangeAggregationExpr } from "../logql/ast";
+import type { RangeAggregationExpr, UnwrapConversion } from "../logql/ast";
 import { rangeFunction } from "../logql/functions";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { fieldName } from "./logsql";
@@ -28,6 +30,8 @@ export interface UnwrapProjection {
   guard: string;
   valueField: string;
   groupBy: readonly string[];
+  /** The unwrap's conversion: values are of its shape (plan/unwrap-units.ts), converted as Loki does. */
+  conversion?: UnwrapConversion;
 }
 
 export function planUnwrapProjection(
@@ -50,5 +54,6 @@ export function planUnwrapProjection(
     guard: `${logsql} | ${unpack}${guardPipes} | filter ${bad} | limit 1 | fields _time`,
     valueField: parsed,
     groupBy,
+    conversion: agg.range.unwrap!.conversion,
   };
 }

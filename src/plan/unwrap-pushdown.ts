@@ -9,8 +9,9 @@
  * - `quantile_over_time(φ, ...) by (labels)`: the origin sends each bucket's values (`values`, as
  *   the text it extracted) and the Worker takes the quantile of each window's values — the same
  *   multiset Loki sorts, so the same number, whatever order the values come in.
- * (`origin.unwrapped` and `mergedBy` in RANGE_FUNCTIONS.) Anything else (no grouping, `without`,
- * other parsers or stages, conversions) stays local.
+ * (`origin.unwrapped` and `mergedBy` in RANGE_FUNCTIONS.) `unwrap duration(f)`, `duration_seconds(f)`
+ * and `bytes(f)` are pushed for values of a simple shape, aggregated per unit (plan/unwrap-units.ts).
+ * Anything else (no grouping, `without`, other parsers or stages) stays local.
  *
  * VictoriaLogs and Loki agree on a row only when both see the same value for `f` and read it as
  * the same number. That holds for one value shape, EXACT_NUMBER: plain decimals of at most 9
@@ -23,8 +24,8 @@
  * might see something else, and any such row sends the whole query back to local evaluation:
  * - `f` is also a stream label or metadata field (Loki keeps that one and renames the parsed value
  *   to `f_extracted`);
- * - the parsed `f` is non-empty but not of the exact shape (exponents, hex, signs, NaN/Inf,
- *   durations, huge numbers, JSON objects or arrays, ...);
+ * - the parsed `f` is non-empty but not of the exact shape, or of the conversion's (exponents, hex,
+ *   signs, NaN/Inf, durations, huge numbers, JSON objects or arrays, ...);
  * - the line names a key that Loki could turn into `f` (after trimming and replacing characters
  *   outside [A-Za-z0-9_] by `_`) but VictoriaLogs extracted no exact number (malformed JSON, null,
  *   a look-alike key), or may name such a key twice (it holds the name's longest part twice:
@@ -39,13 +40,21 @@
  * query names, and a prefixed `unpack_json … fields (f)` does not name its source — without the
  * guard's `_msg` terms in the same stats pipe, every `__unwrap_f` would be empty.
  */
-import type { LabelFilterExpr, Matcher, PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import type {
+  LabelFilterExpr,
+  Matcher,
+  PipelineStage,
+  RangeAggregationExpr,
+  SampleExpr,
+  UnwrapConversion,
+} from "../logql/ast";
 import { type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { escapeRegex, fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
+import { unitSplit, valueShape } from "./unwrap-units";
 
 export type UnwrapFn = UnwrapStat;
 
@@ -65,6 +74,8 @@ export interface UnwrapBucketPlan extends BucketGrid {
   streams?: Matcher[];
   /** Loki's name for each field of `groupBy`, when not the field's own (grouped by parsed values). */
   labels?: string[];
+  /** The unwrap's conversion, when it has one: each stats row is then one unit's (plan/unwrap-units.ts). */
+  conversion?: Exclude<UnwrapConversion, "">;
 }
 
 /**
@@ -136,12 +147,14 @@ export function planUnwrapPushdown(
   const buckets = bucketsOf(inner.range, grid);
   const source = jsonUnwrapSource(inner, groupBy, derived, labelValues);
   if (!buckets || !source) return undefined;
+  const conversion = inner.range.unwrap!.conversion;
+  const units = unitSplit(conversion, fn, EXACT_VALUE);
   const plan = (from: JsonUnwrapSource, labelBad?: string): UnwrapBucketPlan => {
     const valueStat =
       fn === "quantile"
-        ? `values(${EXACT_VALUE}) limit ${MAX_BUCKET_VALUES}`
-        : `${fn === "avg" ? "sum" : fn}(${EXACT_VALUE})`;
-    const by = [buckets.timeGrouping, ...from.groupFields].join(", ");
+        ? `values(${units.field}) limit ${MAX_BUCKET_VALUES}`
+        : `${fn === "avg" ? "sum" : fn}(${units.field})`;
+    const by = [buckets.timeGrouping, ...from.groupFields, ...units.by].join(", ");
     const bad = labelBad === undefined ? from.bad : from.valueBad;
     let stats =
       `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
@@ -153,7 +166,7 @@ export function planUnwrapPushdown(
     // and a line the Worker reads where it lies (stats-answer.ts) rather than parsing it as JSON.
     const unquote = fn === "quantile" ? ` | replace (${quote('"')}, "") at __v` : "";
     return {
-      logsql: `${rows} | ${stats}${unquote}`,
+      logsql: `${rows}${units.pipes} | ${stats}${unquote}`,
       ...buckets.grid,
       groupBy: from.groupFields,
       // A group has a sample where a row has a value both sides read alike (the others are guarded).
@@ -161,6 +174,7 @@ export function planUnwrapPushdown(
       fn,
       phi: inner.param ?? NaN,
       ...(from.groupFields !== groupBy && { labels: groupBy }),
+      ...(conversion !== "" && { conversion }),
     };
   };
   // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
@@ -205,7 +219,8 @@ export function jsonUnwrapSource(
   byParsedLabels = false,
 ): JsonUnwrapSource | undefined {
   const unwrap = inner.range.unwrap;
-  if (!unwrap || unwrap.conversion !== "" || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
+  if (!unwrap || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
+  const shape = valueShape(unwrap.conversion, EXACT_NUMBER);
   const field = unwrap.label;
   if (!NAME.test(field) || groupBy.some((l) => !NAME.test(l) || l === field)) return undefined;
   // Labels the Worker derives (`detected_level`, `service_name`) exist only in the Worker.
@@ -213,7 +228,7 @@ export function jsonUnwrapSource(
   if (derivedNow.has(field) || groupBy.some((l) => derivedNow.has(l))) return undefined;
   const plan = planLogQuery(inner.range.selector, { derived });
   if (isPlainLogfmtPipeline(plan.local)) {
-    return labelValues && logfmtUnwrapSource(plan.logsql, field, groupBy, labelValues);
+    return labelValues && logfmtUnwrapSource(plan.logsql, field, groupBy, labelValues, shape);
   }
   if (!isPlainJsonPipeline(plan.local)) return undefined;
 
@@ -224,7 +239,7 @@ export function jsonUnwrapSource(
   // hold nothing there: VictoriaLogs (v1.121) leaves them empty, and the delete first keeps it so
   // should a version keep a stored field of that name instead.
   const exactPipe =
-    ` | delete ${EXACT_VALUE} | format if (${parsed}:~${quote(EXACT_NUMBER)} not ${parsed}:~${quote(NEGATIVE_ZERO)}) ` +
+    ` | delete ${EXACT_VALUE} | format if (${parsed}:~${quote(shape)} not ${parsed}:~${quote(NEGATIVE_ZERO)}) ` +
     `${quote(`<${parsed}>`)} as ${EXACT_VALUE}`;
   const repeats = new RepeatCounters();
   const valueBad = [
@@ -355,19 +370,21 @@ function ambiguous(name: string, repeats: RepeatCounters): string {
 /**
  * `| logfmt | unwrap f` in LogsQL terms: every value (`f` and the grouped labels) as the counting
  * push-down computes Loki's (the row's own field, else the parsed key, plan/parser-pushdown.ts),
- * under its guard, which also sends every row whose `f` is set but not of EXACT_NUMBER's shape.
+ * under its guard, which also sends every row whose `f` is set but not of `shape`.
  */
 function logfmtUnwrapSource(
   logsql: string,
   field: string,
   groupBy: string[],
   labelValues: ParsedLabelValues,
+  /** The value shape both sides read alike (EXACT_NUMBER, or a conversion's). */
+  shape: string,
 ): JsonUnwrapSource {
   const repeats = new RepeatCounters();
-  const values = labelValues("logfmt", [field, ...groupBy], repeats, new Map([[field, new Set([EXACT_NUMBER])]]));
+  const values = labelValues("logfmt", [field, ...groupBy], repeats, new Map([[field, new Set([shape])]]));
   const [value, ...groupFields] = values.fields;
   const exactPipe =
-    ` | delete ${EXACT_VALUE} | format if (${value}:~${quote(EXACT_NUMBER)} not ${value}:~${quote(NEGATIVE_ZERO)}) ` +
+    ` | delete ${EXACT_VALUE} | format if (${value}:~${quote(shape)} not ${value}:~${quote(NEGATIVE_ZERO)}) ` +
     `${quote(`<${value}>`)} as ${EXACT_VALUE}`;
   const bad = `${values.bad} or ${value}:~${quote(NEGATIVE_ZERO)}`;
   return {

@@ -118,6 +118,9 @@ describe("unwrap push-down on the compat data", () => {
       'stddev_over_time({namespace="prod"} |= "order" | json | unwrap bytes | __error__="" [30m]) by (cluster, pod)',
       'topk(2, stdvar_over_time({app="api-gateway"} | json | unwrap latency_ms [5m]) by (pod))',
       'stddev_over_time({app="payments"} | json | unwrap latency_ms [15m] offset 30m) by (namespace)',
+      // Conversions: the values' texts, converted by the Worker.
+      'stddev_over_time({app="payments"} | json | unwrap bytes(bytes) [10m]) by (app)',
+      'stdvar_over_time({app="checkout"} | json | unwrap duration(duration) [30m]) by (pod)',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, params);
       expect(local.series.size, query).toBeGreaterThan(0);
@@ -132,8 +135,8 @@ describe("unwrap push-down on the compat data", () => {
     for (const query of [
       'first_over_time({app="payments"} | json | unwrap latency_ms [10m]) by (app)',
       'last_over_time({app="payments"} | json | unwrap latency_ms [10m]) by (pod)',
+      // `latency_ms` holds no unit: no value of the duration shape.
       'quantile_over_time(0.9, {app="payments"} | json | unwrap duration(latency_ms) [10m]) by (app)',
-      'stddev_over_time({app="payments"} | json | unwrap bytes(bytes) [10m]) by (app)',
       'quantile_over_time(0.9, {app="payments"} | json | unwrap latency_ms [10m])',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, params);

@@ -7,7 +7,7 @@ import type { LogRangeExpr, RangeAggregationOp, UnwrapConversion } from "../../l
 import { rangeFunction } from "../../logql/functions";
 import type { ExtractedSample, Labels, LogRow } from "../types";
 import { parseBytes } from "../../core/go/bytes";
-import { durationSeconds, parseDurationNs } from "../../core/go/duration";
+import { durationSeconds, parseDuration, parseDurationNs } from "../../core/go/duration";
 import type { ParseResult } from "../../core/go/result";
 import { parseFloat } from "../../core/go/strconv";
 import { compileLabelFilter } from "./labelfilter";
@@ -45,7 +45,8 @@ export function utf8ByteLength(s: string): number {
   return n;
 }
 
-function converter(conversion: UnwrapConversion): (v: string) => ParseResult {
+/** An unwrapped value as Loki converts it (also the push-down's conversion of what the origin aggregated). */
+export function unwrapConverter(conversion: UnwrapConversion): (v: string) => ParseResult {
   switch (conversion) {
     case "":
       return parseFloat;
@@ -53,10 +54,13 @@ function converter(conversion: UnwrapConversion): (v: string) => ParseResult {
       return parseBytes;
     case "duration":
     case "duration_seconds":
-      // Loki converts with time.ParseDuration and Duration.Seconds().
+      // Loki converts with time.ParseDuration and Duration.Seconds(). Past 2^53 ns (about 104
+      // days) a double no longer holds the nanoseconds, whose fraction of a second Go adds apart.
       return (v) => {
         const d = parseDurationNs(v);
-        return d.ok ? { ok: true, value: durationSeconds(d.value) } : d;
+        if (!d.ok || Number.isSafeInteger(d.value)) return d.ok ? { ok: true, value: durationSeconds(d.value) } : d;
+        const exact = parseDuration(v);
+        return exact.ok ? { ok: true, value: durationSeconds(exact.value) } : exact;
       };
   }
 }
@@ -112,7 +116,7 @@ export function compileSampleExtractor(
       },
     };
   }
-  const convert = converter(unwrap.conversion);
+  const convert = unwrapConverter(unwrap.conversion);
   const post = unwrap.postFilters.map(compileLabelFilter);
   const name = unwrap.label;
   return {

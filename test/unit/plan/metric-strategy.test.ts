@@ -50,10 +50,11 @@ describe("planMetricStrategy", () => {
     ],
     // Over logfmt: pushed with the counting push-down's values and guard, not projected.
     ['max_over_time({app="x"} | logfmt | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
-    // Order-dependent functions, other parsers, conversions, no grouping: whole lines.
+    // Conversions: pushed per unit for values of their shape.
+    ['max_over_time({app="x"} | json | unwrap duration(v) [5m]) by (pod)', "guarded", "projected+parts"],
+    // Order-dependent functions, other parsers, no grouping: whole lines.
     ['first_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
     ['max_over_time({app="x"} | regexp "(?P<v>.)" | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
-    ['max_over_time({app="x"} | json | unwrap duration(v) [5m]) by (pod)', "local+parts+cache", "local+parts"],
     ['stddev_over_time({app="x"} | json | unwrap v [5m])', "local+parts+cache", "local+parts"],
     ['sum by (level) (count_over_time({app="x"} | json [5m]))', "local+parts+cache", "local+parts"],
     ['count_over_time({app="x"}[5m])', "local+parts+cache", "local+parts"],

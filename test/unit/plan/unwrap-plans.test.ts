@@ -8,6 +8,7 @@ import { parseExpr } from "../../../src/logql/parser";
 import type { RangeAggregationExpr, SampleExpr } from "../../../src/logql/ast";
 import { planUnwrapPushdown } from "../../../src/plan/unwrap-pushdown";
 import { planUnwrapProjection } from "../../../src/plan/unwrap-projection";
+import { DURATION_SHAPE } from "../../../src/plan/unwrap-units";
 import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
 
 const S = 1_000_000_000n;
@@ -72,11 +73,28 @@ describe("planUnwrapPushdown", () => {
     expect(plan.logsql).not.toContain(String.raw`[^\"\\\\]`);
   });
 
+  it("pushes conversions for values of their shape, aggregated per unit (a quantile's texts whole)", () => {
+    const sum = pushdown('sum(sum_over_time({app="x"} | json | unwrap duration(v) [5m]))')!;
+    expect(sum.conversion).toBe("duration");
+    expect(sum.logsql).toContain(`format if (__unwrap_v:~${JSON.stringify(DURATION_SHAPE)}`);
+    expect(sum.logsql).toContain(
+      ' | extract_regexp if (__guard_exact:*) "^(?P<__guard_num>[0-9.]+)(?P<__guard_unit>.*)$" from __guard_exact | stats by (',
+    );
+    expect(sum.logsql).toContain(", __guard_unit) sum(__guard_num) if (__guard_exact:*) as __v");
+    const q = pushdown('quantile_over_time(0.9, {app="x"} | json | unwrap bytes(v) [5m]) by (app)')!;
+    expect(q.conversion).toBe("bytes");
+    expect(q.logsql).not.toContain("__guard_unit");
+    expect(q.logsql).toContain("values(__guard_exact) limit");
+    expect(pushdown('max_over_time({app="x"} | json | unwrap v [5m]) by (app)')!.conversion).toBeUndefined();
+    expect(projection('quantile_over_time(0.9, {app="x"} | json | unwrap bytes(v) [5m]) by (app)')!.conversion).toBe(
+      "bytes",
+    );
+  });
+
   it("refuses what it cannot prove equal", () => {
     for (const q of [
       'avg by (app) (avg_over_time({app="x"} | json | unwrap v [5m]))',
       'sum without (pod) (sum_over_time({app="x"} | json | unwrap v [5m]))',
-      'sum(sum_over_time({app="x"} | json | unwrap duration(v) [5m]))',
       'sum(sum_over_time({app="x"} | logfmt | unwrap v [5m]))',
       'sum(sum_over_time({app="x"} | json v="w" | unwrap v [5m]))',
       'sum(sum_over_time({app="x"} | json | v > 1 | unwrap v [5m]))',
@@ -125,7 +143,6 @@ describe("planUnwrapProjection", () => {
       'quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) without (pod)',
       'first_over_time({app="x"} | json | unwrap v [5m]) by (app)',
       'last_over_time({app="x"} | json | unwrap v [5m]) by (app)',
-      'quantile_over_time(0.9, {app="x"} | json | unwrap bytes(v) [5m]) by (app)',
       'quantile_over_time(0.9, {app="x"} | logfmt | unwrap v [5m]) by (app)',
       'quantile_over_time(0.9, {app="x"} | json | line_format "{{.v}}" | unwrap v [5m]) by (app)',
       'quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) by (v)',

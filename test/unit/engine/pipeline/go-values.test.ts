@@ -62,4 +62,12 @@ describe("duration unwraps", () => {
     );
     expect(unwrapped('sum_over_time({app="x"} | logfmt | unwrap duration(d) [1m])', "d=0.5005s")).toBe(0.5005);
   });
+
+  it("keep the nanoseconds exact past 2^53 (about 104 days), as Go's int64 does", () => {
+    // Go: 3599999999996400000ns, 3599999999 + 0.9964; the nearest double of the nanoseconds ends in …400128.
+    const seconds = (d: string) => unwrapped('sum_over_time({app="x"} | logfmt | unwrap duration(d) [1m])', `d=${d}`);
+    expect(seconds("999999.999999h")).toBe(3599999999.9964);
+    expect(seconds("99999999.999999m")).toBe(5999999999.99994);
+    expect(seconds("-999999.999999h")).toBe(-3599999999.9964);
+  });
 });

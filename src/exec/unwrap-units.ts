@@ -1,0 +1,73 @@
+/**
+ * The Worker's half of a pushed unwrap with a conversion (plan/unwrap-units.ts, where the argument
+ * for exactness is): each unit's aggregate, and a quantile's texts, converted with the function
+ * local evaluation converts every value with, so the two cannot drift apart.
+ */
+import type { UnwrapConversion } from "../logql/ast";
+import type { UnwrapStat } from "../logql/functions";
+import { unwrapConverter } from "../engine/pipeline/extractor";
+
+export type Conversion = Exclude<UnwrapConversion, "">;
+
+/** Micro-units per unit: the finest fraction the shape admits is six digits. */
+const MICROS = 1_000_000;
+
+/**
+ * A decimal of at most nine integer and six fraction digits, as the origin sent it and the stats
+ * table read it (`x`, the nearest double), written again in its shortest form: `x × 10^6` lies
+ * within a fraction of a unit of the decimal's integer micro-count, so rounding recovers it.
+ * Shortest, because Go scales a fraction by `unit / 10^digits`: `1.5us` and `1.500us` agree only
+ * while that is an integer, which the shape's digit limits guarantee of the text as written.
+ */
+export function decimalText(x: number): string {
+  const micros = Math.round(x * MICROS);
+  const whole = Math.floor(micros / MICROS);
+  const frac = micros - whole * MICROS;
+  if (frac === 0) return String(whole);
+  return `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`;
+}
+
+/** Converts texts of the shape; each unit's value of one, remembered. */
+export class UnitConverter {
+  private readonly convert: (v: string) => number;
+  private readonly scales = new Map<string, number>();
+
+  constructor(conversion: Conversion) {
+    const parse = unwrapConverter(conversion);
+    this.convert = (v) => {
+      const r = parse(v);
+      // The origin admits only values of the shape, every one of which converts.
+      return r.ok ? r.value : NaN;
+    };
+  }
+
+  /**
+   * One stats row's value: `fn`'s aggregate `x` of the number parts of the values with unit text
+   * `unit`, converted. A sum (or an average's sum) scales by the value of one unit; an extreme is
+   * converted itself.
+   */
+  aggregate(fn: UnwrapStat, x: number, unit: string): number {
+    if (fn === "min" || fn === "max") return this.convert(decimalText(x) + unit);
+    let scale = this.scales.get(unit);
+    if (scale === undefined) this.scales.set(unit, (scale = this.convert(`1${unit}`)));
+    return x * scale;
+  }
+
+  /**
+   * A quantile bucket's values from the list `values` sends (`[12ms,1.5s]`, unquoted by the
+   * query: the shape holds no quote, comma or bracket), converted; undefined when the list is not
+   * `count` values of the shape (its count then says the origin cut it short).
+   */
+  values(list: string, count: number): Float64Array | undefined {
+    if (!list.startsWith("[") || !list.endsWith("]")) return undefined;
+    const texts = list.length === 2 ? [] : list.slice(1, -1).split(",");
+    if (texts.length !== count) return undefined;
+    const out = new Float64Array(count);
+    for (let i = 0; i < count; i++) {
+      const v = this.convert(texts[i]!);
+      if (Number.isNaN(v)) return undefined;
+      out[i] = v;
+    }
+    return out;
+  }
+}

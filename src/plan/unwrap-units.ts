@@ -1,0 +1,105 @@
+/**
+ * `unwrap duration(f)`, `duration_seconds(f)` and `bytes(f)` in the unwrap push-down
+ * (plan/unwrap-pushdown.ts): which values the origin may aggregate, and how.
+ *
+ * Loki converts each value with Go's time.ParseDuration (then Duration.Seconds()) or go-humanize's
+ * ParseBytes; VictoriaLogs reads neither. Only values of one simple shape are aggregated by the
+ * origin: a plain decimal and ONE unit, with no sign, space or exponent (DURATION_SHAPE,
+ * BYTES_SHAPE). Every other non-empty value (`1h30m`, `-5s`, `1.5 KB`, `1e3ms`, `2PB`, ...) is a
+ * row the guard counts, as any inexact number is, and sends the query back to local evaluation.
+ *
+ * The origin splits such a value into its number and its unit text and aggregates the numbers per
+ * unit text (a field it groups by beside the labels); the Worker converts each unit's aggregate
+ * and combines the units (exec/unwrap-units.ts). Why the answer is Loki's:
+ * - Within the shape, Go's conversion is linear in the decimal, with no truncation: a duration's
+ *   nanoseconds are the decimal times the unit exactly (the fraction digits allowed per unit keep
+ *   `unit / 10^digits` an integer: none for `ns`, three for `us`/`µs`/`μs`, six for the others),
+ *   and the integer digits allowed per unit keep them below 2^63; a byte size is an integer times
+ *   the unit's multiplier (no fractions: go-humanize truncates them after a float product), below
+ *   2^64. The number part is a plain decimal of EXACT_NUMBER's shape, which the origin reads as
+ *   the plain unwrap does.
+ * - min and max: the origin keeps each unit's extreme as its text; the Worker writes that decimal
+ *   again (shortest form, so no fraction digit Go would scale differently) with its unit and
+ *   converts it with the very function local evaluation uses. Conversion is increasing within a
+ *   unit, so the extreme of the converted values is the converted extreme: exact.
+ * - quantile: the origin sends the values' texts, units included; the Worker converts each as
+ *   local evaluation does: the same multiset, so the same quantile.
+ * - sum and avg: each unit's sum of decimals times the value of one unit (converted as above);
+ *   every value is non-negative, so this differs from Loki's sum of converted values at most by
+ *   float rounding, as any change of summation order does.
+ */
+import type { UnwrapConversion } from "../logql/ast";
+import type { UnwrapStat } from "../logql/functions";
+import { quote } from "./logsql";
+
+/** The field holding the unit text of a value of the shape (empty for other rows). */
+export const UNIT_FIELD = "__guard_unit";
+/** The field holding the number part of a value of the shape. */
+const NUMBER_FIELD = "__guard_num";
+
+const digits = (max: number) => `(0|[1-9][0-9]{0,${max - 1}})`;
+const fraction = (max: number) => `(\\.[0-9]{1,${max}})?`;
+
+/**
+ * Durations whose nanoseconds Go computes as decimal × unit exactly, below 2^63: `h` with six
+ * integer digits (999999h ≈ 3.6e18 ns), `m` with eight, the others nine.
+ */
+export const DURATION_SHAPE =
+  "^(?:" +
+  [
+    `${digits(9)}ns`,
+    `${digits(9)}${fraction(3)}(us|µs|μs)`,
+    `${digits(9)}${fraction(6)}(ms|s)`,
+    `${digits(8)}${fraction(6)}m`,
+    `${digits(6)}${fraction(6)}h`,
+  ].join("|") +
+  ")$";
+
+/**
+ * Byte sizes go-humanize reads as integer × multiplier, below 2^64: no unit, `b`, or k/m/g (with
+ * `i` for powers of 1024, `b` optional, any case) after nine digits at most; t after six. P and E
+ * are left to local evaluation. Cases are spelled out rather than `(?i)`, whose Unicode folding
+ * would also admit look-alikes such as the Kelvin sign.
+ */
+export const BYTES_SHAPE = `^(?:${digits(9)}([kKmMgG][iI]?[bB]?|[bB])?|${digits(6)}[tT][iI]?[bB]?)$`;
+
+/** The value shape the origin aggregates for `conversion` (`exactNumber` without one). */
+export function valueShape(conversion: UnwrapConversion, exactNumber: string): string {
+  switch (conversion) {
+    case "":
+      return exactNumber;
+    case "bytes":
+      return BYTES_SHAPE;
+    case "duration":
+    case "duration_seconds":
+      return DURATION_SHAPE;
+  }
+}
+
+/** How the aggregation reads a value of the shape, held in `exactField`. */
+export interface UnitSplit {
+  /** Pipes (" | …", or empty) computing the fields below. */
+  pipes: string;
+  /** The field the stats function reads. */
+  field: string;
+  /** Fields to group by beside the labels. */
+  by: string[];
+}
+
+/**
+ * Plain numbers are aggregated as they are, and so are a quantile's values (their texts, units
+ * included, travel to the Worker). Otherwise the number part is aggregated per unit text. The
+ * fields are deleted first, so a stored field of the same name never stands in on a row the
+ * extraction skips.
+ */
+export function unitSplit(conversion: UnwrapConversion, fn: UnwrapStat, exactField: string): UnitSplit {
+  if (conversion === "" || fn === "quantile") return { pipes: "", field: exactField, by: [] };
+  const parts = `^(?P<${NUMBER_FIELD}>[0-9.]+)(?P<${UNIT_FIELD}>.*)$`;
+  return {
+    pipes:
+      ` | delete ${NUMBER_FIELD}, ${UNIT_FIELD}` +
+      ` | extract_regexp if (${exactField}:*) ${quote(parts)} from ${exactField}`,
+    field: NUMBER_FIELD,
+    by: [UNIT_FIELD],
+  };
+}
