@@ -6,8 +6,8 @@
  * |line filters | json | stages [range] [offset]))` (or `| logfmt`, without parameters or flags),
  * where the stages after the parser are
  * - label filters on parsed fields or stream labels: string (`=`, `!=`, `=~`, `!~`), numeric
- *   comparisons with an integer constant, duration and bytes comparisons, and `and` / `or` /
- *   parentheses of them;
+ *   comparisons with a constant of at most 9 integer and 6 fraction digits, duration and bytes
+ *   comparisons, and `and` / `or` / parentheses of them;
  * - `drop` of labels (no value matchers) that nothing groups or filters by, `__error__` included;
  * - `__error__=""`.
  * A line Loki's JSON parser rejects carries its error into the metric: with `drop __error__` the row
@@ -24,7 +24,7 @@
  * JSON's; the expression parser gives a missing key an empty label, so such a label is declined
  * under typed filters and grouped only behind a filter requiring a value. Outer aggregations
  * (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over the pushed series. Anything else
- * (parameters, `--strict`, `ip()` filters, fractional constants, `without`, other stages) stays
+ * (parameters, `--strict`, `ip()` filters, longer constants, `without`, other stages) stays
  * local.
  *
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
@@ -65,10 +65,18 @@
  *   rules: a relevant value holding `=`, `"`, `\` or a control character; any line with an odd
  *   number of `"` or a `"` inside a key.
  * - Numbers: a relevant label of a numeric filter whose value is non-empty but not a plain decimal
- *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits). VictoriaLogs reads those within one
- *   unit in the last place, which cannot move them across an integer constant unless they equal
- *   it, and then it reads them exactly; Go's ParseFloat reads everything else (hex, exponents,
- *   `Inf`, underscores) and fails where VictoriaLogs may not. Durations and byte sizes likewise,
+ *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits); Go's ParseFloat reads everything else
+ *   (hex, exponents, `Inf`, underscores) and fails where VictoriaLogs may not. Plain decimals
+ *   compare exactly: the constant is sent as the shortest decimal of the float Loki reads (one of
+ *   at most 6 fraction digits, else declined), so Loki compares two decimals of at most 15
+ *   significant digits, which Go's correctly rounded floats keep distinct and in order: Loki's
+ *   answer is the decimals' order. VictoriaLogs reads both (integer part plus fraction digits times
+ *   a rounded power of ten, one fused rounding) within one unit in the last place, under 2^-23 below
+ *   10^9, while two distinct such decimals lie at least 10^-6 apart: it orders them alike too. Only
+ *   equal decimals may read apart (`0.1` and `0.100000` differ in the last bit), so equality is
+ *   decided on the text instead: for an integer constant the value reads exactly, for a fraction
+ *   it is the shortest spelling with trailing zeros (`^100\.50*$`), which `>` and `<` exclude and
+ *   `>=` and `<=` add. Durations and byte sizes likewise,
  *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `µs`, lower-case byte units or `1d`,
  *   reads a bare number as a duration Go rejects, and fractions as floats.
  * Names must start with a letter and use only [A-Za-z0-9_]; names the Worker derives
@@ -106,6 +114,11 @@ export function pushableName(derived?: DerivedFieldRules): (name: string) => boo
 const ERROR = "__error__";
 /** Integer constants of numeric filters both sides compare alike (see the module comment). */
 const MAX_INTEGER = 999_999_999;
+/**
+ * Fractional constants both sides compare alike: the shortest decimal of the constant's float (what
+ * Loki reads from the query, and the decimal the origin is sent) in EXACT_NUMBER's range.
+ */
+const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
 /**
  * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
  * an integer and one unit Go's ParseDuration and VictoriaLogs both know (not `us`/`µs`, which
@@ -697,26 +710,32 @@ export function filterLogsQL(
     case "number":
     case "duration":
     case "bytes": {
+      if (!usable(f.name)) return undefined;
+      const v = value(f.name);
+      const integer = Number.isInteger(f.value);
       const limit = f.type === "number" ? MAX_INTEGER : Number.MAX_SAFE_INTEGER;
-      if (!usable(f.name) || !Number.isInteger(f.value) || Math.abs(f.value) > limit) return undefined;
+      if (integer ? Math.abs(f.value) > limit : f.type !== "number" || !FRACTION.test(`${f.value}`)) return undefined;
       names.add(f.name);
       const shapes = typed.get(f.name) ?? new Set();
       typed.set(f.name, shapes.add(VALUE_SHAPES[f.type]));
-      const v = value(f.name);
       // VictoriaLogs compares a duration in ns and a byte size in bytes with a plain number.
       const n = `${f.value}`;
+      // Equal as decimals (module comment): an integer VictoriaLogs reads exactly, a fraction by
+      // its spellings, the shortest one and trailing zeros.
+      const equal = integer ? `(${v}:>=${n} ${v}:<=${n})` : `${v}:~${quote(`^${escapeRegex(n)}0*$`)}`;
       switch (f.op) {
         case ">":
-        case ">=":
         case "<":
+          return integer ? `${v}:${f.op}${n}` : `(${v}:${f.op}${n} -${equal})`;
+        case ">=":
         case "<=":
-          return `${v}:${f.op}${n}`;
+          return integer ? `${v}:${f.op}${n}` : `(${v}:${f.op}${n} or ${equal})`;
         case "=":
         case "==":
-          return `(${v}:>=${n} ${v}:<=${n})`;
+          return equal;
         case "!=":
           // A missing label fails every numeric filter in Loki, `!=` included.
-          return `(${v}:* -(${v}:>=${n} ${v}:<=${n}))`;
+          return `(${v}:* -${equal})`;
       }
       return undefined;
     }
