@@ -9,7 +9,12 @@
  *   comparisons with a constant of at most 9 integer and 6 fraction digits, duration and bytes
  *   comparisons, and `and` / `or` / parentheses of them;
  * - `drop` of labels (no value matchers) that nothing groups or filters by, `__error__` included;
- * - `__error__=""`.
+ * - `__error__=""`;
+ * - stages that change nothing counted (Reshaping): `keep` of names (no value matchers) listing
+ *   every label grouped or filtered by (it never removes the error labels); `label_format` whose
+ *   renames and templates touch no such label nor the error labels; for line counts (not bytes,
+ *   which add up the final line) `decolorize` and `line_format`. Their templates must be text and
+ *   `{{ .name }}` only (infallibleTemplate): a failing template marks the row with an error.
  * A line Loki's JSON parser rejects carries its error into the metric: with `drop __error__` the row
  * counts with the labels read before the error; with `__error__=""` it does not count; with neither,
  * Loki answers with a pipeline error. For the last two (single `| json` only) the origin reads the
@@ -217,7 +222,9 @@ export function planParserPushdown(
   if (!shape) return undefined;
   const { inner, lines, groupBy, usable, plan } = shape;
   const buckets = bucketsOf(inner.range, grid);
-  const parsedRows = parsedCounting(plan.local, groupBy, usable);
+  // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
+  const reshaping = lines.total === "bytes" ? "labels" : "line";
+  const parsedRows = parsedCounting(plan.local, groupBy, usable, reshaping);
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad } = parsedRows;
   const bytes = lines.total === "bytes";
@@ -295,10 +302,11 @@ export function parsedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
+  reshaping?: Reshaping,
 ): ParsedCounting | undefined {
-  const pipeline = pipelineAfterParser(stages, usable);
+  const pipeline = pipelineAfterParser(stages, usable, reshaping);
   if (!pipeline) return undefined;
-  const { chain, errors, filters, dropped } = pipeline;
+  const { chain, errors, filters, dropped, kept, relabelled } = pipeline;
 
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
@@ -308,7 +316,8 @@ export function parsedCounting(
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
-  if ([...names].some((n) => dropped.has(n))) return undefined;
+  if ([...names].some((n) => dropped.has(n) || relabelled.has(n))) return undefined;
+  if (kept.some((keep) => [...names].some((n) => !keep.has(n)))) return undefined;
   const relevant = [...names];
   // `| json name="…"` gives `name` an empty value where the key is missing, which a typed filter
   // reads as an error (a row Loki fails the query on): nothing the origin can tell apart.
@@ -414,12 +423,12 @@ const jsonParsed = (name: string) => `${JSON_PREFIX}${name}`;
 /**
  * The fields `unpack_json` may write a label's JSON value to, as VictoriaLogs flattens nested
  * objects (keys joined with `.`): for `| json` every way the label's name reads from nested
- * objects (flattenedFields), for a top-level key its name, for a nested path its keys joined.
+ * objects (flattenedFields), for a parameter's path its keys joined (a top-level key itself).
  */
 function jsonSources(chain: ParserChain, name: string): string[] {
   if (chain.json === "all") return flattenedFields(name);
   const path = chain.json?.get(name);
-  return path && path.length > 1 ? [path.join(".")] : [name];
+  return path ? [path.join(".")] : [name];
 }
 
 /** A field name as LogsQL reads it: bare when it is a word, else quoted. */
@@ -524,7 +533,8 @@ export function chainGuard(
     const v = value(n);
     const pj = jsonParsed(n);
     const path = chain.json === "all" ? undefined : chain.json?.get(n);
-    const nested = path !== undefined && path.length > 1 ? path : undefined;
+    // A path read by its exact keys: nested, or one top-level key renamed.
+    const nested = path !== undefined && (path.length > 1 || path[0] !== n) ? path : undefined;
     const pl = logfmtParsed(n);
     const json = fromJson.includes(n);
     // The row's own field (structured metadata here) loses to any parsed value.
@@ -564,6 +574,29 @@ interface ParsedPipeline {
   filters: LabelFilterExpr[];
   /** Labels some `drop` removes (`__error__` included). */
   dropped: Set<string>;
+  /** The labels of each `keep` (which removes every other, but never the error labels). */
+  kept: Set<string>[];
+  /** Labels some `label_format` sets or renames away. */
+  relabelled: Set<string>;
+}
+
+/**
+ * Stages after the parser a count may pass over besides label filters and `drop`: `keep` and
+ * `label_format` (when no relevant label is removed or changed by them) with "labels", also
+ * `line_format` and `decolorize`, which change only the line, with "line".
+ */
+export type Reshaping = "labels" | "line";
+
+const ERROR_DETAILS = "__error_details__";
+
+/**
+ * Templates whose execution cannot fail: text and `{{ .name }}` actions. Go's text/template reads
+ * a missing key of the label map as its zero value, never an error (trim markers only as Go
+ * writes them, `{{- ` and ` -}}`); any other action (a function, a pipe, a method) could fail on
+ * some value and mark the row TemplateFormatErr, an error the metric would fail on unless dropped.
+ */
+function infallibleTemplate(template: string): boolean {
+  return !template.replace(/\{\{(?:- )? *\.[A-Za-z_][A-Za-z0-9_]* *(?: -)?\}\}/g, "").includes("{{");
 }
 
 /**
@@ -592,10 +625,13 @@ function singleParser(chain: ParserChain): Parser | undefined {
 const PATH_KEY = /^[A-Za-z0-9_-]+$/;
 
 /**
- * The labels of `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` and their paths, when
- * each path is the one top-level key its label is named after (`name`, `name="name"`) or two or
- * more object keys (PATH_KEY): what Drilldown writes for a field found in JSON bodies, at the top
- * or nested. Undefined for any other path (indexed, renamed) or a label named twice.
+ * The labels of `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", m="method", …` and their
+ * paths, when each path is the one top-level key its label is named after (`name`,
+ * `name="name"`), or object keys (PATH_KEY): two or more (what Drilldown writes for a field found
+ * nested), or one that renames (`m="method"`), which the guard reads by its exact key as a nested
+ * path. Undefined for any other path (indexed), a label named twice, or a renamed label named as
+ * another's key: the origin unpacks each key under the prefix and its label's name, which would
+ * then hold two values.
  */
 function jsonParamPaths(
   params: readonly ExtractionParam[],
@@ -609,10 +645,12 @@ function jsonParamPaths(
     const keys = path.steps.filter((step): step is string => typeof step === "string");
     if (keys.length !== path.steps.length) return undefined;
     const topLevel = keys.length === 1 && keys[0] === p.label;
-    const nested = keys.length > 1 && keys.every((k) => PATH_KEY.test(k));
+    const nested = keys.length > 0 && keys.every((k) => PATH_KEY.test(k));
     if (!topLevel && !nested) return undefined;
     paths.set(p.label, keys);
   }
+  const read = new Set([...paths.values()].map((keys) => keys.join(".")));
+  for (const [label, keys] of paths) if (keys.join(".") !== label && read.has(label)) return undefined;
   return paths;
 }
 
@@ -624,6 +662,7 @@ function jsonParamPaths(
 function pipelineAfterParser(
   stages: readonly PipelineStage[],
   usable: (name: string) => boolean,
+  reshaping?: Reshaping,
 ): ParsedPipeline | undefined {
   let at = 0;
   const chain: ParserChain = { logfmt: false };
@@ -641,9 +680,25 @@ function pipelineAfterParser(
   if (chain.json === undefined && !chain.logfmt) return undefined;
   const filters: LabelFilterExpr[] = [];
   const dropped = new Set<string>();
+  const kept: Set<string>[] = [];
+  const relabelled = new Set<string>();
   let errors: JsonErrors = "fail";
   for (const stage of stages.slice(at)) {
-    if (stage.kind === "Drop") {
+    if (reshaping !== undefined && stage.kind === "Keep") {
+      if (stage.items.some((item) => item.matcher)) return undefined;
+      kept.push(new Set(stage.items.map((item) => item.name)));
+    } else if (reshaping !== undefined && stage.kind === "LabelFormat") {
+      for (const op of stage.ops) {
+        if (op.isTemplate && !infallibleTemplate(op.src)) return undefined;
+        const touched = op.isTemplate ? [op.dst] : [op.dst, op.src];
+        if (touched.some((n) => n === ERROR || n === ERROR_DETAILS)) return undefined;
+        for (const n of touched) relabelled.add(n);
+      }
+    } else if (reshaping === "line" && stage.kind === "LineFormat") {
+      if (!infallibleTemplate(stage.template)) return undefined;
+    } else if (reshaping === "line" && stage.kind === "Decolorize") {
+      continue;
+    } else if (stage.kind === "Drop") {
       if (stage.items.some((item) => item.matcher)) return undefined;
       for (const item of stage.items) dropped.add(item.name);
       if (dropped.has(ERROR) && errors === "fail") errors = "dropped";
@@ -661,7 +716,7 @@ function pipelineAfterParser(
   if (chain.json === undefined) errors = "dropped";
   // Only a lone `| json` reads its lines wrapped (JSON_WRAPPER).
   if (errors !== "dropped" && singleParser(chain) !== "json") return undefined;
-  return { chain, errors, filters, dropped };
+  return { chain, errors, filters, dropped, kept, relabelled };
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */

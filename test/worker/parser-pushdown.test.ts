@@ -68,7 +68,6 @@ describe("parser push-down on the compat data", () => {
       'count by (job) (count_over_time({app="worker"} | logfmt [5m]))',
       'sum without (pod) (count_over_time({app="worker"} | logfmt [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt --strict [5m]))',
-      'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{.job}}" [5m]))',
     ]) {
       const { pushed } = await pushedAndLocal(query, range);
       expect(pushed.linesScanned, query).not.toBe(0);
