@@ -285,4 +285,16 @@ export const SHAPES = [
     }),
     vl: (w) => vlQuery('{namespace="prod"} | stats by (namespace) count() n, sum_len(_msg) b', w),
   },
+  {
+    id: "json-fractional",
+    name: '`sum by (status) (count_over_time({app="checkout"} | json | latency_ms > 100.5 [5m]))`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('sum by (status) (count_over_time({app="checkout"} | json | latency_ms > 100.5 [5m]))', w),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (status, latency_ms) | filter latency_ms:>100.5 | stats by (status) count() c',
+        w,
+      ),
+  },
 ];
