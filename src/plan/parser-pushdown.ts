@@ -224,9 +224,11 @@ export function planParserPushdown(
   const buckets = bucketsOf(inner.range, grid);
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
   const reshaping = lines.total === "bytes" ? "labels" : "line";
-  const parsedRows = parsedCounting(plan.local, groupBy, usable, reshaping);
+  const parsedRows = parsedCounting(plan.local, groupBy, usable, { reshaping, emptyGroups: true });
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad } = parsedRows;
+  const setEmpty = new Set(parsedRows.setEmpty ?? []);
+  const fields = groupBy.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
@@ -236,20 +238,21 @@ export function planParserPushdown(
   // The guard reads `_msg` (here or in keptOrGuarded), which is also what makes VictoriaLogs
   // (v1.121) read the line for the prefixed unpack at all.
   stats.push(`count() if (${guardRow(parsedRows)}) as __bad`);
-  const by = [buckets.timeGrouping, ...groupBy.map(value)].join(", ");
+  const by = [buckets.timeGrouping, ...fields].join(", ");
   const rows = `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")}`;
   const counting = [rows, ...keptOrGuarded(parsedRows)].join(" | ");
   return {
     logsql: `${counting} | stats by (${by}) ${stats.join(", ")}`,
     ...buckets.grid,
-    groupBy: groupBy.map(value),
+    groupBy: fields,
     groups: {
       rows,
-      fields: groupBy.map(value),
+      fields,
       ...(counted !== "" && { counted }),
       bad,
     },
     labels: groupBy,
+    ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
@@ -263,7 +266,31 @@ export interface ParsedCounting {
   counted: string;
   /** The filter matching every row VictoriaLogs could read otherwise than Loki (module comment). */
   bad: string;
+  /** Grouped labels whose group is `emptyGroup(name)`, SET_EMPTY where Loki set them to "". */
+  setEmpty?: string[];
 }
+
+/** What parsedCounting may accept besides parsers, label filters and `drop`s. */
+export interface CountingOptions {
+  reshaping?: Reshaping;
+  /** Group a `| json name="…"` label by `emptyGroup(name)` where Loki may set it to "". */
+  emptyGroups?: boolean;
+}
+
+/**
+ * A grouped label's group where `| json name="…"` may set it to "": Loki's value, or SET_EMPTY
+ * where it set it to "" — a series of its own, apart from rows without the label.
+ */
+const emptyGroup = (name: string) => `__g_${name}`;
+/** Stands for "set to the empty string": no used value holds a control character (guarded). */
+const SET_EMPTY = "\u0001";
+/**
+ * The lines on which `| json name="…"` sets every label: non-empty, starting with `"`, `{` or `[`
+ * (on others Loki's expression parser reads nothing and marks a parser error, which a chain here
+ * always drops). A `| logfmt` after it sets only non-empty values, so an empty value there is
+ * still the one `| json` set.
+ */
+const JSON_EXPRESSION_LINE = String.raw`^["{\[]`;
 
 /** Set on the rows the guard matches by keptOrGuarded. */
 const GUARD_ROW = "__guard_row";
@@ -302,7 +329,7 @@ export function parsedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
-  reshaping?: Reshaping,
+  { reshaping, emptyGroups = false }: CountingOptions = {},
 ): ParsedCounting | undefined {
   const pipeline = pipelineAfterParser(stages, usable, reshaping);
   if (!pipeline) return undefined;
@@ -322,11 +349,16 @@ export function parsedCounting(
   // `| json name="…"` gives `name` an empty value where the key is missing, which a typed filter
   // reads as an error (a row Loki fails the query on): nothing the origin can tell apart.
   const keys = chain.json;
+  const setEmpty: string[] = [];
   if (keys !== undefined && keys !== "all") {
     if (relevant.some((n) => typed.has(n) && keys.has(n))) return undefined;
     // Loki's series keep such a label with its empty value apart from rows without it (lines not
-    // JSON), which the origin's groups do not tell apart: grouped, it must be non-empty to count.
-    if (groupBy.some((n) => keys.has(n) && !filters.some((f) => requiresValue(f, n)))) return undefined;
+    // JSON): grouped, it must be non-empty to count, or be grouped apart (emptyGroup).
+    for (const n of groupBy) {
+      if (!keys.has(n) || filters.some((f) => requiresValue(f, n))) continue;
+      if (!emptyGroups || errors !== "dropped") return undefined;
+      setEmpty.push(n);
+    }
   }
 
   const repeats = new RepeatCounters();
@@ -345,7 +377,13 @@ export function parsedCounting(
     conditions.unshift(objectLine);
     bad = `${objectLine} (${bad})`;
   }
-  return { pipes, counted: conditions.join(" "), bad };
+  for (const n of setEmpty) {
+    pipes.push(`format ${quote(`<${value(n)}>`)} as ${emptyGroup(n)}`);
+    pipes.push(
+      `format if (${value(n)}:"" _msg:~${quote(JSON_EXPRESSION_LINE)}) ${quote(SET_EMPTY)} as ${emptyGroup(n)}`,
+    );
+  }
+  return { pipes, counted: conditions.join(" "), bad, ...(setEmpty.length > 0 && { setEmpty }) };
 }
 
 /**

@@ -314,6 +314,9 @@ describe("json parameters renaming a top-level key (compat data)", () => {
       'sum by (m) (count_over_time({app="checkout"} | json m="method" | drop __error__ | m!="" [5m]))',
       'sum by (m, s) (rate({app="checkout"} | json m="method", s="status", path | drop __error__ | m!="", m=~"GET|POST", s!="" [5m]))',
       'sum by (m) (count_over_time({app="checkout"} | json m="method", u="[\\"user_id\\"]" | drop __error__ | m!="" [5m]))',
+      // Grouped without a filter requiring a value: a missing key's empty label is a series of its own.
+      'sum by (m) (count_over_time({app="checkout"} | json m="method" | drop __error__ [5m]))',
+      'sum by (m, method) (count_over_time({app=~"checkout|nginx"} | json m="method", method | drop __error__ [5m]))',
     ]);
   });
 
@@ -321,7 +324,6 @@ describe("json parameters renaming a top-level key (compat data)", () => {
     await expectLocal([
       // Without dropping errors, and a missing key's empty label grouped.
       'sum by (m) (count_over_time({app="checkout"} | json m="method", status="status" [5m]))',
-      'sum by (m) (count_over_time({app="checkout"} | json m="method" | drop __error__ [5m]))',
       // A label named as another one's key.
       'sum by (method) (count_over_time({app="checkout"} | json method="status", status="method" | drop __error__ | method!="" [5m]))',
       // A typed filter on a label a missing key sets to "".
@@ -355,6 +357,9 @@ describe("json parameters over generated lines (property, real VictoriaLogs)", (
     "not json",
     '{"method": "GET", "g": "a"',
     '{"method": 12, "g": "a"}',
+    '["GET"]',
+    '"GET"',
+    ' {"method": "GET", "g": "a"}',
   ];
   interface RenameSet {
     lines: string[];
@@ -385,7 +390,20 @@ describe("json parameters over generated lines (property, real VictoriaLogs)", (
     `sum by (m, g) (count_over_time(${sel} | json m="method", g="g" | logfmt | drop __error__, __error_details__ | m!="", g!="" [1m]))`,
     `sum by (g) (bytes_over_time(${sel} | json m="method" | drop __error__ | m!~"G.*" [30s]))`,
     `sum by (m, set) (rate(${sel} | json m="method", code="status" | drop __error__ | m!="", code!="200" [1m]))`,
+    `sum by (m) (count_over_time(${sel} | json m="method" | drop __error__ [1m]))`,
+    `sum by (m, g) (bytes_over_time(${sel} | json m="method", g | logfmt | drop __error__, __error_details__ [30s]))`,
+    `sum by (code) (count_over_time(${sel} | json m="method", code="status" | drop __error__ | m="GET" or g!="b" [1m]))`,
   ];
+
+  it("groups a missing key's empty label apart from lines the parser did not read", async () => {
+    const missing = TRICKY.indexOf('{"g": "a"}');
+    const notJson = TRICKY.indexOf("not json");
+    const query = `sum by (m) (count_over_time({app="prename", set=~"s${missing}|s${notJson}"} | json m="method" | drop __error__ [10m]))`;
+    const { pushed, local } = await pushedAndLocal(query, { time: String(DATA_START + 600) }, TENANT);
+    expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    expect(local.series.get(JSON.stringify([["m", ""]]))?.[0]?.[1]).toBe("1");
+    expect(local.series.get(JSON.stringify([]))?.[0]?.[1]).toBe("1");
+  });
 
   it("every set and shape: pushed equals local; plain sets are pushed", async () => {
     const { pushedAsRequired, fellBack } = await pushedAcrossSets(

@@ -170,7 +170,7 @@ describe("planParserPushdown", () => {
       // Only a lone `| json` reads its lines wrapped, which tells the lines its parser rejects.
       'sum by (a) (count_over_time({app="x"} | json a="a" | a!="" [1m]))',
       'sum by (a) (count_over_time({app="x"} | json | logfmt | __error__="" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | json a="b" | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json a="b" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --strict [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --keep-empty [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt a [1m]))',
@@ -277,6 +277,23 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(plan(swapped)).toBeUndefined();
   });
 
+  it("groups an expression label apart where Loki set it to the empty string", () => {
+    for (const q of [
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json a="[\\"b\\"]" | drop __error__ [1m]))',
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f!="" or g="1" [1m]))',
+    ]) {
+      const p = plan(q)!;
+      const label = p.labels[0]!;
+      expect(p.groupBy, q).toEqual([`__g_${label}`]);
+      expect(p.setEmpty, q).toBe("\u0001");
+      expect(p.logsql, q).toContain(
+        `format "<__v_${label}>" as __g_${label} | ` +
+          `format if (__v_${label}:"" _msg:~"^[\\"{\\\\[]") "\\u0001" as __g_${label}`,
+      );
+    }
+  });
+
   it("keeps other paths, typed filters on expression labels and unparsed errors local", () => {
     for (const q of [
       // Indexed paths, or keys VictoriaLogs' flattened names cannot tell apart.
@@ -284,18 +301,12 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][0][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a.x\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a*\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
-      // Grouped without a filter requiring a value, as for a top-level key.
-      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
-      'sum by (a) (count_over_time({app="x"} | json a="[\\"b\\"]" | drop __error__ [1m]))',
       // A missing key becomes an empty value, an error for a numeric filter.
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f > 3 [1m]))',
       // Lines that are not JSON are parser errors unless dropped.
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | f!="" [1m]))',
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt --strict | drop __error__ [1m]))',
       'sum by (f) (count_over_time({app="x"} | logfmt | json | drop __error__ [1m]))',
-      // Grouped without a filter requiring a value: an empty label on JSON lines without the key.
-      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ [1m]))',
-      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f!="" or g="1" [1m]))',
     ]) {
       expect(plan(q), q).toBeUndefined();
     }
