@@ -291,6 +291,12 @@ const SET_EMPTY = "\u0001";
  * still the one `| json` set.
  */
 const JSON_EXPRESSION_LINE = String.raw`^["{\[]`;
+/**
+ * The lines `| json name="…"` marks with a parser error before reading any key: non-empty,
+ * starting otherwise. On the others its scanner may still err at a malformed value under a key
+ * it reads, but such a line names the key where VictoriaLogs read no value: a guard row.
+ */
+const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
 
 /** Set on the rows the guard matches by keptOrGuarded. */
 const GUARD_ROW = "__guard_row";
@@ -356,14 +362,14 @@ export function parsedCounting(
     // JSON): grouped, it must be non-empty to count, or be grouped apart (emptyGroup).
     for (const n of groupBy) {
       if (!keys.has(n) || filters.some((f) => requiresValue(f, n))) continue;
-      if (!emptyGroups || errors !== "dropped") return undefined;
+      if (!emptyGroups) return undefined;
       setEmpty.push(n);
     }
   }
 
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
-  const wrapped = errors !== "dropped";
+  const wrapped = parser === "json" && errors !== "dropped";
   let bad = parser ? guard(parser, relevant, typed, repeats, wrapped) : chainGuard(chain, relevant, typed, repeats);
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped)
@@ -372,11 +378,17 @@ export function parsedCounting(
   // sides read no parsed value, so the filters keep such a row alike. On the other lines the guard
   // decides (JSON_WRAPPER).
   const objectLine = `_msg:~${quote(JSON_OBJECT_START)}`;
-  if (errors === "fail") bad = `(${["-" + objectLine, ...conditions].join(" ")}) or ${bad}`;
-  if (errors === "excluded") {
+  const refused = `_msg:~${quote(JSON_EXPRESSION_REFUSED)}`;
+  if (errors === "fail") {
+    bad = wrapped
+      ? `(${["-" + objectLine, ...conditions].join(" ")}) or ${bad}`
+      : `(${[refused, ...conditions].join(" ")}) or ${bad}`;
+  }
+  if (errors === "excluded" && wrapped) {
     conditions.unshift(objectLine);
     bad = `${objectLine} (${bad})`;
   }
+  if (errors === "excluded" && !wrapped) conditions.unshift(`-${refused}`);
   for (const n of setEmpty) {
     pipes.push(`format ${quote(`<${value(n)}>`)} as ${emptyGroup(n)}`);
     pipes.push(
@@ -752,8 +764,9 @@ function pipelineAfterParser(
     } else return undefined;
   }
   if (chain.json === undefined) errors = "dropped";
-  // Only a lone `| json` reads its lines wrapped (JSON_WRAPPER).
-  if (errors !== "dropped" && singleParser(chain) !== "json") return undefined;
+  // A lone `| json` reads its lines wrapped (JSON_WRAPPER); `| json name="…"` errs only on what
+  // JSON_EXPRESSION_REFUSED matches.
+  if (errors !== "dropped" && singleParser(chain) !== "json" && typeof chain.json !== "object") return undefined;
   return { chain, errors, filters, dropped, kept, relabelled };
 }
 

@@ -317,13 +317,16 @@ describe("json parameters renaming a top-level key (compat data)", () => {
       // Grouped without a filter requiring a value: a missing key's empty label is a series of its own.
       'sum by (m) (count_over_time({app="checkout"} | json m="method" | drop __error__ [5m]))',
       'sum by (m, method) (count_over_time({app=~"checkout|nginx"} | json m="method", method | drop __error__ [5m]))',
+      // Parser errors (lines not starting with `"`, `{` or `[`) fail the query, or are filtered out.
+      'sum by (m) (count_over_time({app="checkout"} | json m="method", status="status" [5m]))',
+      'sum by (s) (count_over_time({app=~"checkout|nginx"} | json m="method", s="status" | __error__="" [5m]))',
     ]);
   });
 
   it("keeps what it cannot tell apart local, with the same answer", async () => {
     await expectLocal([
-      // Without dropping errors, and a missing key's empty label grouped.
-      'sum by (m) (count_over_time({app="checkout"} | json m="method", status="status" [5m]))',
+      // A line the parser refuses (nginx's) fails the query.
+      'sum by (m) (count_over_time({app=~"checkout|nginx"} | json m="method" [5m]))',
       // A label named as another one's key.
       'sum by (method) (count_over_time({app="checkout"} | json method="status", status="method" | drop __error__ | method!="" [5m]))',
       // A typed filter on a label a missing key sets to "".
@@ -391,6 +394,10 @@ describe("json parameters over generated lines (property, real VictoriaLogs)", (
     `sum by (g) (bytes_over_time(${sel} | json m="method" | drop __error__ | m!~"G.*" [30s]))`,
     `sum by (m, set) (rate(${sel} | json m="method", code="status" | drop __error__ | m!="", code!="200" [1m]))`,
     `sum by (m) (count_over_time(${sel} | json m="method" | drop __error__ [1m]))`,
+    `sum by (m) (count_over_time(${sel} | json m="method" [1m]))`,
+    `sum by (g) (count_over_time(${sel} | json m="method", g | m!="POST" [1m]))`,
+    `sum by (m) (rate(${sel} | json m="method", g | __error__="" | g="a" [30s]))`,
+    `sum(count_over_time(${sel} | json m="method" | logfmt | __error__="" [1m]))`,
     `sum by (m, g) (bytes_over_time(${sel} | json m="method", g | logfmt | drop __error__, __error_details__ [30s]))`,
     `sum by (code) (count_over_time(${sel} | json m="method", code="status" | drop __error__ | m="GET" or g!="b" [1m]))`,
   ];
