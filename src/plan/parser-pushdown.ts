@@ -22,15 +22,20 @@
  * tells whether the line is JSON at all, which VictoriaLogs' stricter parser decides for every line
  * Loki's lenient scanner accepts, but those the guard already sends. The parser may also be one of
  * the chains Logs Drilldown writes for a field
- * (ParserChain): `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` (each label read from the
- * one top-level key of its name, or from a path of object keys, which VictoriaLogs' `unpack_json`
- * flattens into the field `a.b`), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's
- * value is then the row's own field, else logfmt's non-empty value (it overwrites JSON's), else
- * JSON's; the expression parser gives a missing key an empty label, so such a label is declined
- * under typed filters and grouped only behind a filter requiring a value. Outer aggregations
- * (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over the pushed series. Anything else
- * (parameters, `--strict`, `ip()` filters, longer constants, `without`, other stages) stays
- * local.
+ * (ParserChain): `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", m="method", …` (each label
+ * read from the one top-level key of its name, from another top-level key, or from a path of
+ * object keys, which VictoriaLogs' `unpack_json` flattens into the field `a.b`), optionally
+ * followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's own field, else
+ * logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression parser gives a
+ * missing key an empty label, so such a label is declined under typed filters, and grouped apart
+ * where Loki set it to "" (emptyGroup: on the lines the expression parser reads) unless a filter
+ * requires a value. The expression parser errs before reading any key on a line not starting with
+ * `"`, `{` or `[` (JSON_EXPRESSION_REFUSED), which without `drop __error__` is a guard row where the
+ * filters keep it, and is not counted after `__error__=""`. Outer aggregations (`topk`, `avg`, …)
+ * of such a `sum` evaluate in the Worker over the pushed series. Anything else (`logfmt`
+ * parameters, `--strict`, `ip()` filters, longer constants, `without`, other stages) stays local:
+ * Loki's `| logfmt name="key"` also reads a key spelled as the label, lets an empty value
+ * overwrite, keeps structured metadata over the key, and may skip keys its parser hints do not name.
  *
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
  * origin computes the value Loki would give the label: the row's own field (a stream label or
