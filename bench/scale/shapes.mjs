@@ -327,4 +327,16 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "json-fractional",
+    name: '`sum by (status) (count_over_time({app="checkout"} | json | latency_ms > 100.5 [5m]))`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('sum by (status) (count_over_time({app="checkout"} | json | latency_ms > 100.5 [5m]))', w),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (status, latency_ms) | filter latency_ms:>100.5 | stats by (status) count() c',
+        w,
+      ),
+  },
 ];

@@ -6,10 +6,15 @@
  * |line filters | json | stages [range] [offset]))` (or `| logfmt`, without parameters or flags),
  * where the stages after the parser are
  * - label filters on parsed fields or stream labels: string (`=`, `!=`, `=~`, `!~`), numeric
- *   comparisons with an integer constant, duration and bytes comparisons, and `and` / `or` /
- *   parentheses of them;
+ *   comparisons with a constant of at most 9 integer and 6 fraction digits, duration and bytes
+ *   comparisons, and `and` / `or` / parentheses of them;
  * - `drop` of labels (no value matchers) that nothing groups or filters by, `__error__` included;
- * - `__error__=""`.
+ * - `__error__=""`;
+ * - stages that change nothing counted (Reshaping): `keep` of names (no value matchers) listing
+ *   every label grouped or filtered by (it never removes the error labels); `label_format` whose
+ *   renames and templates touch no such label nor the error labels; for line counts (not bytes,
+ *   which add up the final line) `decolorize` and `line_format`. Their templates must be text and
+ *   `{{ .name }}` only (infallibleTemplate): a failing template marks the row with an error.
  * A line Loki's JSON parser rejects carries its error into the metric: with `drop __error__` the row
  * counts with the labels read before the error; with `__error__=""` it does not count; with neither,
  * Loki answers with a pipeline error. For the last two (single `| json` only) the origin reads the
@@ -17,15 +22,20 @@
  * tells whether the line is JSON at all, which VictoriaLogs' stricter parser decides for every line
  * Loki's lenient scanner accepts, but those the guard already sends. The parser may also be one of
  * the chains Logs Drilldown writes for a field
- * (ParserChain): `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` (each label read from the
- * one top-level key of its name, or from a path of object keys, which VictoriaLogs' `unpack_json`
- * flattens into the field `a.b`), optionally followed by `| logfmt`, or `| json | logfmt`. Loki's
- * value is then the row's own field, else logfmt's non-empty value (it overwrites JSON's), else
- * JSON's; the expression parser gives a missing key an empty label, so such a label is declined
- * under typed filters and grouped only behind a filter requiring a value. Outer aggregations
- * (`topk`, `avg`, …) of such a `sum` evaluate in the Worker over the pushed series. Anything else
- * (parameters, `--strict`, `ip()` filters, fractional constants, `without`, other stages) stays
- * local.
+ * (ParserChain): `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", m="method", …` (each label
+ * read from the one top-level key of its name, from another top-level key, or from a path of
+ * object keys, which VictoriaLogs' `unpack_json` flattens into the field `a.b`), optionally
+ * followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's own field, else
+ * logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression parser gives a
+ * missing key an empty label, so such a label is declined under typed filters, and grouped apart
+ * where Loki set it to "" (emptyGroup: on the lines the expression parser reads) unless a filter
+ * requires a value. The expression parser errs before reading any key on a line not starting with
+ * `"`, `{` or `[` (JSON_EXPRESSION_REFUSED), which without `drop __error__` is a guard row where the
+ * filters keep it, and is not counted after `__error__=""`. Outer aggregations (`topk`, `avg`, …)
+ * of such a `sum` evaluate in the Worker over the pushed series. Anything else (`logfmt`
+ * parameters, `--strict`, `ip()` filters, longer constants, `without`, other stages) stays local:
+ * Loki's `| logfmt name="key"` also reads a key spelled as the label, lets an empty value
+ * overwrite, keeps structured metadata over the key, and may skip keys its parser hints do not name.
  *
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
  * origin computes the value Loki would give the label: the row's own field (a stream label or
@@ -65,10 +75,18 @@
  *   rules: a relevant value holding `=`, `"`, `\` or a control character; any line with an odd
  *   number of `"` or a `"` inside a key.
  * - Numbers: a relevant label of a numeric filter whose value is non-empty but not a plain decimal
- *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits). VictoriaLogs reads those within one
- *   unit in the last place, which cannot move them across an integer constant unless they equal
- *   it, and then it reads them exactly; Go's ParseFloat reads everything else (hex, exponents,
- *   `Inf`, underscores) and fails where VictoriaLogs may not. Durations and byte sizes likewise,
+ *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits); Go's ParseFloat reads everything else
+ *   (hex, exponents, `Inf`, underscores) and fails where VictoriaLogs may not. Plain decimals
+ *   compare exactly: the constant is sent as the shortest decimal of the float Loki reads (one of
+ *   at most 6 fraction digits, else declined), so Loki compares two decimals of at most 15
+ *   significant digits, which Go's correctly rounded floats keep distinct and in order: Loki's
+ *   answer is the decimals' order. VictoriaLogs reads both (integer part plus fraction digits times
+ *   a rounded power of ten, one fused rounding) within one unit in the last place, under 2^-23 below
+ *   10^9, while two distinct such decimals lie at least 10^-6 apart: it orders them alike too. Only
+ *   equal decimals may read apart (`0.1` and `0.100000` differ in the last bit), so equality is
+ *   decided on the text instead: for an integer constant the value reads exactly, for a fraction
+ *   it is the shortest spelling with trailing zeros (`^100\.50*$`), which `>` and `<` exclude and
+ *   `>=` and `<=` add. Durations and byte sizes likewise,
  *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `µs`, lower-case byte units or `1d`,
  *   reads a bare number as a duration Go rejects, and fractions as floats.
  * Names must start with a letter and use only [A-Za-z0-9_]; names the Worker derives
@@ -106,6 +124,11 @@ export function pushableName(derived?: DerivedFieldRules): (name: string) => boo
 const ERROR = "__error__";
 /** Integer constants of numeric filters both sides compare alike (see the module comment). */
 const MAX_INTEGER = 999_999_999;
+/**
+ * Fractional constants both sides compare alike: the shortest decimal of the constant's float (what
+ * Loki reads from the query, and the decimal the origin is sent) in EXACT_NUMBER's range.
+ */
+const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
 /**
  * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
  * an integer and one unit Go's ParseDuration and VictoriaLogs both know (not `us`/`µs`, which
@@ -204,9 +227,13 @@ export function planParserPushdown(
   if (!shape) return undefined;
   const { inner, lines, groupBy, usable, plan } = shape;
   const buckets = bucketsOf(inner.range, grid);
-  const parsedRows = parsedCounting(plan.local, groupBy, usable);
+  // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
+  const reshaping = lines.total === "bytes" ? "labels" : "line";
+  const parsedRows = parsedCounting(plan.local, groupBy, usable, { reshaping, emptyGroups: true });
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad } = parsedRows;
+  const setEmpty = new Set(parsedRows.setEmpty ?? []);
+  const fields = groupBy.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
@@ -216,20 +243,21 @@ export function planParserPushdown(
   // The guard reads `_msg` (here or in keptOrGuarded), which is also what makes VictoriaLogs
   // (v1.121) read the line for the prefixed unpack at all.
   stats.push(`count() if (${guardRow(parsedRows)}) as __bad`);
-  const by = [buckets.timeGrouping, ...groupBy.map(value)].join(", ");
+  const by = [buckets.timeGrouping, ...fields].join(", ");
   const rows = `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")}`;
   const counting = [rows, ...keptOrGuarded(parsedRows)].join(" | ");
   return {
     logsql: `${counting} | stats by (${by}) ${stats.join(", ")}`,
     ...buckets.grid,
-    groupBy: groupBy.map(value),
+    groupBy: fields,
     groups: {
       rows,
-      fields: groupBy.map(value),
+      fields,
       ...(counted !== "" && { counted }),
       bad,
     },
     labels: groupBy,
+    ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };
@@ -243,7 +271,37 @@ export interface ParsedCounting {
   counted: string;
   /** The filter matching every row VictoriaLogs could read otherwise than Loki (module comment). */
   bad: string;
+  /** Grouped labels whose group is `emptyGroup(name)`, SET_EMPTY where Loki set them to "". */
+  setEmpty?: string[];
 }
+
+/** What parsedCounting may accept besides parsers, label filters and `drop`s. */
+export interface CountingOptions {
+  reshaping?: Reshaping;
+  /** Group a `| json name="…"` label by `emptyGroup(name)` where Loki may set it to "". */
+  emptyGroups?: boolean;
+}
+
+/**
+ * A grouped label's group where `| json name="…"` may set it to "": Loki's value, or SET_EMPTY
+ * where it set it to "" — a series of its own, apart from rows without the label.
+ */
+const emptyGroup = (name: string) => `__g_${name}`;
+/** Stands for "set to the empty string": no used value holds a control character (guarded). */
+const SET_EMPTY = "\u0001";
+/**
+ * The lines on which `| json name="…"` sets every label: non-empty, starting with `"`, `{` or `[`
+ * (on others Loki's expression parser reads nothing and marks a parser error, which a chain here
+ * always drops). A `| logfmt` after it sets only non-empty values, so an empty value there is
+ * still the one `| json` set.
+ */
+const JSON_EXPRESSION_LINE = String.raw`^["{\[]`;
+/**
+ * The lines `| json name="…"` marks with a parser error before reading any key: non-empty,
+ * starting otherwise. On the others its scanner may still err at a malformed value under a key
+ * it reads, but such a line names the key where VictoriaLogs read no value: a guard row.
+ */
+const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
 
 /** Set on the rows the guard matches by keptOrGuarded. */
 const GUARD_ROW = "__guard_row";
@@ -282,10 +340,11 @@ export function parsedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
+  { reshaping, emptyGroups = false }: CountingOptions = {},
 ): ParsedCounting | undefined {
-  const pipeline = pipelineAfterParser(stages, usable);
+  const pipeline = pipelineAfterParser(stages, usable, reshaping);
   if (!pipeline) return undefined;
-  const { chain, errors, filters, dropped } = pipeline;
+  const { chain, errors, filters, dropped, kept, relabelled } = pipeline;
 
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
@@ -295,21 +354,27 @@ export function parsedCounting(
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
-  if ([...names].some((n) => dropped.has(n))) return undefined;
+  if ([...names].some((n) => dropped.has(n) || relabelled.has(n))) return undefined;
+  if (kept.some((keep) => [...names].some((n) => !keep.has(n)))) return undefined;
   const relevant = [...names];
   // `| json name="…"` gives `name` an empty value where the key is missing, which a typed filter
   // reads as an error (a row Loki fails the query on): nothing the origin can tell apart.
   const keys = chain.json;
+  const setEmpty: string[] = [];
   if (keys !== undefined && keys !== "all") {
     if (relevant.some((n) => typed.has(n) && keys.has(n))) return undefined;
     // Loki's series keep such a label with its empty value apart from rows without it (lines not
-    // JSON), which the origin's groups do not tell apart: grouped, it must be non-empty to count.
-    if (groupBy.some((n) => keys.has(n) && !filters.some((f) => requiresValue(f, n)))) return undefined;
+    // JSON): grouped, it must be non-empty to count, or be grouped apart (emptyGroup).
+    for (const n of groupBy) {
+      if (!keys.has(n) || filters.some((f) => requiresValue(f, n))) continue;
+      if (!emptyGroups) return undefined;
+      setEmpty.push(n);
+    }
   }
 
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
-  const wrapped = errors !== "dropped";
+  const wrapped = parser === "json" && errors !== "dropped";
   let bad = parser ? guard(parser, relevant, typed, repeats, wrapped) : chainGuard(chain, relevant, typed, repeats);
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped)
@@ -318,12 +383,24 @@ export function parsedCounting(
   // sides read no parsed value, so the filters keep such a row alike. On the other lines the guard
   // decides (JSON_WRAPPER).
   const objectLine = `_msg:~${quote(JSON_OBJECT_START)}`;
-  if (errors === "fail") bad = `(${["-" + objectLine, ...conditions].join(" ")}) or ${bad}`;
-  if (errors === "excluded") {
+  const refused = `_msg:~${quote(JSON_EXPRESSION_REFUSED)}`;
+  if (errors === "fail") {
+    bad = wrapped
+      ? `(${["-" + objectLine, ...conditions].join(" ")}) or ${bad}`
+      : `(${[refused, ...conditions].join(" ")}) or ${bad}`;
+  }
+  if (errors === "excluded" && wrapped) {
     conditions.unshift(objectLine);
     bad = `${objectLine} (${bad})`;
   }
-  return { pipes, counted: conditions.join(" "), bad };
+  if (errors === "excluded" && !wrapped) conditions.unshift(`-${refused}`);
+  for (const n of setEmpty) {
+    pipes.push(`format ${quote(`<${value(n)}>`)} as ${emptyGroup(n)}`);
+    pipes.push(
+      `format if (${value(n)}:"" _msg:~${quote(JSON_EXPRESSION_LINE)}) ${quote(SET_EMPTY)} as ${emptyGroup(n)}`,
+    );
+  }
+  return { pipes, counted: conditions.join(" "), bad, ...(setEmpty.length > 0 && { setEmpty }) };
 }
 
 /**
@@ -401,12 +478,12 @@ const jsonParsed = (name: string) => `${JSON_PREFIX}${name}`;
 /**
  * The fields `unpack_json` may write a label's JSON value to, as VictoriaLogs flattens nested
  * objects (keys joined with `.`): for `| json` every way the label's name reads from nested
- * objects (flattenedFields), for a top-level key its name, for a nested path its keys joined.
+ * objects (flattenedFields), for a parameter's path its keys joined (a top-level key itself).
  */
 function jsonSources(chain: ParserChain, name: string): string[] {
   if (chain.json === "all") return flattenedFields(name);
   const path = chain.json?.get(name);
-  return path && path.length > 1 ? [path.join(".")] : [name];
+  return path ? [path.join(".")] : [name];
 }
 
 /** A field name as LogsQL reads it: bare when it is a word, else quoted. */
@@ -511,7 +588,8 @@ export function chainGuard(
     const v = value(n);
     const pj = jsonParsed(n);
     const path = chain.json === "all" ? undefined : chain.json?.get(n);
-    const nested = path !== undefined && path.length > 1 ? path : undefined;
+    // A path read by its exact keys: nested, or one top-level key renamed.
+    const nested = path !== undefined && (path.length > 1 || path[0] !== n) ? path : undefined;
     const pl = logfmtParsed(n);
     const json = fromJson.includes(n);
     // The row's own field (structured metadata here) loses to any parsed value.
@@ -551,6 +629,29 @@ interface ParsedPipeline {
   filters: LabelFilterExpr[];
   /** Labels some `drop` removes (`__error__` included). */
   dropped: Set<string>;
+  /** The labels of each `keep` (which removes every other, but never the error labels). */
+  kept: Set<string>[];
+  /** Labels some `label_format` sets or renames away. */
+  relabelled: Set<string>;
+}
+
+/**
+ * Stages after the parser a count may pass over besides label filters and `drop`: `keep` and
+ * `label_format` (when no relevant label is removed or changed by them) with "labels", also
+ * `line_format` and `decolorize`, which change only the line, with "line".
+ */
+export type Reshaping = "labels" | "line";
+
+const ERROR_DETAILS = "__error_details__";
+
+/**
+ * Templates whose execution cannot fail: text and `{{ .name }}` actions. Go's text/template reads
+ * a missing key of the label map as its zero value, never an error (trim markers only as Go
+ * writes them, `{{- ` and ` -}}`); any other action (a function, a pipe, a method) could fail on
+ * some value and mark the row TemplateFormatErr, an error the metric would fail on unless dropped.
+ */
+function infallibleTemplate(template: string): boolean {
+  return !template.replace(/\{\{(?:- )? *\.[A-Za-z_][A-Za-z0-9_]* *(?: -)?\}\}/g, "").includes("{{");
 }
 
 /**
@@ -579,10 +680,13 @@ function singleParser(chain: ParserChain): Parser | undefined {
 const PATH_KEY = /^[A-Za-z0-9_-]+$/;
 
 /**
- * The labels of `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", …` and their paths, when
- * each path is the one top-level key its label is named after (`name`, `name="name"`) or two or
- * more object keys (PATH_KEY): what Drilldown writes for a field found in JSON bodies, at the top
- * or nested. Undefined for any other path (indexed, renamed) or a label named twice.
+ * The labels of `| json name="[\"name\"]", a_b="[\"a\"][\"b\"]", m="method", …` and their
+ * paths, when each path is the one top-level key its label is named after (`name`,
+ * `name="name"`), or object keys (PATH_KEY): two or more (what Drilldown writes for a field found
+ * nested), or one that renames (`m="method"`), which the guard reads by its exact key as a nested
+ * path. Undefined for any other path (indexed), a label named twice, or a renamed label named as
+ * another's key: the origin unpacks each key under the prefix and its label's name, which would
+ * then hold two values.
  */
 function jsonParamPaths(
   params: readonly ExtractionParam[],
@@ -596,10 +700,12 @@ function jsonParamPaths(
     const keys = path.steps.filter((step): step is string => typeof step === "string");
     if (keys.length !== path.steps.length) return undefined;
     const topLevel = keys.length === 1 && keys[0] === p.label;
-    const nested = keys.length > 1 && keys.every((k) => PATH_KEY.test(k));
+    const nested = keys.length > 0 && keys.every((k) => PATH_KEY.test(k));
     if (!topLevel && !nested) return undefined;
     paths.set(p.label, keys);
   }
+  const read = new Set([...paths.values()].map((keys) => keys.join(".")));
+  for (const [label, keys] of paths) if (keys.join(".") !== label && read.has(label)) return undefined;
   return paths;
 }
 
@@ -611,6 +717,7 @@ function jsonParamPaths(
 function pipelineAfterParser(
   stages: readonly PipelineStage[],
   usable: (name: string) => boolean,
+  reshaping?: Reshaping,
 ): ParsedPipeline | undefined {
   let at = 0;
   const chain: ParserChain = { logfmt: false };
@@ -628,9 +735,25 @@ function pipelineAfterParser(
   if (chain.json === undefined && !chain.logfmt) return undefined;
   const filters: LabelFilterExpr[] = [];
   const dropped = new Set<string>();
+  const kept: Set<string>[] = [];
+  const relabelled = new Set<string>();
   let errors: JsonErrors = "fail";
   for (const stage of stages.slice(at)) {
-    if (stage.kind === "Drop") {
+    if (reshaping !== undefined && stage.kind === "Keep") {
+      if (stage.items.some((item) => item.matcher)) return undefined;
+      kept.push(new Set(stage.items.map((item) => item.name)));
+    } else if (reshaping !== undefined && stage.kind === "LabelFormat") {
+      for (const op of stage.ops) {
+        if (op.isTemplate && !infallibleTemplate(op.src)) return undefined;
+        const touched = op.isTemplate ? [op.dst] : [op.dst, op.src];
+        if (touched.some((n) => n === ERROR || n === ERROR_DETAILS)) return undefined;
+        for (const n of touched) relabelled.add(n);
+      }
+    } else if (reshaping === "line" && stage.kind === "LineFormat") {
+      if (!infallibleTemplate(stage.template)) return undefined;
+    } else if (reshaping === "line" && stage.kind === "Decolorize") {
+      continue;
+    } else if (stage.kind === "Drop") {
       if (stage.items.some((item) => item.matcher)) return undefined;
       for (const item of stage.items) dropped.add(item.name);
       if (dropped.has(ERROR) && errors === "fail") errors = "dropped";
@@ -646,9 +769,10 @@ function pipelineAfterParser(
     } else return undefined;
   }
   if (chain.json === undefined) errors = "dropped";
-  // Only a lone `| json` reads its lines wrapped (JSON_WRAPPER).
-  if (errors !== "dropped" && singleParser(chain) !== "json") return undefined;
-  return { chain, errors, filters, dropped };
+  // A lone `| json` reads its lines wrapped (JSON_WRAPPER); `| json name="…"` errs only on what
+  // JSON_EXPRESSION_REFUSED matches.
+  if (errors !== "dropped" && singleParser(chain) !== "json" && typeof chain.json !== "object") return undefined;
+  return { chain, errors, filters, dropped, kept, relabelled };
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */
@@ -697,26 +821,32 @@ export function filterLogsQL(
     case "number":
     case "duration":
     case "bytes": {
+      if (!usable(f.name)) return undefined;
+      const v = value(f.name);
+      const integer = Number.isInteger(f.value);
       const limit = f.type === "number" ? MAX_INTEGER : Number.MAX_SAFE_INTEGER;
-      if (!usable(f.name) || !Number.isInteger(f.value) || Math.abs(f.value) > limit) return undefined;
+      if (integer ? Math.abs(f.value) > limit : f.type !== "number" || !FRACTION.test(`${f.value}`)) return undefined;
       names.add(f.name);
       const shapes = typed.get(f.name) ?? new Set();
       typed.set(f.name, shapes.add(VALUE_SHAPES[f.type]));
-      const v = value(f.name);
       // VictoriaLogs compares a duration in ns and a byte size in bytes with a plain number.
       const n = `${f.value}`;
+      // Equal as decimals (module comment): an integer VictoriaLogs reads exactly, a fraction by
+      // its spellings, the shortest one and trailing zeros.
+      const equal = integer ? `(${v}:>=${n} ${v}:<=${n})` : `${v}:~${quote(`^${escapeRegex(n)}0*$`)}`;
       switch (f.op) {
         case ">":
-        case ">=":
         case "<":
+          return integer ? `${v}:${f.op}${n}` : `(${v}:${f.op}${n} -${equal})`;
+        case ">=":
         case "<=":
-          return `${v}:${f.op}${n}`;
+          return integer ? `${v}:${f.op}${n}` : `(${v}:${f.op}${n} or ${equal})`;
         case "=":
         case "==":
-          return `(${v}:>=${n} ${v}:<=${n})`;
+          return equal;
         case "!=":
           // A missing label fails every numeric filter in Loki, `!=` included.
-          return `(${v}:* -(${v}:>=${n} ${v}:<=${n}))`;
+          return `(${v}:* -${equal})`;
       }
       return undefined;
     }

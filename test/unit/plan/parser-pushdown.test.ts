@@ -76,6 +76,11 @@ describe("planParserPushdown", () => {
       ['a > 1 or b="y"', '(__v_a:>1 or __v_b:="y")'],
       ['a > 1, (b="y" or b="z")', '(__v_a:>1 (__v_b:="y" or __v_b:="z"))'],
       ["d > 1.5ms", "__v_d:>1500000"],
+      // A fraction: equal decimals by their spellings (VictoriaLogs may read `1.50` a bit apart).
+      ["a > 1.5", String.raw`(__v_a:>1.5 -__v_a:~"^1\\.50*$")`],
+      ["a >= -0.25", String.raw`(__v_a:>=-0.25 or __v_a:~"^-0\\.250*$")`],
+      ["a == 1.005e2", String.raw`__v_a:~"^100\\.50*$"`],
+      ["a != 0.1", String.raw`(__v_a:* -__v_a:~"^0\\.10*$")`],
       ["d == 1h", "(__v_d:>=3600000000000 __v_d:<=3600000000000)"],
       ["b <= 2KiB", "__v_b:<=2048"],
     ];
@@ -144,26 +149,51 @@ describe("planParserPushdown", () => {
     }
   });
 
+  it("passes over stages that change nothing counted", () => {
+    const plain = plan('sum by (a) (count_over_time({app="x"} | logfmt | b="1" [1m]))')!.logsql;
+    for (const stages of [
+      '| keep a, b | b="1"',
+      '| b="1" | keep b, a',
+      '| decolorize | b="1"',
+      '| line_format "{{.a}} and {{ .c }}, {{- .d -}} }}" | b="1"',
+      '| label_format c=d, e="{{ .a }}!" | b="1"',
+    ]) {
+      const p = plan(`sum by (a) (count_over_time({app="x"} | logfmt ${stages} [1m]))`);
+      expect(p?.logsql, stages).toBe(plain);
+    }
+    const bytes = plan('sum by (a) (bytes_over_time({app="x"} | logfmt | keep a | label_format c=d [1m]))');
+    expect(bytes?.logsql).toBe(plan('sum by (a) (bytes_over_time({app="x"} | logfmt [1m]))')!.logsql);
+  });
+
   it("declines what it cannot prove exact", () => {
     for (const q of [
       // Only a lone `| json` reads its lines wrapped, which tells the lines its parser rejects.
-      'sum by (a) (count_over_time({app="x"} | json a="a" | a!="" [1m]))',
       'sum by (a) (count_over_time({app="x"} | json | logfmt | __error__="" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | json a="b" | drop __error__ [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --strict [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --keep-empty [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt a [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | json | drop __error__ [1m]))',
       'sum by (a) (count_over_time({app="x"} | regexp "(?P<a>.)" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | b > 1.5 [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | b > 1.0000001 [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | b > 1e-7 [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | b > 1000000000.5 [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | b > 1e10 [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | ip = ip("1.2.3.4") [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | __error__!="" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | drop a [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | drop __error__="x" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{.a}}" [1m]))',
+      // Stages that could change what is counted (line_format and decolorize: the bytes).
+      'sum by (a) (bytes_over_time({app="x"} | logfmt | line_format "{{.a}}" [1m]))',
+      'sum by (a) (bytes_rate({app="x"} | logfmt | decolorize [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | upper }}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | keep a [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format c=a [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format c="{{ .a }}{{ .b }}", a="{{.b}}" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format __error__=b [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | keep b [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | keep a | b="1" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | keep a="1" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | decolorize | logfmt [1m]))',
       'sum by (a_extracted) (count_over_time({app="x"} | logfmt [1m]))',
       'sum by (_a) (count_over_time({app="x"} | logfmt [1m]))',
       'sum without (a) (count_over_time({app="x"} | logfmt [1m]))',
@@ -232,25 +262,57 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(p.labels).toEqual(["http_method"]);
   });
 
+  it("reads a label renamed from a top-level key by that exact key", () => {
+    const p = plan('sum by (m) (count_over_time({app="x"} | json m="method" | drop __error__ | m!="" [1m]))')!;
+    expect(p.logsql).toContain(
+      'unpack_json from _msg fields (method) result_prefix "__pj_" | ' +
+        'format if (__pj_m:"") "<__pj_method>" as __pj_m | ',
+    );
+    expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"method\"\\s*:.*\"method\"\\s*:"`);
+    expect(p.labels).toEqual(["m"]);
+    // A label named as another one's key would hold two values.
+    const swapped = 'sum by (a) (count_over_time({app="x"} | json a="b", b="a" | drop __error__ | a!="" [1m]))';
+    expect(plan(swapped)).toBeUndefined();
+  });
+
+  it("tells the lines the expression parser refuses by their first character", () => {
+    const refused = String.raw`_msg:~"^[^\"{\\[]"`;
+    const fail = plan('sum by (a) (count_over_time({app="x"} | json a="b" | a!="" [1m]))')!;
+    // Such a line the filters keep fails the query: a guard row.
+    expect(fail.groups?.bad?.startsWith(`(${refused} -__v_a:="") or `)).toBe(true);
+    const excluded = plan('sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | __error__="" [1m]))')!;
+    expect(excluded.groups?.counted).toBe(`-${refused}`);
+    expect(excluded.logsql).not.toContain("__lvw");
+  });
+
+  it("groups an expression label apart where Loki set it to the empty string", () => {
+    for (const q of [
+      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json a="[\\"b\\"]" | drop __error__ [1m]))',
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f!="" or g="1" [1m]))',
+    ]) {
+      const p = plan(q)!;
+      const label = p.labels[0]!;
+      expect(p.groupBy, q).toEqual([`__g_${label}`]);
+      expect(p.setEmpty, q).toBe("\u0001");
+      expect(p.logsql, q).toContain(
+        `format "<__v_${label}>" as __g_${label} | ` +
+          `format if (__v_${label}:"" _msg:~"^[\\"{\\\\[]") "\\u0001" as __g_${label}`,
+      );
+    }
+  });
+
   it("keeps other paths, typed filters on expression labels and unparsed errors local", () => {
     for (const q of [
-      // Indexed or renamed paths, or keys VictoriaLogs' flattened names cannot tell apart.
+      // Indexed paths, or keys VictoriaLogs' flattened names cannot tell apart.
       'sum by (a) (count_over_time({app="x"} | json a="[\\"a\\"][0]" | drop __error__ [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][0][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a.x\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a*\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
-      // Grouped without a filter requiring a value, as for a top-level key.
-      'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][\\"b\\"]" | logfmt | drop __error__ [1m]))',
-      'sum by (a) (count_over_time({app="x"} | json a="[\\"b\\"]" | drop __error__ [1m]))',
       // A missing key becomes an empty value, an error for a numeric filter.
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f > 3 [1m]))',
-      // Lines that are not JSON are parser errors unless dropped.
-      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | f!="" [1m]))',
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt --strict | drop __error__ [1m]))',
       'sum by (f) (count_over_time({app="x"} | logfmt | json | drop __error__ [1m]))',
-      // Grouped without a filter requiring a value: an empty label on JSON lines without the key.
-      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ [1m]))',
-      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f!="" or g="1" [1m]))',
     ]) {
       expect(plan(q), q).toBeUndefined();
     }
