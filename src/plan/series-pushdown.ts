@@ -47,7 +47,7 @@ export interface SeriesBucketPlan {
   rows: string;
   /** The pipes between the rows and the stats pipe (the level inputs), each led by ` | `. */
   pipes: string;
-  /** The stats pipe's function (`count() as __v`, `sum_len(_msg) as __v`). */
+  /** The stats pipe's functions: the value (`__v`), and for bytes the rows counted (`__c`). */
   stats: string;
   /** The `_time` grouping of the buckets. */
   timeGrouping: string;
@@ -117,7 +117,7 @@ function planRange(
   return {
     rows: plan.logsql + buckets.inWindows,
     pipes: levels ? ` | ${LEVEL_INPUT_PIPES}` : "",
-    stats: value === "count" ? "count() as __v" : "sum_len(_msg) as __v",
+    stats: value === "count" ? "count() as __v" : "sum_len(_msg) as __v, count() as __c",
     timeGrouping: buckets.timeGrouping,
     buckets: buckets.grid,
     fields,
@@ -160,7 +160,9 @@ export function seriesStatsQuery(plan: SeriesBucketPlan, fields: readonly string
   // Every field is grouped by when `fields` is "all": then the level rules' label inputs are among
   // them, or in `_stream`, or set on no row.
   const levelFields = !plan.levels ? [] : plan.fields === "all" ? Object.values(INPUT) : LEVEL_GROUP_FIELDS;
-  const groupBy = [...new Set(["_stream", ...fields, ...levelFields])];
+  // `_stream_id` is a fraction of `_stream`'s length in every answer row; the Worker asks for each
+  // stream's labels once (exec/series-pushdown.ts).
+  const groupBy = [...new Set(["_stream_id", ...fields, ...levelFields])];
   const by = [plan.timeGrouping, ...groupBy.map(fieldName)].join(", ");
   return {
     ...plan.buckets,
