@@ -285,4 +285,12 @@ export const SHAPES = [
     }),
     vl: (w) => vlQuery('{namespace="prod"} | stats by (namespace) count() n, sum_len(_msg) b', w),
   },
+  {
+    id: "series-alert",
+    name: 'Alert, one series per Loki series `count_over_time({app="auth"} |= "ERROR" [5m])`',
+    pushed: false,
+    selector: '{app="auth"}',
+    loki: (w) => lokiRange('count_over_time({app="auth"} |= "ERROR" [5m])', w),
+    vl: (w) => vlStats('{app="auth"} _msg:~"ERROR" | stats by (_stream, tenant) count() c', w),
+  },
 ];
