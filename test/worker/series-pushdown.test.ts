@@ -235,7 +235,7 @@ describe("generated streams (property, real VictoriaLogs)", () => {
           `sum by (service_name, detected_level) (count_over_time({app="sgen", set="s${k}"}[1m]))`,
           `count_over_time({app="sgen", set="s${k}"} | trace_id!="" | drop level [1m])`,
           `max by (detected_level) (count_over_time({app="sgen", set="s${k}"} | keep pod, detected_level [1m]))`,
-          `count_over_time({app="sgen", set="s${k}"}[1m]) by (k8s_pod)`,
+          `stddev by (pod, detected_level) (count_over_time({app="sgen", set="s${k}"}[1m]))`,
           `sum by (detected_level) (count_over_time({app="sgen", set="s${k}"} | detected_level > 2 | __error__="" [1m]))`,
           // A label filter's error on some groups: Loki's pipeline error, from rows.
           `count_over_time({app="sgen", set="s${k}"} | severity_number > 5 [1m])`,
