@@ -3,8 +3,8 @@
  * stream, metadata, level inputs); each group's labels are made once, from a row that holds only
  * what the group's rows share, through the pipeline the Worker would run on each of them; groups with
  * the same labels add up. "declined" when a group's inputs do not settle its level, its labels carry
- * a pipeline error, or there are more groups or fields than an answer may hold: the query is then
- * evaluated from rows, which decides it as Loki does.
+ * a pipeline error, there are more groups or fields than an answer may hold, or the rows changed
+ * between the requests: the query is then evaluated from rows, which decides it as Loki does.
  */
 import type { Labels, LogRow, Series } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
@@ -14,7 +14,7 @@ import { LEVEL_LABEL_INPUTS } from "../plan/level-pushdown";
 import { parseStreamLabels } from "../origin/rows";
 import { DETECTED_LEVEL, FieldDeriver, detectLevelWith } from "../engine/derived-fields";
 import { compileSampleExtractor } from "../engine/pipeline";
-import { PointLimitError } from "../engine/metric/errors";
+import { PointLimitError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from "../engine/metric/errors";
 import { groupLabels, isErrorSeries, labelsKey } from "../engine/metric/labels";
 import type { ScanStats } from "./logs";
 import { lineLevel } from "./level-pushdown";
@@ -52,6 +52,7 @@ export async function runSeriesPlan(
   const inWindow = inWindowOf(rows, plan);
   const byGroup: (GroupBuckets | null | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
+  let labelText = 0;
   for (let i = 0; i < table.length; i++) {
     // Whole chunks may hold buckets outside the window (exec/metric-pushdown.ts bucketRows): no
     // evaluation window holds them, and their streams were not asked for.
@@ -70,7 +71,12 @@ export async function runSeriesPlan(
       else {
         const key = labelsKey(labels);
         g = groups.get(key);
-        if (!g) groups.set(key, (g = { labels, ranks: [], values: [] }));
+        if (!g) {
+          // As the rows' own series are held to it (engine/metric/range/evaluate.ts).
+          labelText += key.length;
+          if (labelText > SERIES_LABEL_TEXT_BUDGET) throw new SeriesLabelsLimitError();
+          groups.set(key, (g = { labels, ranks: [], values: [] }));
+        }
       }
       byGroup[gi] = g;
     }
