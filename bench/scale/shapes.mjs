@@ -339,4 +339,12 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "series-alert",
+    name: 'Alert, one series per Loki series `count_over_time({app="auth"} |= "ERROR" [5m])`',
+    pushed: false,
+    selector: '{app="auth"}',
+    loki: (w) => lokiRange('count_over_time({app="auth"} |= "ERROR" [5m])', w),
+    vl: (w) => vlStats('{app="auth"} _msg:~"ERROR" | stats by (_stream, tenant) count() c', w),
+  },
 ];

@@ -98,7 +98,8 @@ export function levelOfGroup(row: VLRow): string | undefined {
   return settled ? level : undefined;
 }
 
-function lineLevel(row: VLRow): string | undefined {
+/** The line's part of a group's level, from its reduced inputs; undefined when they do not settle it. */
+export function lineLevel(row: VLRow): string | undefined {
   const word = row[INPUT.word];
   const words = () => (word ? levelOfWord(word) : "unknown");
   if (row[INPUT.head] && row[INPUT.tail]) {

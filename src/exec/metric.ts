@@ -41,6 +41,8 @@ import { runParserPlan } from "./parser-pushdown";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import { runLevelPlan } from "./level-pushdown";
 import type { LevelBucketPlan } from "../plan/level-pushdown";
+import { runSeriesPlan } from "./series-pushdown";
+import type { SeriesBucketPlan } from "../plan/series-pushdown";
 import { type ProjectionGuard, projectedRangeSamples } from "./unwrap-projection";
 import {
   planMetricStrategy,
@@ -91,7 +93,10 @@ type Attempt =
 /** What the origin made of a subtree: its series, or why they would not be Loki's. */
 type PartOutcome =
   | { outcome: "answered"; series: Series[] }
-  | { outcome: "declined"; reason: "guarded" | "incomplete" | "parser-guarded" | "levels-unsettled" };
+  | {
+      outcome: "declined";
+      reason: "guarded" | "incomplete" | "parser-guarded" | "levels-unsettled" | "series-declined";
+    };
 
 /** A Worker evaluation's strategy (see plan/metric-strategy.ts). */
 type WorkerStrategy = Extract<MetricStrategy, { kind: "projected" | "local" }>;
@@ -108,6 +113,8 @@ class MetricRun {
   private parserGuarded = false;
   /** Whether a level push-down met a group its inputs do not settle: the other chunks are alike. */
   private levelsUnsettled = false;
+  /** Whether a series push-down declined (a level not settled, too many groups): the other chunks are alike. */
+  private seriesDeclined = false;
   /** The query's grid as the evaluator aligns it. */
   readonly aligned: MetricQuery;
   private readonly strict: MetricOptions;
@@ -139,8 +146,14 @@ class MetricRun {
     if (!opts.partialSeries || opts.pushdown !== true) return undefined;
     const part = breakdownPart(this.expr);
     const plan = planPart(part, aligned, client.derivedFields);
-    if (!plan) return undefined;
-    const restriction = await restrictToGroups<PartPlan["plan"]>(client, plan.plan, opts.maxSeries, stats);
+    // A series push-down's groups are not its answer's series: nothing to restrict them by.
+    if (!plan || plan.kind === "series") return undefined;
+    const restriction = await restrictToGroups<Exclude<PartPlan, { kind: "series" }>["plan"]>(
+      client,
+      plan.plan,
+      opts.maxSeries,
+      stats,
+    );
     if (restriction.kind === "guarded" && plan.kind === "parsed") this.parserGuarded = true;
     if (restriction.kind !== "cut") return undefined;
     const outcome = await this.runPart({ kind: plan.kind, plan: restriction.plan } as PartPlan, aligned);
@@ -283,6 +296,8 @@ class MetricRun {
         return this.runParsed(plan.plan, grid);
       case "levels":
         return this.runLevels(plan.plan, grid);
+      case "series":
+        return this.runSeries(plan.plan, grid);
     }
   }
 
@@ -314,6 +329,15 @@ class MetricRun {
     if (outcome !== "declined") return { outcome: "answered", series: outcome };
     this.levelsUnsettled = true;
     return { outcome: "declined", reason: "levels-unsettled" };
+  }
+
+  /** A counting metric's series from groups of rows sharing their labels' inputs, unless the groups decline it. */
+  private async runSeries(plan: SeriesBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
+    if (this.seriesDeclined) return { outcome: "declined", reason: "series-declined" };
+    const outcome = await runSeriesPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
+    if (outcome !== "declined") return { outcome: "answered", series: outcome };
+    this.seriesDeclined = true;
+    return { outcome: "declined", reason: "series-declined" };
   }
 
   private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint) {

@@ -7,6 +7,7 @@
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { isKind, some, type SyntaxNode } from "../logql/walk";
 import { vectorAggregation } from "../logql/functions";
+import { DETECTED_LEVEL } from "../engine/derived-fields";
 
 export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string>): boolean {
   if (derived.size === 0) return false;
@@ -15,8 +16,13 @@ export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string
       const g = node.grouping;
       if (g && (g.without || g.labels.some((l) => derived.has(l)))) return true;
       // Without grouping its series keep every label, derived ones too, unless an enclosing
-      // aggregation keeps only labels that are not derived.
-      if (!g && !ancestors.some(keepsOnlyItsGrouping)) return true;
+      // aggregation keeps only labels that are not derived. `detected_level` is structured
+      // metadata, so it also splits the series: only a `sum` right around them adds the parts of
+      // a split series back into one (an `avg`, `max`, `count` or `topk` of them differs).
+      // `service_name` is the stream's, so it splits nothing.
+      if (!g && !(derived.has(DETECTED_LEVEL) ? sumsRightAround(ancestors) : ancestors.some(keepsOnlyItsGrouping))) {
+        return true;
+      }
       return node.range.unwrap !== undefined && derived.has(node.range.unwrap.label);
     }
     if (isKind(node, "VectorAggregation")) {
@@ -36,6 +42,14 @@ export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string
  */
 function keepsOnlyItsGrouping(node: SyntaxNode): boolean {
   return isKind(node, "VectorAggregation") && vectorAggregation(node.op).result !== "series";
+}
+
+/** Whether the node's parent is a `sum` keeping only its grouping (see keepsOnlyItsGrouping). */
+function sumsRightAround(ancestors: readonly SyntaxNode[]): boolean {
+  const parent = ancestors[ancestors.length - 1];
+  return (
+    parent !== undefined && keepsOnlyItsGrouping(parent) && isKind(parent, "VectorAggregation") && parent.op === "sum"
+  );
 }
 
 /** A label filter, `drop` or `keep` naming a derived field. */

@@ -23,7 +23,11 @@
  *   is evaluated from whole lines, and the query's other chunks do not ask the origin again; or
  *   `levels`: a counting metric grouped by `detected_level`, counted by VictoriaLogs per group of
  *   the raw inputs of Loki's level rules, which the Worker applies per group
- *   (plan/level-pushdown.ts); a group whose inputs do not settle the level declines it likewise.
+ *   (plan/level-pushdown.ts); a group whose inputs do not settle the level declines it likewise; or
+ *   `series`: a counting metric without parsers whose series the evaluator needs (a bare one, one
+ *   under `avg by`, `max by`, `topk`, …, or `sum by` a derived label), counted by VictoriaLogs per
+ *   group of rows sharing every input of their labels, which the Worker makes per group
+ *   (plan/series-pushdown.ts); a group whose level is not settled declines it likewise.
  *
  * Worker evaluations of range queries go through the series cache chunk by chunk (`seriesCache`);
  * a query pushed whole is cached as its buckets instead (cache/extents.ts), shared with panels of
@@ -36,6 +40,7 @@ import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-p
 import { parsedLabelValues, planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
 import { planExtractPushdown } from "./extract-pushdown";
 import { planLevelPushdown, type LevelBucketPlan } from "./level-pushdown";
+import { planSeriesPushdown, type SeriesBucketPlan } from "./series-pushdown";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection, type UnwrapProjection } from "./unwrap-projection";
 
@@ -66,7 +71,8 @@ export type PartPlan =
   | { kind: "pushed"; plan: BucketPlan }
   | { kind: "guarded"; plan: UnwrapBucketPlan }
   | { kind: "parsed"; plan: ParserBucketPlan }
-  | { kind: "levels"; plan: LevelBucketPlan };
+  | { kind: "levels"; plan: LevelBucketPlan }
+  | { kind: "series"; plan: SeriesBucketPlan };
 
 export interface StrategyOptions {
   /** Let VictoriaLogs compute what it computes exactly (`pushdown`, default on). */
@@ -105,6 +111,8 @@ export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFie
   if (parsed) return { kind: "parsed", plan: parsed };
   const levels = planLevelPushdown(sub, grid, derived);
   if (levels) return { kind: "levels", plan: levels };
+  const series = planSeriesPushdown(sub, grid, derived);
+  if (series) return { kind: "series", plan: series };
   const unwrap = planUnwrapPushdown(sub, grid, derived, parsedLabelValues);
   return unwrap && { kind: "guarded", plan: unwrap };
 }

@@ -37,6 +37,22 @@ describe("metricNeedsDerived", () => {
     }
   });
 
+  it("derives detected_level under an aggregation the series it splits would change", () => {
+    // Structured metadata splits a stream's series: only a sum adds the parts back into one.
+    for (const q of [
+      'max by (app) (count_over_time({app="x"}[5m]))',
+      'avg by (app) (rate({app="x"}[5m]))',
+      'count by (app) (count_over_time({app="x"}[5m]))',
+      'sum by (app) (count_over_time({app="x"}[5m]) > 2)',
+    ]) {
+      expect(needs(q), q).toBe(true);
+    }
+    // service_name is the stream's: it splits nothing.
+    const serviceOnly = new Set(["service_name"]);
+    const q = 'max by (app) (count_over_time({app="x"}[5m]))';
+    expect(metricNeedsDerived(parseExpr(q) as SampleExpr, serviceOnly), q).toBe(false);
+  });
+
   it("is false when nothing is derived", () => {
     expect(metricNeedsDerived(parseExpr('count_over_time({app="x"}[5m])') as SampleExpr, new Set())).toBe(false);
   });

@@ -123,7 +123,11 @@ describe("planPart", () => {
     const part = (q: string) => planPart(parseExpr(q) as SampleExpr, RANGE)?.kind;
     expect(part('sum(count_over_time({app="x"}[5m]))')).toBe("pushed");
     expect(part('quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) by (pod)')).toBe("guarded");
-    expect(part('count_over_time({app="x"}[5m])')).toBeUndefined();
+    // The series of a bare count: counted per group of rows sharing their labels' inputs.
+    expect(part('count_over_time({app="x"}[5m])')).toBe("series");
+    expect(part('avg by (app) (rate({app="x"}[5m]))')).toBeUndefined();
+    expect(part('count_over_time({app="x"} | json [5m])')).toBeUndefined();
+    expect(part('count_over_time({app="x"} | line_format "{{.a}}" [5m])')).toBeUndefined();
   });
 
   it("offers counts over a parser as a parsed part, which leaves the query a Worker evaluation", () => {
@@ -148,8 +152,8 @@ describe("planPart", () => {
     expect(summary(strategy(volume, RANGE, true, DISCOVERY))).toBe("local+parts+cache");
     // Without discovery, detected_level is a field like any other: pushed whole.
     expect(part(volume)).toBe("pushed");
-    // service_name is derived from the stream's labels: grouping by it stays local.
-    expect(part('sum by (service_name, detected_level) (count_over_time({app="x"}[1m]))', DISCOVERY)).toBeUndefined();
+    // service_name is derived from the stream's labels: grouped by the stream, derived per group.
+    expect(part('sum by (service_name, detected_level) (count_over_time({app="x"}[1m]))', DISCOVERY)).toBe("series");
     expect(part('sum by (detected_level) (count_over_time({app="x"} | json [1m]))', DISCOVERY)).toBe("levels");
     expect(
       part('sum by (detected_level) (count_over_time({app="x"} | json | line_format "x" [1m]))', DISCOVERY),

@@ -1,0 +1,224 @@
+/**
+ * Runs a series push-down (src/plan/series-pushdown.ts): VictoriaLogs counts rows per (bucket,
+ * stream, metadata, level inputs); each group's labels are made once, from a row that holds only
+ * what the group's rows share, through the pipeline the Worker would run on each of them; groups with
+ * the same labels add up. "declined" when a group's inputs do not settle its level, its labels carry
+ * a pipeline error, there are more groups or fields than an answer may hold, or the rows changed
+ * between the requests: the query is then evaluated from rows, which decides it as Loki does.
+ */
+import type { Labels, LogRow, Series } from "../engine/types";
+import type { CachedOrigin } from "../cache/cached-origin";
+import type { MetricGrid } from "../plan/metric-pushdown";
+import { MAX_SERIES_FIELDS, seriesStatsQuery, type SeriesBucketPlan } from "../plan/series-pushdown";
+import { LEVEL_LABEL_INPUTS } from "../plan/level-pushdown";
+import { parseStreamLabels } from "../origin/rows";
+import { DETECTED_LEVEL, FieldDeriver, detectLevelWith } from "../engine/derived-fields";
+import { compileSampleExtractor } from "../engine/pipeline";
+import { PointLimitError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from "../engine/metric/errors";
+import { groupLabels, isErrorSeries, labelsKey } from "../engine/metric/labels";
+import type { ScanStats } from "./logs";
+import { lineLevel } from "./level-pushdown";
+import { bucketRows, windowTotals, type BucketRows, type GroupBuckets } from "./metric-pushdown";
+
+export async function runSeriesPlan(
+  client: CachedOrigin,
+  plan: SeriesBucketPlan,
+  grid: MetricGrid,
+  stats: ScanStats,
+  maxPoints?: number,
+): Promise<Series[] | "declined"> {
+  const all = plan.fields === "all";
+  // With every field grouped by, the fields are found first, beside the streams; otherwise the
+  // streams are asked for beside the buckets.
+  const found = all ? await metadataFields(client, plan, stats) : undefined;
+  const fields = found?.fields ?? (plan.fields as readonly string[]);
+  if (fields.length > MAX_SERIES_FIELDS) return "declined";
+  const query = seriesStatsQuery(plan, fields);
+  let rows;
+  let streams;
+  try {
+    [rows, streams] = await Promise.all([
+      bucketRows(client, query, grid, stats, maxPoints, COUNTED[plan.value]),
+      found?.streams ?? countedStreams(client, plan, stats),
+    ]);
+  } catch (err) {
+    // More groups than the answer may hold points: local evaluation holds only its own series.
+    if (err instanceof PointLimitError) return "declined";
+    throw err;
+  }
+  if (all && !sameRows(rows, streams, plan)) return "declined";
+  const labelsOf = groupLabeller(plan, client);
+  const { table, ranks, rankEnds } = rows;
+  const inWindow = inWindowOf(rows, plan);
+  const byGroup: (GroupBuckets | null | undefined)[] = [];
+  const groups = new Map<string, GroupBuckets>();
+  let labelText = 0;
+  for (let i = 0; i < table.length; i++) {
+    // Whole chunks may hold buckets outside the window (exec/metric-pushdown.ts bucketRows): no
+    // evaluation window holds them, and their streams were not asked for.
+    if (!inWindow(i)) continue;
+    const gi = table.groupIndex(i);
+    let g = byGroup[gi];
+    if (g === undefined) {
+      let group = table.groups[gi]!;
+      // A stream the buckets hold and the streams' answer did not: rows written between the two.
+      const stream = streams.get(group._stream_id ?? "");
+      if (!stream) return "declined";
+      group = { ...group, _stream: stream.text };
+      const labels = labelsOf(group, fields);
+      if (labels === "declined") return "declined";
+      if (labels === null) g = null;
+      else {
+        const key = labelsKey(labels);
+        g = groups.get(key);
+        if (!g) {
+          // As the rows' own series are held to it (engine/metric/range/evaluate.ts).
+          labelText += key.length;
+          if (labelText > SERIES_LABEL_TEXT_BUDGET) throw new SeriesLabelsLimitError();
+          groups.set(key, (g = { labels, ranks: [], values: [] }));
+        }
+      }
+      byGroup[gi] = g;
+    }
+    if (g === null) continue;
+    g.ranks.push(ranks[table.timeIndex(i)]!);
+    g.values.push(table.value(i, 0));
+  }
+  return windowTotals(groups.values(), grid, { ...plan.buckets, perSeconds: plan.perSeconds }, rankEnds);
+}
+
+/** The stats results read: the value, and the rows counted (the value itself for a count). */
+const COUNTED = { count: ["__v"], bytes: ["__v", "__c"] } as const;
+
+/** A stream of the rows counted: its labels as `_stream` spells them, and how many rows it has. */
+interface CountedStream {
+  text: string;
+  rows: number;
+}
+
+/**
+ * The metadata fields of the rows counted, and their streams (countedStreams). The fields are those
+ * the origin names for the rows but its own (a leading `_`, which rows never carry as labels:
+ * origin/rows.ts) and but those that are stream labels wherever they are set: a field's hits are
+ * the rows where it is set, and when the streams that carry it as a label hold that many rows it
+ * is never metadata (a stream label is a field of every row of its stream); grouping by the stream
+ * already tells its values apart.
+ */
+async function metadataFields(
+  client: CachedOrigin,
+  plan: SeriesBucketPlan,
+  stats: ScanStats,
+): Promise<{ fields: string[]; streams: Map<string, CountedStream> }> {
+  stats.subqueries++;
+  const [names, streams] = await Promise.all([
+    client.statsRows(`${plan.rows} | field_names`, plan.buckets.window),
+    countedStreams(client, plan, stats),
+  ]);
+  const asLabel = new Map<string, number>();
+  for (const stream of streams.values()) {
+    for (const name of Object.keys(parseStreamLabels(stream.text))) {
+      asLabel.set(name, (asLabel.get(name) ?? 0) + stream.rows);
+    }
+  }
+  const fields = names
+    .filter((row) => {
+      const name = row.name ?? "";
+      return name !== "" && !name.startsWith("_") && Number(row.hits ?? "0") > (asLabel.get(name) ?? 0);
+    })
+    .map((row) => row.name!)
+    .sort();
+  return { fields, streams };
+}
+
+/** The streams of the rows counted, by `_stream_id` (the stats query groups by the short id). */
+async function countedStreams(
+  client: CachedOrigin,
+  plan: SeriesBucketPlan,
+  stats: ScanStats,
+): Promise<Map<string, CountedStream>> {
+  stats.subqueries++;
+  const rows = await client.statsRows(
+    `${plan.rows} | stats by (_stream_id, _stream) count() as __n`,
+    plan.buckets.window,
+  );
+  const streams = new Map<string, CountedStream>();
+  for (const row of rows)
+    streams.set(row._stream_id ?? "", { text: row._stream ?? "{}", rows: Number(row.__n ?? "0") });
+  return streams;
+}
+
+/** Whether an answer row's bucket lies in the plan's window. */
+function inWindowOf({ table, ends }: BucketRows, plan: SeriesBucketPlan): (row: number) => boolean {
+  const { window, width } = plan.buckets;
+  const inside = ends.map((end) => end - width + 1n >= window.start && end - width + 1n < window.end);
+  return (row) => inside[table.timeIndex(row)]!;
+}
+
+/**
+ * Whether the buckets hold, stream by stream, the rows the field names were found in: rows written
+ * between the requests could carry a field not grouped by. (The buckets may come from a chunk
+ * asked for earlier; it then holds other rows only if the rows changed since: declined alike.)
+ */
+function sameRows(rows: BucketRows, streams: ReadonlyMap<string, CountedStream>, plan: SeriesBucketPlan): boolean {
+  const { table } = rows;
+  const inWindow = inWindowOf(rows, plan);
+  const column = plan.value === "count" ? 0 : 1;
+  const totals = new Map<string, number>();
+  for (let i = 0; i < table.length; i++) {
+    if (!inWindow(i)) continue;
+    const id = table.groups[table.groupIndex(i)]!._stream_id ?? "";
+    totals.set(id, (totals.get(id) ?? 0) + table.value(i, column));
+  }
+  if (totals.size !== streams.size) return false;
+  for (const [id, stream] of streams) if (totals.get(id) !== stream.rows) return false;
+  return true;
+}
+
+/**
+ * A function from a group's row (its `_stream` and fields) to its series' labels: null when the
+ * Worker's stages drop its rows, "declined" when they would fail or the level is not settled.
+ */
+function groupLabeller(
+  plan: SeriesBucketPlan,
+  client: CachedOrigin,
+): (group: Record<string, string>, fields: readonly string[]) => Labels | null | "declined" {
+  const extractor = compileSampleExtractor(plan.range.range, plan.range.op);
+  const rules = client.derivedFields;
+  const deriver = rules ? new FieldDeriver(rules) : undefined;
+  // One parsed label set per stream, shared as the rows of a stream share theirs.
+  const streams = new Map<string, Labels>();
+  return (group, fields) => {
+    const streamText = group._stream ?? "{}";
+    let stream = streams.get(streamText);
+    if (!stream) streams.set(streamText, (stream = parseStreamLabels(streamText)));
+    const metadata: Labels = {};
+    for (const name of fields) {
+      const v = group[name];
+      if (v && !Object.hasOwn(stream, name)) metadata[name] = v;
+    }
+    if (plan.levels) {
+      // The level inputs other than the line are metadata fields grouped by as well.
+      for (const name of LEVEL_LABEL_INPUTS) {
+        const v = group[name];
+        if (v && !Object.hasOwn(stream, name)) metadata[name] = v;
+      }
+      let settled = true;
+      const level = detectLevelWith(stream, metadata, () => {
+        const fromLine = lineLevel(group);
+        if (fromLine === undefined) settled = false;
+        return fromLine ?? "unknown";
+      });
+      if (!settled) return "declined";
+      metadata[DETECTED_LEVEL] = level;
+    }
+    const row: LogRow = { ts: 0n, line: "", stream, metadata };
+    // The level is set above (the row has no line to read it from): only `service_name` is derived.
+    if (deriver?.active) deriver.derive(row, false);
+    const sample = extractor.process(row);
+    if (!sample) return null;
+    if (isErrorSeries(sample.labels)) return "declined";
+    let labels = sample.labels;
+    for (const grouping of plan.groupings) labels = groupLabels(labels, grouping);
+    return labels;
+  };
+}
