@@ -285,4 +285,17 @@ export const SHAPES = [
     }),
     vl: (w) => vlQuery('{namespace="prod"} | stats by (namespace) count() n, sum_len(_msg) b', w),
   },
+  {
+    id: "unwrap-filtered",
+    name: 'pushed: label filter before unwrap `sum by (method) (sum_over_time({app="checkout"} | json | status >= 500 | unwrap latency_ms [5m]))`',
+    pushed: true,
+    selector: '{app="checkout"}',
+    loki: (w) =>
+      lokiRange('sum by (method) (sum_over_time({app="checkout"} | json | status >= 500 | unwrap latency_ms [5m]))', w),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (latency_ms, method, status) | filter status:>=500 | stats by (method) sum(latency_ms) s',
+        w,
+      ),
+  },
 ];
