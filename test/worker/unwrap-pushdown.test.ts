@@ -797,6 +797,29 @@ describe("error rows of a label filter before the unwrap (real VictoriaLogs)", (
         stream: { app: "uerr", set: "marked" },
         values: [...lines, '{"code": "abc", "v": 7}', '{"code": "n/a"}'].map((line, i) => [at(i), line]),
       },
+      // VictoriaLogs reads `+1` as a number and goes on; Loki's parser stops there with an error.
+      {
+        stream: { app: "uerr", set: "lenient-after" },
+        values: [
+          [at(0), '{"v": 2}'],
+          [at(1), '{"v": 5, "x": +1}'],
+        ],
+      },
+      {
+        stream: { app: "uerr", set: "lenient-before" },
+        values: [
+          [at(0), '{"v": 2}'],
+          [at(1), '{"x": +1, "v": 5}'],
+        ],
+      },
+      // Structured metadata loses to the line's key in Loki.
+      {
+        stream: { app: "uerr", set: "metadata" },
+        values: [
+          [at(0), '{"method": "GET", "v": 3}', { method: "PUT" }],
+          [at(1), '{"v": 4}', { method: "PUT" }],
+        ],
+      },
     ];
     await pushCounted("26:7", "uerr", streams, DATA_START);
   });
@@ -821,5 +844,26 @@ describe("error rows of a label filter before the unwrap (real VictoriaLogs)", (
       if (marked === "fails") expect(local.status, stages).toBe(400);
       else expect(value(local), stages).toBe(marked);
     }
+  });
+
+  it("aggregates no line VictoriaLogs reads past Loki's parser error", async () => {
+    const params = { time: String(DATA_START + 60) };
+    const query = (set: string) => `sum by (set) (sum_over_time({app="uerr", set="${set}"} | json | unwrap v [1m]))`;
+    // The error comes with a value to unwrap: the query fails.
+    expect((await pushedAndLocal(query("lenient-after"), params, TENANT)).local.status).toBe(400);
+    // Loki's parser stops before `v`: no sample.
+    const { local } = await pushedAndLocal(query("lenient-before"), params, TENANT);
+    expect([...local.series.values()][0]![0]![1]).toBe("2");
+  });
+
+  it("groups by the line's value of a label the row also has as structured metadata", async () => {
+    const query = 'max_over_time({app="uerr", set="metadata"} | json | unwrap v [1m]) by (method)';
+    const { local } = await pushedAndLocal(query, { time: String(DATA_START + 60) }, TENANT);
+    expect(new Map([...local.series].map(([k, points]) => [k, points[0]![1]]))).toEqual(
+      new Map([
+        ['[["method","GET"]]', "3"],
+        ['[["method","PUT"]]', "4"],
+      ]),
+    );
   });
 });
