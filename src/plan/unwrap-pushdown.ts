@@ -19,7 +19,8 @@
  * the row's own field, else the parsed key, a typed filter's label guarded wherever it is set but
  * not of a shape both sides parse alike. A row is a sample where the filters keep it and its value
  * is exact. With the guard finding nothing, no row with a value carries an error in Loki (see
- * stagesAfterParser), so the error filters and drops change nothing the origin aggregates.
+ * stagesAfterParser), so the error filters and drops change nothing the origin aggregates. Such a
+ * query is grouped by Loki's values from the start (parsedUnwrapSource), in one request.
  *
  * VictoriaLogs and Loki agree on a row only when both see the same value for `f` and read it as
  * the same number. That holds for one value shape, EXACT_NUMBER: plain decimals of at most 9
@@ -182,7 +183,7 @@ export function planUnwrapPushdown(
     };
   };
   // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
-  // when the rows show it, the plan that groups by Loki's values of the labels (a second parse).
+  // when the rows show it, the plan that groups by Loki's values of the labels (a second request).
   const parsed =
     source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues, true);
   if (!parsed) return plan(source);
@@ -234,11 +235,13 @@ export function jsonUnwrapSource(
   const plan = planLogQuery(inner.range.selector, { derived });
   const stages = stagesAfterParser(plan.local);
   if (!stages || [field, ...groupBy].some((l) => stages.dropped.has(l))) return undefined;
-  // The filters' labels are Loki's values computed beside the unwrapped one (the hook's).
   const filters = stages.filters.length > 0 ? { exprs: stages.filters, derived } : undefined;
-  if (filters && !labelValues) return undefined;
-  if (stages.parser === "logfmt") {
-    return labelValues && logfmtUnwrapSource(plan.logsql, field, groupBy, labelValues, stages.dropped, filters);
+  // Filtered, or grouped by Loki's values: every value as the counting push-down computes it (one
+  // unpack for all). Filtered, that is also the plan grouped by stream labels: it costs the origin
+  // what the plan grouped by the rows' fields does, once the filtered values are computed anyway.
+  if (stages.parser === "logfmt" || byParsedLabels || filters) {
+    const { parser, dropped } = stages;
+    return labelValues && parsedUnwrapSource(parser, plan.logsql, field, groupBy, labelValues, dropped, filters);
   }
 
   const parsed = PARSED + field;
@@ -260,30 +263,12 @@ export function jsonUnwrapSource(
     JSON_UNSURE_ESCAPES,
     JSON_READ_FURTHER,
   ];
-  let unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
+  const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
   const mentioned = (l: string) => `(_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)})`;
-  let labelBad = groupBy.map((l) => `(${fieldName(l)}:"" ${mentioned(l)})`).join(" or ");
-  // Grouped by the rows' own fields: structured metadata loses to a key the line gives in Loki
-  // (a stream label wins), so such a row is one Loki groups otherwise.
-  if (!byParsedLabels) {
-    for (const l of groupBy) valueBad.push(`(${fieldName(l)}:* not {${l}=~".+"} ${mentioned(l)})`);
-  }
-  let groupFields = groupBy;
-  let kept = "";
-  const parsedLabels = byParsedLabels ? groupBy : [];
-  if (labelValues && (parsedLabels.length > 0 || filters)) {
-    const values = labelValues("json", parsedLabels, repeats, undefined, filters);
-    if (!values || values.relevant.some((l) => stages.dropped.has(l))) return undefined;
-    valueBad.push(values.bad);
-    // Before the unwrap's unpack: VictoriaLogs (v1.121) no longer reads a row's own field once an
-    // unpack names it, and the values start from the row's own (a filter may read `f` itself).
-    unpack = [...values.pipes, unpack].join(" | ");
-    kept = values.kept;
-    if (byParsedLabels) {
-      groupFields = values.fields;
-      labelBad = "";
-    }
-  }
+  const labelBad = groupBy.map((l) => `(${fieldName(l)}:"" ${mentioned(l)})`).join(" or ");
+  // Structured metadata loses to a key the line gives in Loki (a stream label wins): such a row is
+  // one Loki groups otherwise.
+  for (const l of groupBy) valueBad.push(`(${fieldName(l)}:* not {${l}=~".+"} ${mentioned(l)})`);
   const bad = [...valueBad, ...(labelBad === "" ? [] : [labelBad])].join(" or ");
   return {
     logsql: plan.logsql,
@@ -293,10 +278,10 @@ export function jsonUnwrapSource(
     bad,
     valueBad: valueBad.join(" or "),
     labelBad,
-    kept,
+    kept: "",
     field,
     groupBy,
-    groupFields,
+    groupFields: groupBy,
   };
 }
 
@@ -391,11 +376,13 @@ function ambiguous(name: string, repeats: RepeatCounters): string {
 }
 
 /**
- * `| logfmt | unwrap f` in LogsQL terms: every value (`f` and the grouped labels) as the counting
- * push-down computes Loki's (the row's own field, else the parsed key, plan/parser-pushdown.ts),
- * under its guard, which also sends every row whose `f` is set but not of EXACT_NUMBER's shape.
+ * `| logfmt | unwrap f`, or `| json | … | unwrap f` filtered or grouped by Loki's values, in LogsQL
+ * terms: every value (`f`, the grouped labels and those the filters read) as the counting push-down
+ * computes Loki's (the row's own field, else the parsed key, plan/parser-pushdown.ts), under its
+ * guard, which also sends every row whose `f` is set but not of EXACT_NUMBER's shape.
  */
-function logfmtUnwrapSource(
+function parsedUnwrapSource(
+  parser: "json" | "logfmt",
   logsql: string,
   field: string,
   groupBy: string[],
@@ -405,7 +392,7 @@ function logfmtUnwrapSource(
 ): JsonUnwrapSource | undefined {
   const repeats = new RepeatCounters();
   const shapes = new Map([[field, new Set([EXACT_NUMBER])]]);
-  const values = labelValues("logfmt", [field, ...groupBy], repeats, shapes, filters);
+  const values = labelValues(parser, [field, ...groupBy], repeats, shapes, filters);
   if (!values || values.relevant.some((l) => dropped.has(l))) return undefined;
   const [value, ...groupFields] = values.fields;
   const exactPipe =

@@ -110,14 +110,17 @@ describe("planUnwrapPushdown with label filters before the unwrap", () => {
       'sum by (method) (sum_over_time({app="x"} | json | status >= 500 | unwrap latency_ms [5m]))',
     )!;
     const counted = "__guard_exact:* __v_status:>=500";
-    for (const p of [plan, plan.parsedLabels!]) {
-      expect(p.logsql).toContain(`sum(__guard_exact) if (${counted}) as __v, count() if (${counted}) as __n`);
-      expect(p.groups!.counted).toBe(counted);
-      // The filtered label's value: the row's own field, else the parsed key, guarded where it is
-      // set but not a plain decimal.
-      expect(p.logsql).toContain('format "<status>" as __b_status');
-      expect(p.logsql).toContain(String.raw`(__v_status:* -__v_status:~"^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$")`);
-    }
+    expect(plan.logsql).toContain(`sum(__guard_exact) if (${counted}) as __v, count() if (${counted}) as __n`);
+    expect(plan.groups!.counted).toBe(counted);
+    // The filtered label's value: the row's own field, else the parsed key, guarded where it is set
+    // but not a plain decimal.
+    expect(plan.logsql).toContain('format "<status>" as __b_status');
+    expect(plan.logsql).toContain(String.raw`(__v_status:* -__v_status:~"^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$")`);
+    // One request, grouped by Loki's values, every value from one unpack.
+    expect(plan.parsedLabels).toBeUndefined();
+    expect(plan.groupBy).toEqual(["__v_method"]);
+    expect(plan.logsql.match(/unpack_json/g)).toHaveLength(1);
+    expect(plan.logsql).toContain(`unpack_json from _msg fields (latency_ms, "latency.ms", method, status)`);
   });
 
   it("accepts filters, `__error__` filters and drops of unused labels between the parser and the unwrap", () => {
