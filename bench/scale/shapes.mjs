@@ -347,4 +347,17 @@ export const SHAPES = [
     loki: (w) => lokiRange('count_over_time({app="auth"} |= "ERROR" [5m])', w),
     vl: (w) => vlStats('{app="auth"} _msg:~"ERROR" | stats by (_stream, tenant) count() c', w),
   },
+  {
+    id: "unwrap-filtered",
+    name: 'pushed: label filter before unwrap `sum by (method) (sum_over_time({app="checkout"} | json | status >= 500 | unwrap latency_ms [5m]))`',
+    pushed: true,
+    selector: '{app="checkout"}',
+    loki: (w) =>
+      lokiRange('sum by (method) (sum_over_time({app="checkout"} | json | status >= 500 | unwrap latency_ms [5m]))', w),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (latency_ms, method, status) | filter status:>=500 | stats by (method) sum(latency_ms) s',
+        w,
+      ),
+  },
 ];

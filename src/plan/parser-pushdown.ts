@@ -96,6 +96,7 @@ import { rangeFunction } from "../logql/functions";
 import type { ExtractionParam, LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { parseJsonExpression } from "../logql/extraction-expr";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
+import { gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
 import { escapeRegex, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -168,34 +169,6 @@ export type JsonErrors = "dropped" | "excluded" | "fail";
 
 /** A line holds a `\u` escape or U+FFFD (for JSON lines, JSON_UNSURE_ESCAPES narrows it). */
 const ESCAPES = String.raw`\\u|\x{FFFD}`;
-/**
- * U+212A KELVIN SIGN, which the guard's wide negated classes leave out: VictoriaLogs (v1.121) prints
- * each filter regex while simplifying it, and Go's printer then case-folds every character of a class
- * that case folding maps into itself (`[^\\]`: some 125,000 of them), 10 to 30 ms of the origin's
- * CPU per regex, per query, before any row is read. Without the Kelvin sign, which folds to `K`, a
- * class is not closed and prints at once. Those regexes then match fewer lines, only lines holding
- * the sign, which the guard matches whole (`_msg:~KELVIN`, a substring search).
- */
-const KELVIN = String.raw`\x{212A}`;
-/**
- * A JSON line holds an escape JSON does not define: a backslash after an even run of them, so that
- * `\\x` — an escaped backslash, then `x` — is not one. The precise regex runs only on lines the
- * plain one matches: led by a class, it costs the origin ten times more. (Raw control characters
- * need no line-level term: inside strings both sides keep them, and a used value holding one is
- * guarded; outside strings both parsers stop, and a used key read before is caught as one
- * VictoriaLogs did not extract; JSON's whitespace before a value is in LENIENT_NUMBER.)
- */
-const JSON_ODD_ESCAPE = [String.raw`\\[^"\\/bfnrtu]`, String.raw`(?:^|[^\\${KELVIN}])(?:\\\\)*\\[^"\\/bfnrtu]`];
-/**
- * A member value VictoriaLogs reads as a number and Loki's scanner rejects (it takes any token
- * starting with a digit or `-` as a number, and arrays unread): `+1`, `.5`, `NaN`, `Inf`, `inf`,
- * `nan`. Again a cheap superset gates the precise regex: a `:` followed by a space or by one of
- * those first characters (`null` too), which holds wherever the precise one matches. The origin
- * tests a literal-led class of single characters by comparing each of them at every `:` of the
- * line; led by `: *`, it ran a regex there instead, a fifth of the whole query's cost on a JSON
- * field panel.
- */
-const LENIENT_NUMBER = [String.raw`:[\t\n\r +.NIin]`, String.raw`:[\t\n\r ]*(?:[+.NIi]|n[aA])`];
 /** A `"` inside a logfmt key (`"a"=1`, `a"b=1`): Loki skips the pair. */
 const LOGFMT_QUOTED_KEY = String.raw`"[^\x00-\x20"=${KELVIN}]*=`;
 
@@ -320,13 +293,30 @@ export function guardRow({ counted, bad }: ParsedCounting): string {
   return counted === "" ? bad : `${GUARD_ROW}:=1`;
 }
 
-/** Loki's values of labels a parser may set, for the unwrap push-down (plan/unwrap-pushdown.ts). */
-export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, shapes = new Map()) => ({
-  // The guard's terms register the repetition counters: the unwrap push-down computes them once.
-  bad: guard(parser, labels, shapes, repeats),
-  pipes: parsedValuePipes(parser, labels, new RepeatCounters()),
-  fields: labels.map(value),
-});
+/**
+ * Loki's values of labels a parser may set, and the rows label filters over them keep, for the
+ * unwrap push-down (plan/unwrap-pushdown.ts): a filtered label is relevant as a grouped one is.
+ */
+export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, shapes = new Map(), filters) => {
+  const typed = new Map([...shapes].map(([n, s]) => [n, new Set(s)]));
+  const names = new Set(labels);
+  const usable = pushableName(filters?.derived);
+  const conditions: string[] = [];
+  for (const f of filters?.exprs ?? []) {
+    const condition = filterLogsQL(f, typed, names, usable);
+    if (condition === undefined) return undefined;
+    conditions.push(condition);
+  }
+  const relevant = [...names];
+  return {
+    // The guard's terms register the repetition counters: the unwrap push-down computes them once.
+    bad: guard(parser, relevant, typed, repeats),
+    pipes: parsedValuePipes(parser, relevant, new RepeatCounters()),
+    fields: labels.map(value),
+    kept: conditions.join(" "),
+    relevant,
+  };
+};
 
 /** The origin's field holding Loki's value of a label `parsedCounting` made relevant. */
 export const parsedValueField = value;
@@ -551,9 +541,6 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
   if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));
   return pipes;
 }
-
-/** A line VictoriaLogs may read as a JSON object (its reader skips leading whitespace). */
-const JSON_OBJECT_LINE = String.raw`^[\x00-\x20]*\{`;
 
 /**
  * guard for a chain: each parser's terms where that parser's value decides Loki's. A `| json`
@@ -908,11 +895,6 @@ export function guard(
  */
 function logfmtKeyIn(name: string, bare: boolean): string {
   return `_msg:~${quote(bare ? wildcardName(name) : `${wildcardName(name)}${KEY_TAIL}`)}`;
-}
-
-/** Lines matching both regexes: the first a cheap superset of the second. */
-function gated([gate, precise]: readonly string[]): string {
-  return `(_msg:~${quote(gate!)} _msg:~${quote(precise!)})`;
 }
 
 /**

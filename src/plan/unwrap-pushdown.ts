@@ -1,8 +1,10 @@
 /**
  * Which unwrap aggregations VictoriaLogs computes exactly, and the LogsQL that does it.
  *
- * Pushed shapes, over `selector |line filters | json | unwrap f [| __error__=""]` (an `__error__=""`
- * filter may also stand between the parser and the unwrap):
+ * Pushed shapes, over `selector |line filters | json | stages | unwrap f [| __error__=""]` (or
+ * `| logfmt`), where the stages between the parser and the unwrap are label filters as the counting
+ * push-down pushes them (string, regex, numeric, duration, bytes, `and`/`or`), `__error__=""`, and
+ * `drop` of labels nothing groups, filters or unwraps (`__error__` included):
  * - `min|max|avg_over_time(...) by (labels)`: Loki groups the samples themselves by the labels;
  * - `sum by (labels) (sum_over_time(...))`, `min by (min_over_time)`, `max by (max_over_time)`:
  *   the outer aggregation of per-series totals / extremes is the total / extreme of the samples;
@@ -12,6 +14,14 @@
  * (`origin.unwrapped` and `mergedBy` in RANGE_FUNCTIONS.) `unwrap duration(f)`, `duration_seconds(f)`
  * and `bytes(f)` are pushed for values of a simple shape, aggregated per unit (plan/unwrap-units.ts).
  * Anything else (no grouping, `without`, other parsers or stages) stays local.
+ *
+ * A filtered label is one more label whose Loki value the origin computes and guards as the
+ * counting push-down does for a grouped one (plan/parser-pushdown.ts, through ParsedLabelValues):
+ * the row's own field, else the parsed key, a typed filter's label guarded wherever it is set but
+ * not of a shape both sides parse alike. A row is a sample where the filters keep it and its value
+ * is exact. With the guard finding nothing, no row with a value carries an error in Loki (see
+ * stagesAfterParser), so the error filters and drops change nothing the origin aggregates. Such a
+ * query is grouped by Loki's values from the start (parsedUnwrapSource), in one request.
  *
  * VictoriaLogs and Loki agree on a row only when both see the same value for `f` and read it as
  * the same number. That holds for one value shape, EXACT_NUMBER: plain decimals of at most 9
@@ -33,7 +43,10 @@
  *   into `f`;
  * - the line holds a `\u` escape in a key, or one whose value the two sides may decode differently
  *   (JSON_UNSURE_ESCAPES, json-escapes.ts);
- * - a grouped label is missing from the stream but the line could give it to Loki.
+ * - VictoriaLogs may read the line past where Loki's parser stops with an error (`"x": +1`, an
+ *   escape JSON does not define: JSON_READ_FURTHER), so that Loki has no `f` or an error with it;
+ * - a grouped label is missing from the stream but the line could give it to Loki (as structured
+ *   metadata, which Loki replaces by the line's value, or not at all: then see `parsedLabels`).
  * Names must start with a letter and use only [A-Za-z0-9_].
  *
  * The guard also keeps the aggregation itself right: VictoriaLogs (v1.121) reads only the fields a
@@ -50,6 +63,7 @@ import type {
 } from "../logql/ast";
 import { type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
+import { JSON_READ_FURTHER } from "./lenient-lines";
 import { escapeRegex, fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -109,6 +123,10 @@ export interface LabelValues {
   bad: string;
   /** The fields holding each label's value. */
   fields: string[];
+  /** The filter matching the rows the label filters keep ("" for every row). */
+  kept: string;
+  /** Every label whose value the pipes compute: the labels asked for and those the filters read. */
+  relevant: string[];
 }
 export type ParsedLabelValues = (
   parser: "json" | "logfmt",
@@ -116,7 +134,12 @@ export type ParsedLabelValues = (
   repeats: RepeatCounters,
   /** Value shapes (regexes) a label must have where it is set, else the row is guarded. */
   shapes?: ReadonlyMap<string, ReadonlySet<string>>,
-) => LabelValues;
+  /**
+   * Label filters between the parser and the unwrap, over Loki's values: the labels they read are
+   * computed and guarded like the others. Undefined when one cannot be pushed exactly.
+   */
+  filters?: { exprs: readonly LabelFilterExpr[]; derived?: DerivedFieldRules },
+) => LabelValues | undefined;
 
 export function planUnwrapPushdown(
   expr: SampleExpr,
@@ -156,8 +179,10 @@ export function planUnwrapPushdown(
         : `${fn === "avg" ? "sum" : fn}(${units.field})`;
     const by = [buckets.timeGrouping, ...from.groupFields, ...units.by].join(", ");
     const bad = labelBad === undefined ? from.bad : from.valueBad;
+    // A sample: a row the filters keep, with a value both sides read alike (the others are guarded).
+    const counted = from.kept === "" ? EXACT : `${EXACT} ${from.kept}`;
     let stats =
-      `stats by (${by}) ${valueStat} if (${EXACT}) as __v, count() if (${EXACT}) as __n, ` +
+      `stats by (${by}) ${valueStat} if (${counted}) as __v, count() if (${counted}) as __n, ` +
       `count() if (${bad}) as __bad`;
     if (labelBad !== undefined) stats += `, count() if (${labelBad}) as __bad_label`;
     const rows = `${from.logsql}${buckets.inWindows} | ${from.unpack}${from.guardPipes}`;
@@ -169,8 +194,7 @@ export function planUnwrapPushdown(
       logsql: `${rows}${units.pipes} | ${stats}${unquote}`,
       ...buckets.grid,
       groupBy: from.groupFields,
-      // A group has a sample where a row has a value both sides read alike (the others are guarded).
-      groups: { rows, fields: from.groupFields, counted: EXACT, bad: from.bad },
+      groups: { rows, fields: from.groupFields, counted, bad: from.bad },
       fn,
       phi: inner.param ?? NaN,
       ...(from.groupFields !== groupBy && { labels: groupBy }),
@@ -178,7 +202,7 @@ export function planUnwrapPushdown(
     };
   };
   // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
-  // when the rows show it, the plan that groups by Loki's values of the labels (a second parse).
+  // when the rows show it, the plan that groups by Loki's values of the labels (a second request).
   const parsed =
     source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues, true);
   if (!parsed) return plan(source);
@@ -205,6 +229,8 @@ export interface JsonUnwrapSource {
   valueBad: string;
   /** Rows where a grouped label is not the row's field and the line could give it ("" for none). */
   labelBad: string;
+  /** The rows the label filters before the unwrap keep ("" for every row). */
+  kept: string;
   field: string;
   groupBy: string[];
   /** The fields holding the grouped labels' values: `groupBy`, or Loki's values of them (byParsedLabels). */
@@ -227,10 +253,16 @@ export function jsonUnwrapSource(
   const derivedNow = derivedNames(derived);
   if (derivedNow.has(field) || groupBy.some((l) => derivedNow.has(l))) return undefined;
   const plan = planLogQuery(inner.range.selector, { derived });
-  if (isPlainLogfmtPipeline(plan.local)) {
-    return labelValues && logfmtUnwrapSource(plan.logsql, field, groupBy, labelValues, shape);
+  const stages = stagesAfterParser(plan.local);
+  if (!stages || [field, ...groupBy].some((l) => stages.dropped.has(l))) return undefined;
+  const filters = stages.filters.length > 0 ? { exprs: stages.filters, derived } : undefined;
+  // Filtered, or grouped by Loki's values: every value as the counting push-down computes it (one
+  // unpack for all). Filtered, that is also the plan grouped by stream labels: it costs the origin
+  // what the plan grouped by the rows' fields does, once the filtered values are computed anyway.
+  if (stages.parser === "logfmt" || byParsedLabels || filters) {
+    const { parser, dropped } = stages;
+    return labelValues && parsedUnwrapSource(parser, plan.logsql, field, groupBy, labelValues, dropped, filters, shape);
   }
-  if (!isPlainJsonPipeline(plan.local)) return undefined;
 
   const parsed = PARSED + field;
   // The value's shape is tested once per row, in a pipe: its result (the value when it is of the
@@ -249,19 +281,14 @@ export function jsonUnwrapSource(
     `(${INEXACT} _msg:~${quote(looseKey(field))})`,
     ambiguous(field, repeats),
     JSON_UNSURE_ESCAPES,
+    JSON_READ_FURTHER,
   ];
-  let unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
-  let labelBad = groupBy
-    .map((l) => `(${fieldName(l)}:"" (_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)}))`)
-    .join(" or ");
-  let groupFields = groupBy;
-  if (byParsedLabels && labelValues) {
-    const values = labelValues("json", groupBy, repeats);
-    valueBad.push(values.bad);
-    unpack = [unpack, ...values.pipes].join(" | ");
-    groupFields = values.fields;
-    labelBad = "";
-  }
+  const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
+  const mentioned = (l: string) => `(_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)})`;
+  const labelBad = groupBy.map((l) => `(${fieldName(l)}:"" ${mentioned(l)})`).join(" or ");
+  // Structured metadata loses to a key the line gives in Loki (a stream label wins): such a row is
+  // one Loki groups otherwise.
+  for (const l of groupBy) valueBad.push(`(${fieldName(l)}:* not {${l}=~".+"} ${mentioned(l)})`);
   const bad = [...valueBad, ...(labelBad === "" ? [] : [labelBad])].join(" or ");
   return {
     logsql: plan.logsql,
@@ -271,9 +298,10 @@ export function jsonUnwrapSource(
     bad,
     valueBad: valueBad.join(" or "),
     labelBad,
+    kept: "",
     field,
     groupBy,
-    groupFields,
+    groupFields: groupBy,
   };
 }
 
@@ -368,20 +396,26 @@ function ambiguous(name: string, repeats: RepeatCounters): string {
 }
 
 /**
- * `| logfmt | unwrap f` in LogsQL terms: every value (`f` and the grouped labels) as the counting
- * push-down computes Loki's (the row's own field, else the parsed key, plan/parser-pushdown.ts),
- * under its guard, which also sends every row whose `f` is set but not of `shape`.
+ * `| logfmt | unwrap f`, or `| json | … | unwrap f` filtered or grouped by Loki's values, in LogsQL
+ * terms: every value (`f`, the grouped labels and those the filters read) as the counting push-down
+ * computes Loki's (the row's own field, else the parsed key, plan/parser-pushdown.ts), under its
+ * guard, which also sends every row whose `f` is set but not of `shape`.
  */
-function logfmtUnwrapSource(
+function parsedUnwrapSource(
+  parser: "json" | "logfmt",
   logsql: string,
   field: string,
   groupBy: string[],
   labelValues: ParsedLabelValues,
+  dropped: ReadonlySet<string>,
+  filters: Parameters<ParsedLabelValues>[4],
   /** The value shape both sides read alike (EXACT_NUMBER, or a conversion's). */
   shape: string,
-): JsonUnwrapSource {
+): JsonUnwrapSource | undefined {
   const repeats = new RepeatCounters();
-  const values = labelValues("logfmt", [field, ...groupBy], repeats, new Map([[field, new Set([shape])]]));
+  const shapes = new Map([[field, new Set([shape])]]);
+  const values = labelValues(parser, [field, ...groupBy], repeats, shapes, filters);
+  if (!values || values.relevant.some((l) => dropped.has(l))) return undefined;
   const [value, ...groupFields] = values.fields;
   const exactPipe =
     ` | delete ${EXACT_VALUE} | format if (${value}:~${quote(shape)} not ${value}:~${quote(NEGATIVE_ZERO)}) ` +
@@ -395,24 +429,42 @@ function logfmtUnwrapSource(
     bad,
     valueBad: bad,
     labelBad: "",
+    kept: values.kept,
     field,
     groupBy,
     groupFields,
   };
 }
 
-/** `| logfmt` without parameters or flags, optionally followed by `| __error__=""`. */
-function isPlainLogfmtPipeline(stages: readonly PipelineStage[]): boolean {
-  const [parser, ...rest] = stages;
-  if (parser?.kind !== "LogfmtParser" || parser.params.length > 0 || parser.strict || parser.keepEmpty) return false;
-  return rest.every((s) => s.kind === "LabelFilter" && isNoErrorFilter(s.filter));
-}
-
-/** `| json` without parameters, optionally followed by `| __error__=""`. */
-function isPlainJsonPipeline(stages: readonly PipelineStage[]): boolean {
-  const [parser, ...rest] = stages;
-  if (parser?.kind !== "JsonParser" || parser.params.length > 0) return false;
-  return rest.every((s) => s.kind === "LabelFilter" && isNoErrorFilter(s.filter));
+/**
+ * `| json` (without parameters) or `| logfmt` (without parameters or flags), then label filters,
+ * `__error__=""` and `drop`s of labels without value matchers: the filters to push, and the labels
+ * dropped (which the caller declines to read).
+ *
+ * Error rows need nothing of their own: a row whose unwrapped value Loki reads is guarded unless
+ * both sides read it, and the labels the filters read, alike and of a shape the filters parse. So
+ * no row the origin aggregates carries an error in Loki (parser, label filter or conversion):
+ * `__error__=""` and `drop __error__` keep every such row, and no such row fails the query.
+ */
+function stagesAfterParser(
+  stages: readonly PipelineStage[],
+): { parser: "json" | "logfmt"; filters: LabelFilterExpr[]; dropped: Set<string> } | undefined {
+  const [first, ...rest] = stages;
+  let parser: "json" | "logfmt";
+  if (first?.kind === "JsonParser" && first.params.length === 0) parser = "json";
+  else if (first?.kind === "LogfmtParser" && first.params.length === 0 && !first.strict && !first.keepEmpty)
+    parser = "logfmt";
+  else return undefined;
+  const filters: LabelFilterExpr[] = [];
+  const dropped = new Set<string>();
+  for (const stage of rest) {
+    if (stage.kind === "LabelFilter") {
+      if (!isNoErrorFilter(stage.filter)) filters.push(stage.filter);
+    } else if (stage.kind === "Drop" && stage.items.every((item) => !item.matcher)) {
+      for (const item of stage.items) dropped.add(item.name);
+    } else return undefined;
+  }
+  return { parser, filters, dropped };
 }
 
 /**

@@ -7,7 +7,8 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { askMetric, expectSameAnswer, pushCounted, pushedAndLocal } from "./support/metric-answers";
+import { askMetric, expectSameAnswer, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
+import { expectBucketsNotLines } from "./support/traffic";
 import { watchOrigin } from "../support/watch-origin";
 import { env } from "cloudflare:workers";
 import { readConfig, type Env } from "../../src/config";
@@ -110,6 +111,34 @@ describe("unwrap push-down on the compat data", () => {
     }
   });
 
+  it("pushes label filters and drops between the parser and the unwrap", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_END), step: "300" };
+    for (const query of [
+      'sum by (method) (sum_over_time({app="checkout"} | json | status >= 500 | unwrap latency_ms [5m]))',
+      'avg_over_time({app="checkout"} | json | method="GET" | unwrap latency_ms [5m]) by (path)',
+      'quantile_over_time(0.95, {app="worker"} | logfmt | attempt > 3 | unwrap attempt [5m]) by (job)',
+      'max_over_time({app="checkout"} | json | drop __error__ | status=~"5.." | unwrap latency_ms [5m]) by (method)',
+      // Grouped by stream labels, several filters, `__error__=""` between, a dropped label.
+      'sum by (cluster) (sum_over_time({app=~"checkout|payments"} | json | __error__="" | status < 400 and method!="GET" | unwrap bytes [10m]))',
+      'min_over_time({app="checkout"} | json | drop client_ip | status >= 500 or latency_ms > 100 | unwrap latency_ms | __error__="" [10m]) by (pod)',
+      'max by (job) (max_over_time({app="worker"} | logfmt | duration > 50ms | size >= 1KB | unwrap attempt [10m]))',
+      'sum by (level) (sum_over_time({app="worker"} | logfmt | level=~"warn|error" | unwrap attempt [10m]))',
+    ]) {
+      const { pushed, local } = await pushedAndLocal(query, params);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+      expect(local.linesScanned, query).toBeGreaterThan(0);
+      expect(local.series.size, query).toBeGreaterThan(0);
+    }
+  });
+
+  it("a label filter before the unwrap: the origin sends buckets, not lines", async () => {
+    await expectBucketsNotLines(
+      'sum by (method) (sum_over_time({app="checkout"} | json | status >= 500 | unwrap latency_ms [5m]))',
+      { start: String(DATA_START), end: String(DATA_END), step: "300" },
+      { atLeast: 500 },
+    );
+  });
+
   it("projects what stays local: the origin sends values, not lines", async () => {
     const params = { start: String(DATA_START), end: String(DATA_END), step: "600" };
     for (const query of [
@@ -150,7 +179,8 @@ describe("unwrap push-down on the compat data", () => {
       'stddev_over_time({app="payments"} | json | unwrap bytes [10m]) by (app)',
       'avg by (app) (avg_over_time({app="payments"} | json | unwrap bytes [10m]))',
       'sum without (pod) (sum_over_time({app="payments"} | json | unwrap bytes [10m]))',
-      'sum by (app) (sum_over_time({app="payments"} | json | status >= 200 | unwrap bytes [10m]))',
+      'sum by (app) (sum_over_time({app="payments"} | json | status >= 200 | line_format "{{.bytes}}" | unwrap bytes [10m]))',
+      'sum by (app) (sum_over_time({app="payments"} | json | keep app, bytes | unwrap bytes [10m]))',
       'quantile_over_time(0.9, {app="payments"} | json | unwrap latency_ms [10m]) without (pod)',
     ]) {
       const { pushed } = await pushedAndLocal(query, params);
@@ -580,5 +610,263 @@ describe("generated logfmt values (property, real VictoriaLogs)", () => {
       }
     }
     expect(pushedSets).toBeGreaterThanOrEqual(6);
+  });
+});
+
+/**
+ * Label filters (and drops) between the parser and the unwrap: Loki filters on its own reading of
+ * the labels, which the origin reproduces under the counting push-down's guard. Lines probe the
+ * filtered labels' reading (types, duplicates, respellings, stream and metadata conflicts) and the
+ * rows Loki marks with an error (a typed filter on a value it cannot parse, a line its parser
+ * rejects after the value): pushed answers equal local ones, clean sets are pushed.
+ */
+describe("label filters before the unwrap over generated lines (property, real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "26:6" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const word = fc.constantFrom("GET", "PUT", "a", "x-y", "élan");
+  const value = fc.oneof(
+    fc.integer({ min: -999, max: 99_999 }).map(String),
+    fc
+      .tuple(fc.integer({ min: -99, max: 999 }), fc.integer({ min: 0, max: 999 }))
+      .map(([i, f]) => `${i}.${f}`)
+      .filter((v) => !/^-0(\.0*)?$/.test(v)),
+  );
+  const dur = fc
+    .tuple(fc.integer({ min: 0, max: 900 }), fc.constantFrom("ns", "ms", "s", "m"))
+    .map(([n, u]) => `${n}${u}`);
+  // A line may lack the value or the code: Loki then skips it, or its numeric filter drops it.
+  const fields = fc.record(
+    { method: word, code: fc.integer({ min: 100, max: 599 }), d: dur, v: value },
+    { requiredKeys: ["method", "d"] },
+  );
+  const plainJson = fields.map(
+    ({ method, code, d, v }) =>
+      `{"msg": "probe", "method": ${JSON.stringify(method)}, ${code === undefined ? "" : `"code": ${code}, `}"d": "${d}"${v === undefined ? "" : `, "v": ${v}`}}`,
+  );
+  const plainLogfmt = fields.map(
+    ({ method, code, d, v }) =>
+      `level=info method=${method}${code === undefined ? "" : ` code=${code}`} d=${d} msg="a probe"${v === undefined ? "" : ` v=${v}`}`,
+  );
+  const TRICKY_JSON = [
+    // A typed filter on a value it cannot parse marks the row (LabelFilterErr): with a value to
+    // unwrap the query fails, unless the error is dropped or filtered out.
+    '{"method": "GET", "code": "abc", "d": "5ms", "v": 7}',
+    '{"method": "GET", "code": "abc", "d": "5ms"}',
+    '{"method": "GET", "code": 500, "d": "fast", "v": 7}',
+    '{"method": "GET", "code": 500, "d": "5ms", "v": "abc"}',
+    // The parser's error after the values, or before them; numbers only one side reads.
+    '{"method": "GET", "code": 500, "d": "5ms", "v": 5, "broken": }',
+    '{"broken": , "method": "GET", "code": 500, "v": 5}',
+    '{"method": "GET", "code": 500, "v": 5, "x": +1}',
+    '{"x": +1, "method": "GET", "code": 500, "v": 5}',
+    '{"method": "GET", "code": 500, "v": 5, "x": .5}',
+    // The filtered labels read otherwise.
+    '{"method": "GET", "code": 500, "code": 200, "v": 5}',
+    '{"method": "GET", "method": "PUT", "code": 500, "v": 5}',
+    '{"method": "GET", "code": 1e3, "v": 5}',
+    '{"method": "GET", "code": "500", "v": 5}',
+    '{"method": "GET", "code": 500.5, "v": 5}',
+    '{"method": "GET", "code": -0, "v": 5}',
+    '{"method": "GET", "code": 0x1F4, "v": 5}',
+    '{"method": "GET", "code": null, "v": 5}',
+    '{"method": "GET", "code": {"x": 500}, "v": 5}',
+    '{"method": "GET", "code": [500], "v": 5}',
+    '{"method": null, "code": 500, "v": 5}',
+    '{"method": "", "code": 500, "v": 5}',
+    '{"method": {"x": "GET"}, "code": 500, "v": 5}',
+    '{"method ": "GET", "code": 500, "v": 5}',
+    '{"co\\u0064e": 500, "method": "GET", "v": 5}',
+    '{"method": "G\\u0045T", "code": 500, "v": 5}',
+    '{"method": "GET", "c": {"ode": 1}, "code": 500, "v": 5}',
+    '{"method": "GET", "code": 500, "d": "1.5s", "v": 3}',
+    '{"method": "GET", "code": 500, "d": "50us", "v": 3}',
+    '{"method": "GET", "code": 500, "d": "7", "v": 3}',
+    '{"method": "tab\\there", "code": 404, "v": 3}',
+    '  {"method": "GET", "code": 500, "v": 2}',
+    '{"method": "GET", "code": 500, "v": 2} trailing',
+    "not json at all",
+    "method=GET code=500 v=5",
+  ];
+  const TRICKY_LOGFMT = [
+    "method=GET code=abc d=5ms v=7",
+    "method=GET code=abc d=5ms",
+    "method=GET code=500 d=fast v=7",
+    "method=GET code=500 d=5ms v=abc",
+    "method=GET code= v=5",
+    "method=GET code v=5",
+    "method=GET code=500 code=200 v=5",
+    "method=GET method=PUT code=500 v=5",
+    "method=GET code=1e3 v=5",
+    "method=GET code=0500 v=5",
+    "method=GET code=500.5 v=5",
+    'method="G T" code=500 v=5',
+    'method=GET code="500 v=5',
+    '"code"=500 method=GET v=5',
+    "method=G=T code=500 v=5",
+    "method=GET code=500 d=1.5s v=3",
+    "method=GET code=500 d=50µs v=3",
+    "method=GET\tcode=500 v=3",
+    "method=GET code=500 v=5\u001b[0m",
+    '{"method": "GET", "code": 500, "v": 5}',
+    "no pairs here",
+  ];
+
+  type Kind = "json" | "logfmt";
+  interface LineSet {
+    kind: Kind;
+    plain: string[];
+    tricky: string[];
+    /** `method` as a stream label or as structured metadata, besides the lines'. */
+    label?: "stream" | "metadata";
+  }
+  const plainOf = (kind: Kind, seed: number) =>
+    fc.sample(kind === "json" ? plainJson : plainLogfmt, { numRuns: 6, seed });
+  const setOf = (kind: Kind) =>
+    fc.record({
+      kind: fc.constant(kind),
+      plain: fc.array(kind === "json" ? plainJson : plainLogfmt, { minLength: 2, maxLength: 10 }),
+      tricky: fc.array(fc.constantFrom(...(kind === "json" ? TRICKY_JSON : TRICKY_LOGFMT)), { maxLength: 2 }),
+      label: fc.constantFrom(undefined, undefined, "stream" as const, "metadata" as const),
+    });
+  // Every tricky line once among plain ones, plain sets alone, then random mixtures.
+  const sets: LineSet[] = [
+    ...TRICKY_JSON.map((line, k) => ({ kind: "json" as const, plain: plainOf("json", k), tricky: [line] })),
+    ...TRICKY_LOGFMT.map((line, k) => ({ kind: "logfmt" as const, plain: plainOf("logfmt", k), tricky: [line] })),
+    { kind: "json", plain: plainOf("json", 101), tricky: [] },
+    { kind: "json", plain: plainOf("json", 102), tricky: [], label: "stream" },
+    { kind: "logfmt", plain: plainOf("logfmt", 103), tricky: [] },
+    { kind: "logfmt", plain: plainOf("logfmt", 104), tricky: [], label: "stream" },
+    { kind: "json", plain: plainOf("json", 105), tricky: [], label: "metadata" },
+    ...fc.sample(setOf("json"), { numRuns: 8, seed: 2606 }),
+    ...fc.sample(setOf("logfmt"), { numRuns: 8, seed: 2607 }),
+  ];
+
+  beforeAll(async () => {
+    const streams = sets.map((set, k) => ({
+      stream: { app: "ufgen", set: `s${k}`, ...(set.label === "stream" ? { method: "GET" } : {}) },
+      // One line every 7 s from the start, so windows hold several and cut sets in between.
+      values: [...set.plain, ...set.tricky].map((line, i) => {
+        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
+        return set.label === "metadata" ? [ts, line, { method: "PUT" }] : [ts, line];
+      }),
+    }));
+    await pushCounted("26:6", "ufgen", streams, DATA_START);
+  });
+
+  const shapes = (parser: string, sel: string) => [
+    `sum by (set) (sum_over_time(${sel} | ${parser} | code >= 500 | unwrap v [1m]))`,
+    `avg_over_time(${sel} | ${parser} | method="GET" | unwrap v [30s]) by (set)`,
+    `max_over_time(${sel} | ${parser} | drop __error__ | code=~"5.." | unwrap v [1m]) by (method)`,
+    `quantile_over_time(0.5, ${sel} | ${parser} | code > 200 and method!="a" | unwrap v | __error__="" [1m]) by (set)`,
+    `min by (method) (min_over_time(${sel} | ${parser} | __error__="" | d > 10ms or code == 404 | unwrap v [1m]))`,
+    `sum by (set) (sum_over_time(${sel} | ${parser} | code != 500 | drop d | unwrap v [20s]))`,
+    `max_over_time(${sel} | ${parser} | v > 3 | unwrap v [1m]) by (set)`,
+    `sum by (code) (sum_over_time(${sel} | ${parser} | method=~"G.*|x-y" | __error__="" | unwrap v [1m]))`,
+    `sum by (set) (sum_over_time(${sel} | ${parser} | code >= 500 | drop __error__, __error_details__ | unwrap v [1m]))`,
+    // Without a filter, over the same lines.
+    `sum by (set) (sum_over_time(${sel} | ${parser} | unwrap v [1m]))`,
+    `max_over_time(${sel} | ${parser} | unwrap v [1m]) by (method)`,
+  ];
+
+  it("every set and shape: pushed equals local; clean sets are pushed", async () => {
+    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
+      sets.length,
+      (k) => shapes(sets[k]!.kind, `{app="ufgen", set="s${k}"}`),
+      (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata",
+      DATA_START,
+      TENANT,
+    );
+    expect(pushedAsRequired).toBeGreaterThan(30);
+    expect(fellBack).toBeGreaterThan(30);
+  });
+});
+
+/**
+ * Rows Loki marks with an error before the unwrap: a numeric filter on a value it cannot parse
+ * keeps the row with `__error__`, which fails the query when the row has a value to unwrap, unless
+ * `__error__=""` removes it or `drop __error__` clears the error (the row then counts).
+ */
+describe("error rows of a label filter before the unwrap (real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "26:7" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  // From a second after the start: an instant query's window leaves its start out.
+  const at = (i: number) => String(base + BigInt(i * 5 + 1) * 1_000_000_000n);
+  const lines = ['{"code": 500, "v": 2}', '{"code": 200, "v": 4}', '{"code": 503}', '{"v": 9}'];
+
+  beforeAll(async () => {
+    const streams = [
+      { stream: { app: "uerr", set: "clean" }, values: lines.map((line, i) => [at(i), line]) },
+      {
+        stream: { app: "uerr", set: "marked" },
+        values: [...lines, '{"code": "abc", "v": 7}', '{"code": "n/a"}'].map((line, i) => [at(i), line]),
+      },
+      // VictoriaLogs reads `+1` as a number and goes on; Loki's parser stops there with an error.
+      {
+        stream: { app: "uerr", set: "lenient-after" },
+        values: [
+          [at(0), '{"v": 2}'],
+          [at(1), '{"v": 5, "x": +1}'],
+        ],
+      },
+      {
+        stream: { app: "uerr", set: "lenient-before" },
+        values: [
+          [at(0), '{"v": 2}'],
+          [at(1), '{"x": +1, "v": 5}'],
+        ],
+      },
+      // Structured metadata loses to the line's key in Loki.
+      {
+        stream: { app: "uerr", set: "metadata" },
+        values: [
+          [at(0), '{"method": "GET", "v": 3}', { method: "PUT" }],
+          [at(1), '{"v": 4}', { method: "PUT" }],
+        ],
+      },
+    ];
+    await pushCounted("26:7", "uerr", streams, DATA_START);
+  });
+
+  it("pushes the clean set and answers the marked one as Loki does", async () => {
+    const params = { time: String(DATA_START + 60) };
+    const sum = (set: string, stages: string) =>
+      `sum by (set) (sum_over_time({app="uerr", set="${set}"} | json | ${stages} [1m]))`;
+    const value = (answer: { series: Map<string, [number, string][]> }) =>
+      Number([...answer.series.values()][0]![0]![1]);
+    for (const [stages, clean, marked] of [
+      ["code >= 500 | unwrap v", 2, "fails"],
+      ['code >= 500 | unwrap v | __error__=""', 2, 2],
+      ['code >= 500 | __error__="" | unwrap v', 2, 2],
+      ["code >= 500 | drop __error__ | unwrap v", 2, 9],
+      ['__error__="" | code < 500 | unwrap v', 4, "fails"],
+    ] as const) {
+      const pushed = await pushedAndLocal(sum("clean", stages), params, TENANT);
+      expect(pushed.pushed.linesScanned, `${stages} was not pushed down`).toBe(0);
+      expect(value(pushed.local), stages).toBe(clean);
+      const { local } = await pushedAndLocal(sum("marked", stages), params, TENANT);
+      if (marked === "fails") expect(local.status, stages).toBe(400);
+      else expect(value(local), stages).toBe(marked);
+    }
+  });
+
+  it("aggregates no line VictoriaLogs reads past Loki's parser error", async () => {
+    const params = { time: String(DATA_START + 60) };
+    const query = (set: string) => `sum by (set) (sum_over_time({app="uerr", set="${set}"} | json | unwrap v [1m]))`;
+    // The error comes with a value to unwrap: the query fails.
+    expect((await pushedAndLocal(query("lenient-after"), params, TENANT)).local.status).toBe(400);
+    // Loki's parser stops before `v`: no sample.
+    const { local } = await pushedAndLocal(query("lenient-before"), params, TENANT);
+    expect([...local.series.values()][0]![0]![1]).toBe("2");
+  });
+
+  it("groups by the line's value of a label the row also has as structured metadata", async () => {
+    const query = 'max_over_time({app="uerr", set="metadata"} | json | unwrap v [1m]) by (method)';
+    const { local } = await pushedAndLocal(query, { time: String(DATA_START + 60) }, TENANT);
+    expect(new Map([...local.series].map(([k, points]) => [k, points[0]![1]]))).toEqual(
+      new Map([
+        ['[["method","GET"]]', "3"],
+        ['[["method","PUT"]]', "4"],
+      ]),
+    );
   });
 });

@@ -10,6 +10,7 @@ import { planUnwrapPushdown } from "../../../src/plan/unwrap-pushdown";
 import { planUnwrapProjection } from "../../../src/plan/unwrap-projection";
 import { DURATION_SHAPE } from "../../../src/plan/unwrap-units";
 import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
+import { parsedLabelValues } from "../../../src/plan/parser-pushdown";
 
 const S = 1_000_000_000n;
 const GRID = { start: 3600n * S, end: 7200n * S, step: 60n * S, instant: false };
@@ -115,6 +116,62 @@ describe("planUnwrapPushdown", () => {
     expect(pushdown('sum by (service_name) (sum_over_time({app="x"} | json | unwrap v [5m]))', DISCOVERY)).toBe(
       undefined,
     );
+  });
+});
+
+describe("planUnwrapPushdown with label filters before the unwrap", () => {
+  const filtered = (q: string, derived?: DerivedFieldRules) =>
+    planUnwrapPushdown(parseExpr(q) as SampleExpr, GRID, derived, parsedLabelValues);
+
+  it("counts a sample only where the filters keep the row, over Loki's values of their labels", () => {
+    const plan = filtered(
+      'sum by (method) (sum_over_time({app="x"} | json | status >= 500 | unwrap latency_ms [5m]))',
+    )!;
+    const counted = "__guard_exact:* __v_status:>=500";
+    expect(plan.logsql).toContain(`sum(__guard_exact) if (${counted}) as __v, count() if (${counted}) as __n`);
+    expect(plan.groups!.counted).toBe(counted);
+    // The filtered label's value: the row's own field, else the parsed key, guarded where it is set
+    // but not a plain decimal.
+    expect(plan.logsql).toContain('format "<status>" as __b_status');
+    expect(plan.logsql).toContain(String.raw`(__v_status:* -__v_status:~"^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$")`);
+    // One request, grouped by Loki's values, every value from one unpack.
+    expect(plan.parsedLabels).toBeUndefined();
+    expect(plan.groupBy).toEqual(["__v_method"]);
+    expect(plan.logsql.match(/unpack_json/g)).toHaveLength(1);
+    expect(plan.logsql).toContain(`unpack_json from _msg fields (latency_ms, "latency.ms", method, status)`);
+  });
+
+  it("accepts filters, `__error__` filters and drops of unused labels between the parser and the unwrap", () => {
+    for (const q of [
+      'avg_over_time({app="x"} | json | method="GET" | unwrap v [5m]) by (path)',
+      'quantile_over_time(0.95, {app="x"} | logfmt | attempt > 3 | unwrap attempt [5m]) by (job)',
+      'max_over_time({app="x"} | json | drop __error__ | status=~"5.." | unwrap v [5m]) by (method)',
+      'sum(sum_over_time({app="x"} | json | __error__="" | d > 10ms or size <= 2KiB | drop d2 | unwrap v [5m]))',
+      'min by (app) (min_over_time({app="x"} | logfmt | v > 1 | unwrap v | __error__="" [5m]))',
+    ]) {
+      expect(filtered(q), q).toBeDefined();
+    }
+  });
+
+  it("refuses filters it cannot translate, and drops of a label it reads", () => {
+    for (const q of [
+      'sum(sum_over_time({app="x"} | json | drop v | unwrap v [5m]))',
+      'sum by (method) (sum_over_time({app="x"} | json | drop method | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | status >= 500 | drop status | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | drop status="500" | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | keep v | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | addr = ip("10.0.0.0/8") | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | __error__!="" | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | status_extracted > 1 | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | line_format "{{.v}}" | unwrap v [5m]))',
+    ]) {
+      expect(filtered(q), q).toBeUndefined();
+    }
+    expect(filtered('sum(sum_over_time({app="x"} | json | detected_level="error" | unwrap v [5m]))', DISCOVERY)).toBe(
+      undefined,
+    );
+    // The projection reads no filtered label: it keeps such queries on whole lines.
+    expect(projection('stddev_over_time({app="x"} | json | status >= 500 | unwrap v [5m]) by (app)')).toBeUndefined();
   });
 });
 
