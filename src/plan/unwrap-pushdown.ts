@@ -83,7 +83,7 @@ export interface UnwrapBucketPlan extends BucketGrid {
   parsedLabels?: UnwrapBucketPlan;
   /**
    * The selector's matchers, with `parsedLabels`: when no stream they select has a grouped label,
-   * no row has it as a field of its own, and `parsedLabels` is asked directly.
+   * this plan would defer to `parsedLabels`, which is then asked directly (exec/unwrap-pushdown.ts).
    */
   streams?: Matcher[];
   /** Loki's name for each field of `groupBy`, when not the field's own (grouped by parsed values). */
