@@ -156,7 +156,7 @@ class MetricRun {
     );
     if (restriction.kind === "guarded" && plan.kind === "parsed") this.parserGuarded = true;
     if (restriction.kind !== "cut") return undefined;
-    const outcome = await this.runPart({ kind: plan.kind, plan: restriction.plan } as PartPlan, aligned);
+    const outcome = await this.runPart({ kind: plan.kind, plan: runsAsCut(restriction.plan) } as PartPlan, aligned);
     if (outcome.outcome !== "answered") return undefined;
     const source: SampleSource = {
       samples: (agg, from, to) => this.lineSamples(agg, from, to),
@@ -396,4 +396,15 @@ export function rangeSamples(
     await local.admit(client, plan.logsql, range, shape);
     yield* read();
   })();
+}
+
+/**
+ * A plan restricted to some groups, to be run as restricted: an unwrap plan's shortcut to its plan
+ * grouped by Loki's values (exec/unwrap-pushdown.ts) would leave the restriction, which names the
+ * first plan's groups, behind.
+ */
+function runsAsCut<P extends object>(plan: P): P {
+  if (!("streams" in plan)) return plan;
+  const { streams: _unused, ...rest } = plan;
+  return rest as P;
 }
