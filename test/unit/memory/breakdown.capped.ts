@@ -117,15 +117,19 @@ function bucketAnswer(rows: number, groups: number): string {
 }
 
 /** Live heap kept by `hold` (after full collections), per row. */
-function heldPerRow(name: string, text: string, rows: number, hold: (text: string) => unknown): void {
-  const used = () => {
+async function heldPerRow(name: string, text: string, rows: number, hold: (text: string) => unknown): Promise<void> {
+  // V8 frees the backing stores of collected ArrayBuffers (typed arrays, fetched answers) on a
+  // concurrent sweeper: a second collection after a pause counts only what is still alive.
+  const used = async () => {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 50));
     gc();
     const { heapUsed, arrayBuffers } = process.memoryUsage();
     return heapUsed + arrayBuffers;
   };
-  const before = used();
+  const before = await used();
   const held = hold(text);
-  const after = used();
+  const after = await used();
   const result = {
     name,
     rows,
@@ -154,4 +158,4 @@ const heldShapes = [
 
 const only = process.env.ONLY === undefined ? undefined : Number(process.env.ONLY);
 for (const [i, shape] of SHAPES.entries()) if (only === undefined || only === i) await run(shape);
-for (const [i, held] of heldShapes.entries()) if (only === undefined || only === SHAPES.length + i) held();
+for (const [i, held] of heldShapes.entries()) if (only === undefined || only === SHAPES.length + i) await held();
