@@ -145,8 +145,9 @@ export function addDetectedLevel(row: LevelSource): void {
 /**
  * Gives `entry`, made from `row` by the pipeline, the `detected_level` the row would have carried
  * into it: computed from the row as read (its line, stream labels and metadata, whatever the stages
- * did to the entry's), and left out when a parser extracted a `detected_level` label of its own,
- * which replaces the metadata one in Loki's label builder.
+ * did to the entry's). Only for pipelines in which no stage reads, removes or sets it and no parser
+ * may extract a key of that name (plan/derived-use.ts `levelsCanWait`): one that did would have
+ * found the level already there and named its key `detected_level_extracted`.
  */
 export function addDetectedLevelFromRow(entry: { metadata: Labels; parsed: Labels }, row: LevelSource): void {
   if (Object.hasOwn(entry.parsed, DETECTED_LEVEL)) return;

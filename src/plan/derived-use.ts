@@ -7,10 +7,16 @@
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { isKind, some, type SyntaxNode } from "../logql/walk";
 import { vectorAggregation } from "../logql/functions";
+import { goRegexGroupNames } from "../logql/regex";
+import { compilePattern } from "../engine/pipeline/pattern";
+import { DUPLICATE_SUFFIX } from "../engine/pipeline/labels";
 import { DETECTED_LEVEL } from "../engine/derived-fields";
 
-export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string>): boolean {
-  if (derived.size === 0) return false;
+export function metricNeedsDerived(expr: SampleExpr, derivedNames: ReadonlySet<string>): boolean {
+  if (derivedNames.size === 0) return false;
+  // A parser names a key `detected_level` (`service_name`) `…_extracted` only beside the derived
+  // label: a query naming that name depends on it too.
+  const derived = withExtracted(derivedNames);
   return some(expr, (node, ancestors) => {
     if (isKind(node, "RangeAggregation")) {
       const g = node.grouping;
@@ -20,7 +26,10 @@ export function metricNeedsDerived(expr: SampleExpr, derived: ReadonlySet<string
       // metadata, so it also splits the series: only a `sum` right around them adds the parts of
       // a split series back into one (an `avg`, `max`, `count` or `topk` of them differs).
       // `service_name` is the stream's, so it splits nothing.
-      if (!g && !(derived.has(DETECTED_LEVEL) ? sumsRightAround(ancestors) : ancestors.some(keepsOnlyItsGrouping))) {
+      if (
+        !g &&
+        !(derivedNames.has(DETECTED_LEVEL) ? sumsRightAround(ancestors) : ancestors.some(keepsOnlyItsGrouping))
+      ) {
         return true;
       }
       return node.range.unwrap !== undefined && derived.has(node.range.unwrap.label);
@@ -62,19 +71,26 @@ function namesDerived(node: SyntaxNode, derived: ReadonlySet<string>): boolean {
 /**
  * Whether a log query's `detected_level` can wait until the pipeline has kept an entry, computed
  * then from the row as read: no stage may read it (label filters and drops naming it, templates)
- * or remove it (`keep`). Parsers, line filters and decolorize neither read nor remove it.
+ * or remove it (`keep`), and no parser may extract a key of that name, which Loki names
+ * `detected_level_extracted` because the entry already carries the level as structured metadata.
+ * Line filters and decolorize neither read nor remove it.
  */
 export function levelsCanWait(local: readonly PipelineStage[], derived: ReadonlySet<string>): boolean {
   return local.every((s) => {
     switch (s.kind) {
       case "LineFilter":
       case "Decolorize":
+        return true;
       case "JsonParser":
       case "LogfmtParser":
+        // Without parameters, any key of the line may be extracted.
+        return s.params.length > 0 && !s.params.some((p) => derived.has(p.label));
       case "RegexpParser":
+        return !goRegexGroupNames(s.regex).some((name) => derived.has(name));
       case "PatternParser":
+        return !patternCaptureNames(s.pattern).some((name) => derived.has(name));
       case "UnpackParser":
-        return true;
+        return false;
       case "LabelFilter":
         return !reads(s.filter, derived);
       case "Drop":
@@ -87,4 +103,18 @@ export function levelsCanWait(local: readonly PipelineStage[], derived: Readonly
 
 function reads(f: LabelFilterExpr, derived: ReadonlySet<string>): boolean {
   return some(f, (node) => namesDerived(node, derived));
+}
+
+/** A pattern's named captures (none for one Loki refuses, which fails before any row is read). */
+function patternCaptureNames(pattern: string): string[] {
+  try {
+    return compilePattern(pattern, false).names;
+  } catch {
+    return [];
+  }
+}
+
+/** The names, and each with the suffix a parser gives a key named like it. */
+function withExtracted(names: ReadonlySet<string>): ReadonlySet<string> {
+  return new Set([...names].flatMap((name) => [name, `${name}${DUPLICATE_SUFFIX}`]));
 }

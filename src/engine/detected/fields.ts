@@ -26,7 +26,7 @@
 import type { Labels, LogEntry } from "../types";
 import { jsonParserStage } from "../pipeline/json";
 import { objectEach } from "../pipeline/jsonscan";
-import { Category, DUPLICATE_SUFFIX, ERROR_DETAILS_LABEL, ERROR_LABEL, LabelsBuilder } from "../pipeline/labels";
+import { Category, ERROR_DETAILS_LABEL, ERROR_LABEL, LabelsBuilder } from "../pipeline/labels";
 import { logfmtParserStage } from "../pipeline/logfmt";
 import { sanitizeLabelKey } from "../pipeline/sanitize";
 import { formatBytes, parseBytes } from "../../core/go/bytes";
@@ -106,7 +106,7 @@ function jsonLabelPaths(line: string, b: LabelsBuilder): Map<string, string[]> {
       const name = prefix === "" ? sanitizeLabelKey(key) : prefix + "_" + sanitizeLabelKey(key);
       if (value.type === "object") return walk(name, [...path, key], value.start, value.end);
       if (value.type === "string" || value.type === "number" || value.type === "boolean") {
-        paths.set(b.baseHas(name) ? name + DUPLICATE_SUFFIX : name, [...path, key]);
+        paths.set(b.parsedName(name), [...path, key]);
       }
       return undefined;
     });

@@ -3,7 +3,7 @@
  * `| json a="path", ...` (chosen values by path). Numbers keep their text as written (`35.0`).
  */
 import type { ExtractionParam } from "../../logql/ast";
-import { Category, DUPLICATE_SUFFIX } from "./labels";
+import { Category } from "./labels";
 import { arrayEach, objectEach, unescapeJson, type RawValue } from "./jsonscan";
 import { sanitizeLabelKey } from "./sanitize";
 import type { Stage } from "./stage";
@@ -34,8 +34,7 @@ export function jsonParserStage(): Stage {
           return walk(next, value.start, value.end);
         }
         if (value.type !== "string" && value.type !== "number" && value.type !== "boolean") return undefined;
-        let name = prefix === "" ? sanitizeLabelKey(key) : prefix + "_" + sanitizeLabelKey(key);
-        if (b.baseHas(name)) name += DUPLICATE_SUFFIX;
+        const name = b.parsedName(prefix === "" ? sanitizeLabelKey(key) : prefix + "_" + sanitizeLabelKey(key));
         b.set(Category.Parsed, name, scalarText(line, value));
         return undefined;
       });
@@ -101,7 +100,7 @@ export function jsonExpressionStage(params: ExtractionParam[]): Stage {
         if (b.get(id) === undefined) b.set(Category.Parsed, id, "");
         continue;
       }
-      const name = b.baseHas(id) ? id + DUPLICATE_SUFFIX : id;
+      const name = b.parsedName(id);
       let text: string;
       if (v.type === "null") text = "";
       else if (v.type === "string") text = jsonStringValue(line, v);

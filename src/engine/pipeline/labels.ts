@@ -1,6 +1,9 @@
 /**
  * Loki's per-entry label model. Every label belongs to one category — stream, structured metadata
- * or parsed — and the categories shadow each other (parsed > metadata > stream). The error label
+ * or parsed — and the categories shadow each other (parsed > metadata > stream). Parsers never
+ * shadow a stream label or structured metadata: a key named like one is extracted as
+ * `…_extracted` (parsedName), as Loki does since it stopped letting parsed labels override
+ * structured metadata. The error label
  * pair lives outside the maps and is reported as parsed. One builder is reused for every row of a
  * query, so processing allocates only for labels a stage actually adds.
  */
@@ -33,6 +36,19 @@ export class LabelsBuilder {
 
   baseHas(name: string): boolean {
     return Object.hasOwn(this.base, name);
+  }
+
+  /**
+   * The name a parser gives a key it extracts: Loki keeps a stream label's and a structured
+   * metadata field's value and gives the parsed one the `_extracted` suffix.
+   */
+  parsedName(name: string): string {
+    return this.baseHas(name) || this.add[Category.Metadata].has(name) ? name + DUPLICATE_SUFFIX : name;
+  }
+
+  /** Whether a label of this name is a stream label or structured metadata (a parser does not take it). */
+  heldByRow(name: string): boolean {
+    return this.baseHas(name) || this.add[Category.Metadata].has(name);
   }
 
   /** Structured metadata enters with the stream-collision suffix; an `__error__` field becomes the error. */

@@ -4,7 +4,7 @@
  * skips what it cannot read; `--strict` stops there and reports LogfmtParserErr.
  */
 import type { ExtractionParam } from "../../logql/ast";
-import { Category, DUPLICATE_SUFFIX, type LabelsBuilder } from "./labels";
+import { Category, type LabelsBuilder } from "./labels";
 import { sanitizeLabelKey } from "./sanitize";
 import type { Stage } from "./stage";
 
@@ -240,7 +240,7 @@ export function logfmtParserStage(strict: boolean, keepEmpty: boolean): Stage {
   const dec = new LogfmtDecoder();
   const visit = (b: LabelsBuilder, key: string, value: string) => {
     if (!keepEmpty && value.length === 0) return;
-    b.set(Category.Parsed, b.baseHas(key) ? key + DUPLICATE_SUFFIX : key, value);
+    b.set(Category.Parsed, b.parsedName(key), value);
   };
   return (_ts, line, b) => {
     scanPairs(dec, line, strict, b, visit);
@@ -261,10 +261,10 @@ export function logfmtExpressionStage(params: ExtractionParam[], strict: boolean
   const visit = (b: LabelsBuilder, key: string, value: string) => {
     const name = keyToId.get(key) ?? key;
     if (!idSet.has(name)) return;
-    b.set(Category.Parsed, b.baseHas(name) ? name + DUPLICATE_SUFFIX : name, value);
+    b.set(Category.Parsed, b.parsedName(name), value);
   };
   return (_ts, line, b) => {
-    for (const id of ids) if (!b.baseHas(id)) b.set(Category.Parsed, id, "");
+    for (const id of ids) if (!b.heldByRow(id)) b.set(Category.Parsed, id, "");
     scanPairs(dec, line, strict, b, visit);
     return line;
   };

@@ -1,7 +1,7 @@
 /** `| regexp`, `| pattern` and `| unpack`: the parsers that are not json or logfmt. */
 import { compileGoRegexp, namedGroup } from "../../logql/go-regexp";
 import { goRegexGroupNames } from "../../logql/regex";
-import { Category, DUPLICATE_SUFFIX } from "./labels";
+import { Category } from "./labels";
 import { JSON_PARSER_ERR, jsonStringValue } from "./json";
 import { objectEach, unescapeJson } from "./jsonscan";
 import { compilePattern, matchPattern } from "./pattern";
@@ -25,8 +25,7 @@ export function regexpParserStage(source: string): Stage {
     const m = re.exec(line);
     if (m === null) return line;
     for (const name of names) {
-      const key = b.baseHas(name) ? name + DUPLICATE_SUFFIX : name;
-      b.set(Category.Parsed, key, namedGroup(re, m, name));
+      b.set(Category.Parsed, b.parsedName(name), namedGroup(re, m, name));
     }
     return line;
   };
@@ -40,7 +39,7 @@ export function patternParserStage(text: string): Stage {
     if (values === null) return line;
     for (let i = 0; i < values.length; i++) {
       const name = p.names[i]!;
-      b.set(Category.Parsed, b.baseHas(name) ? name + DUPLICATE_SUFFIX : name, values[i]!);
+      b.set(Category.Parsed, b.parsedName(name), values[i]!);
     }
     return line;
   };
@@ -71,7 +70,7 @@ export function unpackParserStage(): Stage {
         entry = text;
         return undefined;
       }
-      const field = b.baseHas(key) ? key + DUPLICATE_SUFFIX : key;
+      const field = b.parsedName(key);
       pending.push(sanitizeLabelKey(field), jsonStringValue(line, value));
       return undefined;
     });

@@ -63,9 +63,9 @@ describe("levelsCanWait", () => {
   it("lets detected_level wait for the entries kept when no stage reads or removes it", () => {
     for (const q of [
       '{app="x"} |= "a" != "b" | level="error"',
-      '{app="x"} | json | status >= 500',
-      '{app="x"} | decolorize | logfmt | drop level',
-      '{app="x"} | regexp "(?P<a>[a-z]+)" | pattern "<_> <b>" | unpack',
+      '{app="x"} | decolorize | drop level',
+      '{app="x"} | json lvl="level" | logfmt status',
+      '{app="x"} | regexp "(?P<a>[a-z]+)" | pattern "<_> <b>"',
     ]) {
       expect(levelsCanWait(local(q), DERIVED), q).toBe(true);
     }
@@ -79,6 +79,14 @@ describe("levelsCanWait", () => {
       '{app="x"} | label_format a=b',
       '{app="x"} | drop detected_level',
       '{app="x"} | keep app',
+      // A parser that may extract a `detected_level` key: Loki names it `detected_level_extracted`
+      // because the entry already carries the level.
+      '{app="x"} | json | status >= 500',
+      '{app="x"} | logfmt',
+      '{app="x"} | unpack',
+      '{app="x"} | json detected_level="lvl"',
+      '{app="x"} | regexp "(?P<detected_level>[a-z]+)"',
+      '{app="x"} | pattern "<detected_level> <_>"',
     ]) {
       expect(levelsCanWait(local(q), DERIVED), q).toBe(false);
     }

@@ -71,10 +71,12 @@ describe("json parser", () => {
     expect(e.parsed).toEqual({ a_b_c: "d", n: "35.0", t: "true", e: "", _1x: "v", k_y: "w" });
     expect(e.stream).toEqual(stream);
   });
-  it("suffixes names that collide with stream labels, not with metadata", () => {
+  it("suffixes names that collide with stream labels and with structured metadata", () => {
+    // Loki keeps both and names the parsed key `…_extracted` (its parser tests' "structured
+    // metadata is preserved and parsed labels get _extracted suffix").
     const e = run([json], row('{"app":"x","trace":"p"}', { trace: "m" }))!;
-    expect(e.parsed).toEqual({ app_extracted: "x", trace: "p" });
-    expect(e.metadata).toEqual({});
+    expect(e.parsed).toEqual({ app_extracted: "x", trace_extracted: "p" });
+    expect(e.metadata).toEqual({ trace: "m" });
   });
   it("keeps the last of duplicate keys", () => {
     expect(run([json], row('{"a":"1","a":"2"}'))!.parsed).toEqual({ a: "2" });
@@ -174,10 +176,19 @@ describe("label model and shaping stages", () => {
     const e = run([], row("x", { app: "m", tenant: "t" }))!;
     expect(e.metadata).toEqual({ app_extracted: "m", tenant: "t" });
   });
-  it("a parsed label shadows a same-named metadata label", () => {
+  it("a parsed key named like structured metadata leaves it and is `_extracted`", () => {
     const e = run([logfmt], row("tenant=p", { tenant: "m" }))!;
-    expect(e.metadata).toEqual({});
-    expect(e.parsed).toEqual({ tenant: "p" });
+    expect(e.metadata).toEqual({ tenant: "m" });
+    expect(e.parsed).toEqual({ tenant_extracted: "p" });
+  });
+  it("every parser leaves structured metadata alone", () => {
+    const meta = { a: "m" };
+    const stage = (s: PipelineStage) => run([s], row("a=1 b", meta))!;
+    expect(stage({ kind: "RegexpParser", regex: "a=(?P<a>\\d)" }).parsed).toEqual({ a_extracted: "1" });
+    expect(stage({ kind: "PatternParser", pattern: "a=<a> <_>" }).parsed).toEqual({ a_extracted: "1" });
+    const params = { kind: "LogfmtParser", params: [{ label: "a" }], strict: false, keepEmpty: false } as PipelineStage;
+    expect(stage(params).parsed).toEqual({ a_extracted: "1" });
+    expect(stage(params).metadata).toEqual(meta);
   });
   it("drop removes stream, metadata and parsed labels, and error labels by name or matcher", () => {
     const drop: PipelineStage = {
