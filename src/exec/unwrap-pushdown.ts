@@ -36,9 +36,9 @@ export async function runUnwrapPlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[] | "guarded" | "incomplete"> {
-  // Grouped by labels no selected stream has, the first plan would find them in the lines (or in
-  // structured metadata, which Loki's parsed labels override) and defer to `parsedLabels`, which is
-  // exact whatever the rows hold. The (cached) stream index says so while the first plan runs: then
+  // Grouped by labels no selected stream has, the first plan would find them in the lines and
+  // defer to `parsedLabels`, which is exact whatever the rows hold (its guard sends structured
+  // metadata of such a label, beside the line's key, to the Worker). The (cached) stream index says so while the first plan runs: then
   // it is abandoned and `parsedLabels` asked at once, rather than after it.
   if (plan.parsedLabels && plan.streams) {
     const abandon = new AbortController();

@@ -14,9 +14,9 @@
  * part, with the same text. Where they part: on no match VictoriaLogs empties every group's
  * field, and a group that took no part is empty too, where Loki sets the label to "" on a match
  * and leaves it alone otherwise. That differs (a) where the row has a field of that name that is
- * not a stream label (structured metadata, which the parsed value replaces in the Worker's
- * reading; a stream label keeps its value and the parsed one goes to `…_extracted`, which the
- * base-first value reproduces), (b) under a numeric, duration or bytes filter, where Loki's "" is
+ * not a stream label (structured metadata: like a stream label it keeps its value and the parsed
+ * one goes to `…_extracted`, which the base-first value reproduces; such rows are guarded all the
+ * same, and the Worker reads them that way), (b) under a numeric, duration or bytes filter, where Loki's "" is
  * an error and VictoriaLogs' missing value just fails, and (c) in a grouping, where Loki's series
  * keeps a label set to "" apart from rows without it. (a) is guarded (any row with such a field).
  * For (b) and (c) the pattern is wrapped so that the origin also knows where it matched
@@ -132,7 +132,7 @@ export function planExtractPushdown(
   for (const n of relevant) {
     const v = parsedValueField(n);
     if (extraction.parsed.has(n)) {
-      // Structured metadata of the name: the parsed value, even an empty one, replaces it in Loki.
+      // Structured metadata of the name: the Worker reads such rows (Loki keeps the metadata's value).
       bad.push(`(${base(n)}:* not {${n}=~".+"})`);
       const set = extraction.setWhere.get(n);
       // Loki set the label, to "": a typed filter's error where VictoriaLogs sees no value.

@@ -49,10 +49,10 @@
  *   or a surrogate, control character or U+FFFD anywhere (JSON_UNSURE_ESCAPES, json-escapes.ts). A field named `__error__` (metadata Loki reads
  *   as an error): any such row. Control characters in a relevant value (Loki's logfmt ends values
  *   there, VictoriaLogs does not; regexes on multi-line values): any such row.
- * - Stream label vs parsed key: Loki keeps the stream label and renames the parsed key to
- *   `…_extracted`, which the base-first value reproduces; but structured metadata loses to the
- *   parsed key, so a relevant field present on the row but not in its stream, while the line could
- *   give it too, is guarded.
+ * - Stream label or structured metadata vs parsed key: Loki keeps the row's value and renames the
+ *   parsed key to `…_extracted`, which the base-first value reproduces. A relevant field present
+ *   on the row but not in its stream, while the line could give it too, is still guarded: such
+ *   rows go to the Worker, which reads them the same way.
  * - Keys Loki sanitises (invalid characters become `_`, Go's TrimSpace), nested objects flattened
  *   with `_`, trailing garbage, lines VictoriaLogs rejects but Loki reads up to an error, `null` and
  *   empty values (an empty value fails a numeric filter in Loki, is missing for VictoriaLogs): a

@@ -45,9 +45,10 @@
  *   (JSON_UNSURE_ESCAPES, json-escapes.ts);
  * - VictoriaLogs may read the line past where Loki's parser stops with an error (`"x": +1`, an
  *   escape JSON does not define: JSON_READ_FURTHER), so that Loki has no `f` or an error with it;
- * - a grouped label is missing from the stream but the line could give it to Loki (as structured
- *   metadata, which Loki replaces by the line's value, or not at all: then see `parsedLabels`).
- * Names must start with a letter and use only [A-Za-z0-9_].
+ * - a grouped label is missing from the stream but the line could give it to Loki (beside
+ *   structured metadata of that name, which the Worker then reads, or not at all: then see
+ *   `parsedLabels`).
+ * Names must start with a letter and use only [A-Za-z0-9_], and not end in `_extracted`.
  *
  * The guard also keeps the aggregation itself right: VictoriaLogs (v1.121) reads only the fields a
  * query names, and a prefixed `unpack_json … fields (f)` does not name its source — without the
@@ -103,6 +104,7 @@ export const EXACT_NUMBER = "^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$";
 /** `-0` sorts and prints differently across the two sides: left to local evaluation. */
 const NEGATIVE_ZERO = "^-0(\\.0*)?$";
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+const EXTRACTED = "_extracted";
 /** Prefix of the fields `unpack_json` writes, so parsed values never overwrite stream fields. */
 const PARSED = "__unwrap_";
 /** Prefix of the fields the guard computes (apart from PARSED, which any field name may follow). */
@@ -248,7 +250,10 @@ export function jsonUnwrapSource(
   if (!unwrap || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
   const shape = valueShape(unwrap.conversion, EXACT_NUMBER);
   const field = unwrap.label;
-  if (!NAME.test(field) || groupBy.some((l) => !NAME.test(l) || l === field)) return undefined;
+  // A `…_extracted` label is a parsed key beside a row field of its name: the base-first values
+  // cannot name it.
+  const pushable = (l: string) => NAME.test(l) && !l.endsWith(EXTRACTED);
+  if (!pushable(field) || groupBy.some((l) => !pushable(l) || l === field)) return undefined;
   // Labels the Worker derives (`detected_level`, `service_name`) exist only in the Worker.
   const derivedNow = derivedNames(derived);
   if (derivedNow.has(field) || groupBy.some((l) => derivedNow.has(l))) return undefined;
@@ -286,8 +291,8 @@ export function jsonUnwrapSource(
   const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
   const mentioned = (l: string) => `(_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)})`;
   const labelBad = groupBy.map((l) => `(${fieldName(l)}:"" ${mentioned(l)})`).join(" or ");
-  // Structured metadata loses to a key the line gives in Loki (a stream label wins): such a row is
-  // one Loki groups otherwise.
+  // Structured metadata of a grouped label while the line gives the key too: the Worker reads such
+  // rows (Loki keeps the metadata's value and names the line's `…_extracted`).
   for (const l of groupBy) valueBad.push(`(${fieldName(l)}:* not {${l}=~".+"} ${mentioned(l)})`);
   const bad = [...valueBad, ...(labelBad === "" ? [] : [labelBad])].join(" or ");
   return {

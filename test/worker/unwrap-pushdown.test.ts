@@ -815,7 +815,7 @@ describe("error rows of a label filter before the unwrap (real VictoriaLogs)", (
           [at(1), '{"x": +1, "v": 5}'],
         ],
       },
-      // Structured metadata loses to the line's key in Loki.
+      // Structured metadata keeps its value in Loki; the line's key is `method_extracted`.
       {
         stream: { app: "uerr", set: "metadata" },
         values: [
@@ -859,13 +859,18 @@ describe("error rows of a label filter before the unwrap (real VictoriaLogs)", (
     expect([...local.series.values()][0]![0]![1]).toBe("2");
   });
 
-  it("groups by the line's value of a label the row also has as structured metadata", async () => {
+  it("groups by the structured metadata value of a label the line also gives", async () => {
     const query = 'max_over_time({app="uerr", set="metadata"} | json | unwrap v [1m]) by (method)';
     const { local } = await pushedAndLocal(query, { time: String(DATA_START + 60) }, TENANT);
     expect(new Map([...local.series].map(([k, points]) => [k, points[0]![1]]))).toEqual(
+      new Map([['[["method","PUT"]]', "4"]]),
+    );
+    const byLine = 'max_over_time({app="uerr", set="metadata"} | json | unwrap v [1m]) by (method_extracted)';
+    const extracted = await pushedAndLocal(byLine, { time: String(DATA_START + 60) }, TENANT);
+    expect(new Map([...extracted.local.series].map(([k, points]) => [k, points[0]![1]]))).toEqual(
       new Map([
-        ['[["method","GET"]]', "3"],
-        ['[["method","PUT"]]', "4"],
+        ['[["method_extracted","GET"]]', "3"],
+        ["[]", "4"],
       ]),
     );
   });
