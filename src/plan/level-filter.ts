@@ -19,9 +19,8 @@
  * value the filter keeps as written, or a `severity_number`, or a line holding a spelling of a kept
  * level (or an escape). A filter keeping `unknown` keeps rows of any kind: it gets no condition.
  *
- * A parser before the filter may extract a `detected_level` label of its own from the line, which
- * replaces the derived one: for `=` the line then holds the value (prefilter.ts), otherwise the
- * filter gets no condition.
+ * A parser before the filter changes nothing: Loki keeps structured metadata, which the level is,
+ * and names a line's `detected_level` key `detected_level_extracted`.
  */
 import type { LabelFilterExpr } from "../logql/ast";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
@@ -41,17 +40,12 @@ const LINE_MAY_HIDE_SPELLING = `_msg:~${quote("[\\\\\u{130}\u{212A}]")}`;
 
 /**
  * The LogsQL condition for a string filter on the derived `detected_level`, or undefined when
- * there is none to offer. After a parser, `valueInLine` is a condition every row whose parsed
- * `detected_level` the filter keeps meets (undefined: none).
+ * there is none to offer.
  */
-export function levelFilterCondition(
-  f: StringFilter,
-  afterParser: boolean,
-  valueInLine: string | undefined,
-): string | undefined {
+export function levelFilterCondition(f: StringFilter): string | undefined {
   const keeps = stringMatcher(f.op, f.value);
   const kept = LEVELS.filter((level) => keeps(level));
-  if (kept.includes(UNKNOWN_LEVEL) || (afterParser && valueInLine === undefined)) return undefined;
+  if (kept.includes(UNKNOWN_LEVEL)) return undefined;
   const spellings = kept.flatMap((level) => LEVEL_SPELLINGS.get(level) ?? []);
   // A level field's value as written, when it is no known spelling.
   const asWritten = (field: string) => {
@@ -73,6 +67,5 @@ export function levelFilterCondition(
   });
   if (kept.some((level) => SEVERITY_LEVELS.has(level))) terms.push(`${fieldName(SEVERITY_NUMBER)}:*`);
   if (anySpelling !== undefined) terms.push(`_msg:~${quote(anySpelling)}`, LINE_MAY_HIDE_SPELLING);
-  if (afterParser) terms.push(valueInLine!);
   return `(${terms.join(" or ")})`;
 }

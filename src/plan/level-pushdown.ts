@@ -252,8 +252,8 @@ function isParser(stage: PipelineStage): boolean {
 /**
  * The parser push-down's counting (plan/parser-pushdown.ts) for the stages after the line filters
  * but the level filters, which commute with them: they read only `detected_level`, which a parser
- * leaves as it is unless the line holds a key Loki could name so (the parsed key wins over the
- * derived label): such lines join the guard.
+ * leaves as it is (Loki names a line's key of that name `detected_level_extracted`, the level
+ * being structured metadata). Lines holding such a key still join the guard: the Worker reads them.
  */
 function parsedLevelRows(
   stages: readonly PipelineStage[],

@@ -37,24 +37,20 @@ export function labelFilterPrefilters(
   derived: ReadonlySet<string> = new Set(),
 ): string[] {
   const out: string[] = [];
-  let afterParser = false;
   for (const stage of pipeline) {
     switch (stage.kind) {
       case "LineFilter":
-      case "Drop":
-      case "Keep":
-        continue;
       case "RegexpParser":
       case "PatternParser":
-        afterParser = true;
+      case "Drop":
+      case "Keep":
         continue;
       case "JsonParser":
       case "LogfmtParser":
         if (stage.params.length > 0) return out;
-        afterParser = true;
         continue;
       case "LabelFilter": {
-        const condition = necessary(stage.filter, derived, afterParser);
+        const condition = necessary(stage.filter, derived);
         if (condition !== undefined) out.push(condition);
         continue;
       }
@@ -66,7 +62,7 @@ export function labelFilterPrefilters(
 }
 
 /** A LogsQL filter every row passing `f` satisfies, or undefined when there is none to offer. */
-function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>, afterParser: boolean): string | undefined {
+function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | undefined {
   return fold<string | undefined>(
     f,
     {
@@ -80,18 +76,19 @@ function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>, afterParser
               return left ?? right;
             }
             return left !== undefined && right !== undefined ? `(${left} or ${right})` : undefined;
-          case "string": {
-            const valueInLine =
-              node.op !== "=" || node.value === "" || node.name.startsWith("__") || isSpecialField(node.name)
-                ? undefined
-                : `(_msg:~${quote(escapeRegex(node.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(node.name)}:=${quote(node.value)})`;
+          case "string":
             // The level the Worker derives has conditions of its own (level-filter.ts).
-            if (node.name === DETECTED_LEVEL && derived.has(DETECTED_LEVEL)) {
-              return levelFilterCondition(node, afterParser, valueInLine);
-            }
+            if (node.name === DETECTED_LEVEL && derived.has(DETECTED_LEVEL)) return levelFilterCondition(node);
             // Error labels and other derived fields are set by the Worker, not read from the line or the origin's fields.
-            return derived.has(node.name) ? undefined : valueInLine;
-          }
+            if (
+              node.op !== "=" ||
+              node.value === "" ||
+              node.name.startsWith("__") ||
+              isSpecialField(node.name) ||
+              derived.has(node.name)
+            )
+              return undefined;
+            return `(_msg:~${quote(escapeRegex(node.value))} or ${LINE_HAS_ESCAPE} or ${fieldName(node.name)}:=${quote(node.value)})`;
           default:
             return undefined;
         }
