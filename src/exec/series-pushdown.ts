@@ -12,7 +12,7 @@ import type { MetricGrid } from "../plan/metric-pushdown";
 import { MAX_SERIES_FIELDS, seriesStatsQuery, type SeriesBucketPlan } from "../plan/series-pushdown";
 import { LEVEL_LABEL_INPUTS } from "../plan/level-pushdown";
 import { parseStreamLabels } from "../origin/rows";
-import { DETECTED_LEVEL, FieldDeriver, detectLevelWith } from "../engine/derived-fields";
+import { DETECTED_LEVEL, FieldDeriver, UNKNOWN_LEVEL, detectLevelWith } from "../engine/derived-fields";
 import { compileSampleExtractor } from "../engine/pipeline";
 import { PointLimitError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } from "../engine/metric/errors";
 import { groupLabels, isErrorSeries, labelsKey } from "../engine/metric/labels";
@@ -206,7 +206,7 @@ function groupLabeller(
       const level = detectLevelWith(stream, metadata, () => {
         const fromLine = lineLevel(group);
         if (fromLine === undefined) settled = false;
-        return fromLine ?? "unknown";
+        return fromLine ?? UNKNOWN_LEVEL;
       });
       if (!settled) return "declined";
       metadata[DETECTED_LEVEL] = level;

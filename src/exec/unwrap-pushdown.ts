@@ -38,8 +38,8 @@ export async function runUnwrapPlan(
 ): Promise<Series[] | "guarded" | "incomplete"> {
   // Grouped by labels no selected stream has, the first plan would find them in the lines and
   // defer to `parsedLabels`, which is exact whatever the rows hold (its guard sends structured
-  // metadata of such a label, beside the line's key, to the Worker). The (cached) stream index says so while the first plan runs: then
-  // it is abandoned and `parsedLabels` asked at once, rather than after it.
+  // metadata of such a label, beside the line's key, to the Worker). The (cached) stream index
+  // says so while the first plan runs: then it is abandoned and `parsedLabels` asked at once.
   if (plan.parsedLabels && plan.streams) {
     const abandon = new AbortController();
     const first = runOnePlan(client.withSignal(abandon.signal), plan, grid, stats, maxPoints);
@@ -48,8 +48,7 @@ export async function runUnwrapPlan(
     // Without the index's answer, the first plan's own answer decides, as it does alone.
     if (!(await someStreamHas(client, plan).catch(() => true))) {
       abandon.abort();
-      const direct = await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints);
-      return direct === "parsed-labels" ? "guarded" : direct;
+      return settled(await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints));
     }
     return secondIfParsed(await first, client, plan, grid, stats, maxPoints);
   }
@@ -65,13 +64,16 @@ async function secondIfParsed(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Series[] | "guarded" | "incomplete"> {
-  if (outcome !== "parsed-labels") return outcome;
-  if (!plan.parsedLabels) return "guarded";
-  const again = await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints);
-  return again === "parsed-labels" ? "guarded" : again;
+  if (outcome !== "parsed-labels" || !plan.parsedLabels) return settled(outcome);
+  return settled(await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints));
 }
 
 type Outcome = Series[] | "guarded" | "incomplete" | "parsed-labels";
+
+/** A plan's answer with no second plan to ask: rows giving a grouped label in their lines are guarded. */
+function settled(outcome: Outcome): Series[] | "guarded" | "incomplete" {
+  return outcome === "parsed-labels" ? "guarded" : outcome;
+}
 
 /** Whether a stream the plan selects has one of its grouped labels, from the (cached) stream index. */
 async function someStreamHas(client: CachedOrigin, plan: UnwrapBucketPlan): Promise<boolean> {

@@ -79,7 +79,8 @@ function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | u
           case "string":
             // The level the Worker derives has conditions of its own (level-filter.ts).
             if (node.name === DETECTED_LEVEL && derived.has(DETECTED_LEVEL)) return levelFilterCondition(node);
-            // Error labels and other derived fields are set by the Worker, not read from the line or the origin's fields.
+            // Error labels and other derived fields are set by the Worker, not read from the line or
+            // the origin's fields.
             if (
               node.op !== "=" ||
               node.value === "" ||

@@ -8,8 +8,9 @@
  * very pipeline rows go through (exec/series-pushdown.ts), and evaluates whatever encloses it.
  *
  * Shape: `count_over_time | rate | bytes_over_time | bytes_rate (selector | line filters | label
- * filters | drop | keep [range] [offset])`, or `sum by (…)` around one. Every line filter runs in the origin; what runs in the Worker reads labels
- * only (label filters, `drop`, `keep`), never the line.
+ * filters | drop | keep [range] [offset])`, or `sum by (…)` around one. Every line filter runs in
+ * the origin; what runs in the Worker reads labels only (label filters, `drop`, `keep`), never the
+ * line.
  *
  * Exactness. Without a parser a row's labels are its stream labels, its structured metadata (every
  * field of the row not named with a leading `_` and not a stream label: origin/rows.ts) and the
@@ -18,17 +19,19 @@
  * origin groups by `_stream_id` (one stream each; a second request gives each stream's `_stream`),
  * by each metadata field that can matter, and (when the level can matter) by the raw inputs of
  * Loki's level rules (plan/level-pushdown.ts LEVEL_INPUT_PIPES). So every row of a group has the
- * same stream, the same metadata, and the same inputs to its level: the Worker rebuilds the labels from them exactly as a row's (`service_name` derived from the stream,
- * the level by `detectLevelWith` over the stream and metadata with the line's part from the reduced
- * inputs) and runs the Worker's part of the pipeline on them, which reads nothing else. A group
- * whose inputs do not settle the level declines the answer (the query is then evaluated from rows),
- * as does a group whose labels carry a pipeline error.
+ * same stream, the same metadata, and the same inputs to its level: the Worker rebuilds the labels
+ * from them exactly as a row's (`service_name` derived from the stream, the level by
+ * `detectLevelWith` over the stream and metadata with the line's part from the reduced inputs) and
+ * runs the Worker's part of the pipeline on them, which reads nothing else. A group whose inputs do
+ * not settle the level declines the answer (the query is then evaluated from rows), as does a group
+ * whose labels carry a pipeline error.
  *
  * Which metadata can matter: for the series themselves, every field (`fields: "all"`, named by a
  * `field_names` request over the same rows, exec/series-pushdown.ts, which also checks that the
- * buckets hold the rows the names were found in); for a `sum by (…)` that keeps only some labels, the grouped labels and the labels the Worker's stages read. A metadata
- * field named like a label the Worker derives is grouped by too: its value is then kept under
- * Loki's `_extracted` name, as the rows' labels keep it.
+ * buckets hold the rows the names were found in); for a `sum by (…)` that keeps only some labels,
+ * the grouped labels and the labels the Worker's stages read. A metadata field named like a label
+ * the Worker derives is grouped by too: its value is then kept under Loki's `_extracted` name, as
+ * the rows' labels keep it.
  *
  * The buckets make Loki's windows as in plan/metric-pushdown.ts (`bucketsOf`).
  */

@@ -1,10 +1,8 @@
 /**
  * Loki's per-entry label model. Every label belongs to one category — stream, structured metadata
  * or parsed — and the categories shadow each other (parsed > metadata > stream). Parsers never
- * shadow a stream label or structured metadata: a key named like one is extracted as
- * `…_extracted` (parsedName), as Loki does since it stopped letting parsed labels override
- * structured metadata. The error label
- * pair lives outside the maps and is reported as parsed. One builder is reused for every row of a
+ * shadow a stream label or structured metadata: Loki extracts a key named like one as
+ * `…_extracted` (parsedName). The error label pair lives outside the maps and is reported as parsed. One builder is reused for every row of a
  * query, so processing allocates only for labels a stage actually adds.
  */
 import type { Labels, LogEntry } from "../types";
@@ -43,7 +41,7 @@ export class LabelsBuilder {
    * metadata field's value and gives the parsed one the `_extracted` suffix.
    */
   parsedName(name: string): string {
-    return this.baseHas(name) || this.add[Category.Metadata].has(name) ? name + DUPLICATE_SUFFIX : name;
+    return this.heldByRow(name) ? name + DUPLICATE_SUFFIX : name;
   }
 
   /** Whether a label of this name is a stream label or structured metadata (a parser does not take it). */
