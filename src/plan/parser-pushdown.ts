@@ -410,7 +410,7 @@ export function parsedKeyMention(stages: readonly PipelineStage[], name: string)
       terms.push(`_msg:~${quote(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`)}`);
     }
   }
-  if (chain.logfmt) terms.push(logfmtKeyIn(name, true));
+  if (chain.logfmt) terms.push(logfmtKeyIn(name));
   return terms.join(" or ");
 }
 
@@ -567,7 +567,7 @@ export function chainGuard(
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
   }
   if (chain.logfmt && relevant.length > 0) {
-    const named = relevant.map((n) => logfmtKeyIn(n, typed.has(n))).join(" or ");
+    const named = relevant.map((n) => logfmtKeyIn(n)).join(" or ");
     terms.push(`((${named}) (_msg:~${quote(LOGFMT_QUOTED_KEY)} or __odd:>0))`);
   }
   for (const n of relevant) {
@@ -583,12 +583,12 @@ export function chainGuard(
     const mentions: string[] = [];
     const named = nested ? pathIn(nested) : jsonMentioned(n, chain.json === "all");
     if (json) mentions.push(`${pj}:*`, named);
-    if (chain.logfmt) mentions.push(`${pl}:*`, logfmtKeyIn(n, typed.has(n)));
+    if (chain.logfmt) mentions.push(`${pl}:*`, logfmtKeyIn(n));
     if (mentions.length > 0) terms.push(`(${b}:* not {${n}=~".+"} (${mentions.join(" or ")}))`);
     if (chain.logfmt) {
       terms.push(
-        `(${b}:"" ${pl}:"" ${logfmtKeyIn(n, typed.has(n))})`,
-        `(${b}:"" (${twiceIn(n, logfmtKey(n, false), repeats)}))`,
+        `(${b}:"" ${pl}:"" ${logfmtKeyIn(n)})`,
+        `(${b}:"" (${twiceIn(n, logfmtKey(n), repeats)}))`,
         `(${b}:"" ${pl}:~${quote(String.raw`[="\\]`)})`,
       );
     }
@@ -873,8 +873,8 @@ export function guard(
     const b = base(n);
     const p = parsed(n);
     const v = value(n);
-    const mentioned = parser === "json" ? jsonMentioned(n, true) : `_msg:~${quote(logfmtKey(n, typed.has(n)))}`;
-    const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n, false), repeats);
+    const mentioned = parser === "json" ? jsonMentioned(n, true) : `_msg:~${quote(logfmtKey(n))}`;
+    const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n), repeats);
     const badValue = parser === "json" ? String.raw`^[\[{]` : String.raw`[="\\]`;
     terms.push(
       `(${b}:* not {${n}=~".+"} (${p}:* or ${mentioned}))`,
@@ -893,19 +893,21 @@ export function guard(
  * superset. Led by a literal, it costs VictoriaLogs a substring search where logfmtKey costs a
  * scan of every line (it doubled the origin's CPU on a field panel).
  */
-function logfmtKeyIn(name: string, bare: boolean): string {
-  return `_msg:~${quote(bare ? wildcardName(name) : `${wildcardName(name)}${KEY_TAIL}`)}`;
+function logfmtKeyIn(name: string): string {
+  return `_msg:~${quote(`${wildcardName(name)}${KEY_TAIL}`)}`;
 }
 
 /**
  * A logfmt key Loki may read as `name`: it starts the line or follows a byte ≤ 0x20 (or a quoted
  * value's closing quote), has any character where the name has `_`, then characters Loki's
- * trimming may remove, then `=`. For a numeric filter a bare key counts too (Loki gives it an empty
- * value, which fails the filter with an error), so the name is enough there.
+ * trimming may remove, then `=`. A key without `=` (or with nothing after it) is never one: Loki's
+ * `| logfmt` (without `--keep-empty`, which is not pushed) sets no label for an empty value, as
+ * VictoriaLogs sets no field, so neither side has the label there. Not requiring the `=` would
+ * also take every JSON line's `"name":` for a key, and send every row of `| json | logfmt` with a
+ * typed filter to the Worker.
  */
-function logfmtKey(name: string, bare: boolean): string {
-  const head = `(?:^|[\\x00-\\x20"])${wildcardName(name)}`;
-  return bare ? head : `${head}${KEY_TAIL}`;
+function logfmtKey(name: string): string {
+  return `(?:^|[\\x00-\\x20"])${wildcardName(name)}${KEY_TAIL}`;
 }
 
 /** The rest of a logfmt key and its `=` (without KELVIN, which the guard matches whole). */

@@ -27,6 +27,8 @@ describe("parser chains on the compat data", () => {
       DRILLDOWN,
       'sum by (method) (count_over_time({app="checkout"} | json method="[\\"method\\"]" | drop __error__, __error_details__ | method!="" [5m]))',
       'sum by (level) (count_over_time({app=~"checkout|worker"} | json | logfmt | drop __error__, __error_details__ | level!="" [5m]))',
+      // A numeric filter: JSON lines name `"status":` without a logfmt `=`, which no side reads.
+      'sum by (method) (count_over_time({app="checkout"} | json | logfmt | drop __error__, __error_details__ | status >= 500 [5m]))',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, range);
       expect(local.series.size, query).toBeGreaterThan(1);
@@ -145,6 +147,11 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     "g=repl\ufffd",
     "\u001b[31mERROR\u001b[0m g=ansi",
     "g.x=1 g-x=2",
+    // Keys without a value: neither side sets a label (Loki's logfmt skips empty values).
+    "num g=bare",
+    "g=a num= level=info",
+    '{"g": "j", "num": 7} num',
+    "num=4 num",
   ];
 
   const plainOf = (seed: number) => fc.sample(plainLine, { numRuns: 6, seed });
@@ -183,6 +190,7 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     `sum by (g) (count_over_time(${sel} | json g="[\\"g\\"]" | logfmt | ${DROP} [1m]))`,
     `sum(bytes_over_time(${sel} | json g | logfmt | ${DROP} | num!="2" [1m]))`,
     `sum by (level) (count_over_time(${sel} | json g="[\\"g\\"]" | logfmt | ${DROP} | g="" [1m]))`,
+    `sum by (g) (count_over_time(${sel} | json | logfmt | ${DROP} | num > 2 [1m]))`,
   ];
 
   it("every set and shape: pushed equals local; plain sets are pushed", async () => {
