@@ -8,10 +8,14 @@
  * (selector | line filters | drop … | detected_level="…" … [range]))`, level discovery on, grouped
  * by `detected_level` or filtering on it (string filters naming it alone). Every other stage runs in
  * the origin (planLogQuery), so a row's labels are its fields and the rows counted are Loki's; the
- * `drop`s name neither `detected_level` nor a grouped label, so they change no count. Or the stages
- * besides the level filters are a parser chain with label filters and drops that the parser
- * push-down counts exactly (parsedCounting): the labels are then Loki's parsed values, the rows
- * counted those its filters keep, and its guard decides as there.
+ * `drop`s name neither `detected_level` nor a grouped label, so they change no count; for line
+ * counts `decolorize` and `line_format` (with templates that cannot fail) change only the line,
+ * and the level is the stored line's (Loki derives it when the entry is written). Or the stages
+ * besides the level filters are a parser chain with label filters, drops and the stages that
+ * change nothing counted (`keep` listing `detected_level`, `label_format` not writing it, and
+ * those line stages) that the parser push-down counts exactly (parsedCounting): the labels are
+ * then Loki's parsed values, the rows counted those its filters keep, and its guard decides as
+ * there.
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
@@ -45,6 +49,7 @@
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import {
   guardRow,
+  infallibleTemplate,
   keptOrGuarded,
   parsedCounting,
   parsedKeyMention,
@@ -205,8 +210,10 @@ export function planLevelPushdown(
   }
   // Without detected_level in the answer or a filter on it, the count is pushed whole elsewhere.
   if (!groupBy.includes(DETECTED_LEVEL) && levelFilters.length === 0) return undefined;
-  const parsed = parses ? parsedLevelRows(rest, labels, derived) : undefined;
-  if (parses ? !parsed : !rest.every((stage) => dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]))) return undefined;
+  const parsed = parses ? parsedLevelRows(rest, labels, derived, lines.total) : undefined;
+  const unparsed = (stage: PipelineStage) =>
+    dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]) || (lines.total === "count" && changesLineOnly(stage));
+  if (parses ? !parsed : !rest.every(unparsed)) return undefined;
 
   const buckets = bucketsOf(inner.range, grid);
   if (!buckets) return undefined;
@@ -259,11 +266,31 @@ function parsedLevelRows(
   stages: readonly PipelineStage[],
   labels: readonly string[],
   derived: DerivedFieldRules,
+  total: "count" | "bytes",
 ): ParsedCounting | undefined {
-  const counting = parsedCounting(stages, labels, pushableName(derived));
+  if (stages.some(touchesLevel)) return undefined;
+  // `line_format` and `decolorize` change the line whose bytes the byte counts add up; the level
+  // is read from the line as stored, before any stage (Loki derives it when the entry is written).
+  const reshaping = total === "bytes" ? "labels" : "line";
+  const counting = parsedCounting(stages, labels, pushableName(derived), { reshaping });
   const mention = parsedKeyMention(stages, DETECTED_LEVEL);
   if (!counting || mention === undefined) return undefined;
   return { ...counting, bad: `${counting.bad} or ${mention}` };
+}
+
+/** A `keep` without `detected_level` removes it; a `label_format` may write it. */
+function touchesLevel(stage: PipelineStage): boolean {
+  if (stage.kind === "Keep") return !stage.items.some((item) => item.name === DETECTED_LEVEL && !item.matcher);
+  if (stage.kind !== "LabelFormat") return false;
+  return stage.ops.some((op) => op.dst === DETECTED_LEVEL || (!op.isTemplate && op.src === DETECTED_LEVEL));
+}
+
+/**
+ * Stages that change only the line, which a line count does not read: the level is the stored
+ * line's. A template that can fail would mark rows with an error instead.
+ */
+function changesLineOnly(stage: PipelineStage): boolean {
+  return stage.kind === "Decolorize" || (stage.kind === "LineFormat" && infallibleTemplate(stage.template));
 }
 
 /**

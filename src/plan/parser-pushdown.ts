@@ -398,7 +398,8 @@ export function parsedCounting(
  * parser cannot be allowed to set, as `detected_level`): a superset.
  */
 export function parsedKeyMention(stages: readonly PipelineStage[], name: string): string | undefined {
-  const pipeline = pipelineAfterParser(stages, () => true);
+  // Only the chain matters here: the stages after it are the caller's to accept.
+  const pipeline = pipelineAfterParser(stages, () => true, "line");
   if (!pipeline) return undefined;
   const { chain } = pipeline;
   const terms: string[] = [];
@@ -637,7 +638,7 @@ const ERROR_DETAILS = "__error_details__";
  * writes them, `{{- ` and ` -}}`); any other action (a function, a pipe, a method) could fail on
  * some value and mark the row TemplateFormatErr, an error the metric would fail on unless dropped.
  */
-function infallibleTemplate(template: string): boolean {
+export function infallibleTemplate(template: string): boolean {
   return !template.replace(/\{\{(?:- )? *\.[A-Za-z_][A-Za-z0-9_]* *(?: -)?\}\}/g, "").includes("{{");
 }
 

@@ -76,6 +76,11 @@ describe("level push-down on the compat data", () => {
       'sum by (detected_level) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ | method="GET" [1m]))',
       'sum by (method) (count_over_time({service_name="checkout"} | detected_level="error" | json | drop __error__, __error_details__ [1m]))',
       'sum by (detected_level) (bytes_rate({service_name="worker"} | logfmt | duration > 10ms [5m]))',
+      // Explore's volume of queries that reshape what they show: the level is the stored line's.
+      'sum by (level, detected_level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{ .path }}" | drop __error__ [1m]))',
+      'sum by (level, detected_level) (count_over_time({app="checkout"} | json | label_format m="{{.method}}" | drop __error__ [1m]))',
+      'sum by (level, detected_level) (count_over_time({app="worker"} | decolorize | drop __error__ [1m]))',
+      'sum by (level, detected_level) (count_over_time({app="auth"} | line_format "{{.app}}: {{.pod}}" | drop __error__ [1m]))',
     ]) {
       const { pushed, local } = await both(query, range);
       expect(local.series.size, query).toBeGreaterThan(0);
@@ -397,6 +402,16 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       );
       await both(
         `sum by (detected_level) (count_over_time({app="lprop", set="s${k}"} | logfmt | lvl!="x" [1m]))`,
+        range,
+        TENANT,
+      );
+      await both(
+        `sum by (detected_level) (count_over_time({app="lprop", set="s${k}"} | decolorize | line_format "{{.set}}" [1m]))`,
+        range,
+        TENANT,
+      );
+      await both(
+        `sum by (level, detected_level) (count_over_time({app="lprop", set="s${k}"} | json | line_format "x" | drop __error__ [1m]))`,
         range,
         TENANT,
       );
