@@ -106,7 +106,7 @@ function reads(f: LabelFilterExpr, derived: ReadonlySet<string>): boolean {
 }
 
 /** A pattern's named captures (none for one Loki refuses, which fails before any row is read). */
-function patternCaptureNames(pattern: string): string[] {
+export function patternCaptureNames(pattern: string): string[] {
   try {
     return compilePattern(pattern, false).names;
   } catch {

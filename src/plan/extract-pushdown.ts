@@ -50,7 +50,14 @@ import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { goRegexGroupNames } from "../logql/regex";
 import { escapeRegex, quote } from "./logsql";
 import { bucketsOf, type MetricGrid } from "./metric-pushdown";
-import { countingShape, filterLogsQL, type ParserBucketPlan, parsedValueField, pushableName } from "./parser-pushdown";
+import {
+  countingShape,
+  filterLogsQL,
+  type ParsedCounting,
+  type ParserBucketPlan,
+  parsedValueField,
+  pushableName,
+} from "./parser-pushdown";
 import { compilePattern } from "../engine/pipeline/pattern";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 
@@ -78,20 +85,60 @@ export function planExtractPushdown(
   const shape = countingShape(expr, derived);
   if (!shape) return undefined;
   const { inner, lines, groupBy, usable, plan } = shape;
-  const [parser, ...after] = plan.local;
+  const counting = extractedCounting(plan.local, groupBy, usable);
+  const buckets = bucketsOf(inner.range, grid);
+  if (!counting || !buckets) return undefined;
+  const { pipes, counted, bad, grouped } = counting;
+
+  const bytes = lines.total === "bytes";
+  if (bytes) pipes.push("len(_msg) as __n");
+  const kept = counted === "" ? "" : ` if (${counted})`;
+  const stats = [`count()${kept} as __c`];
+  if (bytes) stats.push(`sum(__n)${kept} as __v`);
+  stats.push(`count() if (${bad}) as __bad`);
+  const by = [buckets.timeGrouping, ...grouped].join(", ");
+  const rows = `${plan.logsql}${buckets.inWindows}${pipes.map((p) => ` | ${p}`).join("")}`;
+  return {
+    logsql: `${rows} | stats by (${by}) ${stats.join(", ")}`,
+    ...buckets.grid,
+    groupBy: grouped,
+    groups: { rows, fields: grouped, ...(counted !== "" && { counted }), bad },
+    labels: groupBy,
+    setEmpty: SET_EMPTY,
+    value: bytes ? "bytes" : "count",
+    perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
+  };
+}
+
+/** The counting of `stages` (a `regexp` or `pattern` parser, then filters and `drop`s), as parsedCounting's. */
+export interface ExtractedCounting extends ParsedCounting {
+  /** The origin's field for each grouped label: its value, or its group where Loki may set it to "". */
+  grouped: string[];
+}
+
+/**
+ * The pipes, kept rows and guard that count through `| regexp` or `| pattern` and the label
+ * filters and `drop`s after it (the module comment), for the labels `groupBy` and those filtered.
+ */
+export function extractedCounting(
+  stages: readonly PipelineStage[],
+  groupBy: readonly string[],
+  usable: (name: string) => boolean,
+): ExtractedCounting | undefined {
+  const [parser, ...after] = stages;
   if (parser?.kind !== "RegexpParser" && parser?.kind !== "PatternParser") return undefined;
-  const stages = filtersAfter(after);
-  if (!stages) return undefined;
+  const filtered = filtersAfter(after);
+  if (!filtered) return undefined;
 
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
-  for (const f of stages.filters) {
+  for (const f of filtered.filters) {
     const condition = filterLogsQL(f, typed, names, usable);
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
-  if ([...names].some((n) => stages.dropped.has(n))) return undefined;
+  if ([...names].some((n) => filtered.dropped.has(n))) return undefined;
   const relevant = [...names];
 
   // Where Loki set a label to "" and where it left it unset differ for typed filters and groups.
@@ -101,9 +148,6 @@ export function planExtractPushdown(
       ? regexpExtraction(parser.regex, relevant, needSet)
       : patternExtraction(parser.pattern, relevant, needSet);
   if (!extraction) return undefined;
-
-  const buckets = bucketsOf(inner.range, grid);
-  if (!buckets) return undefined;
 
   const pipes: string[] = [];
   const parsedNames = relevant.filter((n) => extraction.parsed.has(n));
@@ -121,12 +165,10 @@ export function planExtractPushdown(
     pipes.push(`format ${quote(`<${parsed === undefined ? n : base(n)}>`)} as ${v}`);
     if (parsed !== undefined) pipes.push(`format if (${v}:"") ${quote(parsed)} as ${v}`);
   }
-  const grouped = groupBy.map((n) => (extraction.setWhere.has(n) ? group(n) : parsedValueField(n)));
-  for (const n of groupBy) {
-    const set = extraction.setWhere.get(n);
-    if (set === undefined) continue;
+  const setEmpty = groupBy.filter((n) => extraction.setWhere.has(n));
+  for (const n of setEmpty) {
     pipes.push(`format ${quote(`<${parsedValueField(n)}>`)} as ${group(n)}`);
-    pipes.push(`format if (${group(n)}:"" ${set}) ${quote(SET_EMPTY)} as ${group(n)}`);
+    pipes.push(`format if (${group(n)}:"" ${extraction.setWhere.get(n)}) ${quote(SET_EMPTY)} as ${group(n)}`);
   }
   const bad = [`${ERROR}:*`, ...extraction.bad];
   for (const n of relevant) {
@@ -141,30 +183,12 @@ export function planExtractPushdown(
     bad.push(`${v}:~${quote(String.raw`[\x00-\x1f]`)}`);
     for (const shape of typed.get(n) ?? []) bad.push(`(${v}:* -${v}:~${quote(shape)})`);
   }
-  const guard = bad.join(" or ");
-
-  const bytes = lines.total === "bytes";
-  if (bytes) pipes.push("len(_msg) as __n");
-  const kept = conditions.length === 0 ? "" : ` if (${conditions.join(" ")})`;
-  const stats = [`count()${kept} as __c`];
-  if (bytes) stats.push(`sum(__n)${kept} as __v`);
-  stats.push(`count() if (${guard}) as __bad`);
-  const by = [buckets.timeGrouping, ...grouped].join(", ");
-  const rows = `${plan.logsql}${buckets.inWindows}${pipes.map((p) => ` | ${p}`).join("")}`;
   return {
-    logsql: `${rows} | stats by (${by}) ${stats.join(", ")}`,
-    ...buckets.grid,
-    groupBy: grouped,
-    groups: {
-      rows,
-      fields: grouped,
-      ...(conditions.length > 0 && { counted: conditions.join(" ") }),
-      bad: guard,
-    },
-    labels: groupBy,
-    setEmpty: SET_EMPTY,
-    value: bytes ? "bytes" : "count",
-    perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
+    pipes,
+    counted: conditions.join(" "),
+    bad: bad.join(" or "),
+    grouped: groupBy.map((n) => (extraction.setWhere.has(n) ? group(n) : parsedValueField(n))),
+    ...(setEmpty.length > 0 && { setEmpty }),
   };
 }
 

@@ -13,9 +13,10 @@
  * and the level is the stored line's (Loki derives it when the entry is written). Or the stages
  * besides the level filters are a parser chain with label filters, drops and the stages that
  * change nothing counted (`keep` listing `detected_level`, `label_format` not writing it, and
- * those line stages) that the parser push-down counts exactly (parsedCounting): the labels are
- * then Loki's parsed values, the rows counted those its filters keep, and its guard decides as
- * there.
+ * those line stages) that the parser push-down counts exactly (parsedCounting), or a `| regexp` /
+ * `| pattern` with filters and drops that the extraction push-down counts (extractedCounting; not
+ * grouped by a capture Loki may set to "", which would be a group of its own): the labels are then
+ * Loki's parsed values, the rows counted those its filters keep, and its guard decides as there.
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
@@ -58,6 +59,9 @@ import {
   type ParsedCounting,
 } from "./parser-pushdown";
 import { rangeFunction } from "../logql/functions";
+import { goRegexGroupNames } from "../logql/regex";
+import { patternCaptureNames } from "./derived-use";
+import { extractedCounting } from "./extract-pushdown";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import {
@@ -253,7 +257,12 @@ export function planLevelPushdown(
 }
 
 function isParser(stage: PipelineStage): boolean {
-  return stage.kind === "JsonParser" || stage.kind === "LogfmtParser";
+  return (
+    stage.kind === "JsonParser" ||
+    stage.kind === "LogfmtParser" ||
+    stage.kind === "RegexpParser" ||
+    stage.kind === "PatternParser"
+  );
 }
 
 /**
@@ -269,6 +278,17 @@ function parsedLevelRows(
   total: "count" | "bytes",
 ): ParsedCounting | undefined {
   if (stages.some(touchesLevel)) return undefined;
+  const first = stages[0];
+  if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") {
+    // A capture named `detected_level` is Loki's `detected_level_extracted`, which nothing here
+    // reads; declined all the same, as the Worker's reading of such a row is what the guard keeps.
+    const captures =
+      first.kind === "RegexpParser" ? goRegexGroupNames(first.regex) : patternCaptureNames(first.pattern);
+    if (captures.includes(DETECTED_LEVEL)) return undefined;
+    const extracted = extractedCounting(stages, labels, pushableName(derived));
+    // A grouped capture Loki may set to "" is a group of its own, which the level's groups do not keep.
+    return extracted && !extracted.setEmpty ? extracted : undefined;
+  }
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up; the level
   // is read from the line as stored, before any stage (Loki derives it when the entry is written).
   const reshaping = total === "bytes" ? "labels" : "line";

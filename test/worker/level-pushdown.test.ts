@@ -76,6 +76,9 @@ describe("level push-down on the compat data", () => {
       'sum by (detected_level) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ | method="GET" [1m]))',
       'sum by (method) (count_over_time({service_name="checkout"} | detected_level="error" | json | drop __error__, __error_details__ [1m]))',
       'sum by (detected_level) (bytes_rate({service_name="worker"} | logfmt | duration > 10ms [5m]))',
+      // Explore's volume of queries with `| pattern` / `| regexp` and their filters.
+      'sum by (level, detected_level) (count_over_time({app="nginx"} | pattern "<ip> - - [<_>] \\"<method> <path> <_>\\" <status> <_>" | status >= 500 | drop __error__ [1m]))',
+      'sum by (level, detected_level) (count_over_time({app="nginx"} | regexp "\\" (?P<status>\\\\d{3}) " | status = 404 | drop __error__ [1m]))',
       // Explore's volume of queries that reshape what they show: the level is the stored line's.
       'sum by (level, detected_level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{ .path }}" | drop __error__ [1m]))',
       'sum by (level, detected_level) (count_over_time({app="checkout"} | json | label_format m="{{.method}}" | drop __error__ [1m]))',
@@ -437,5 +440,72 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     }
     // The sets hold lines of each level: the comparisons compared something.
     expect(entries).toBeGreaterThan(sets.length);
+  });
+});
+
+/**
+ * Explore's logs volume of a query with `| pattern` or `| regexp` and label filters: the
+ * extraction push-down's values and guard (plan/extract-pushdown.ts) decide which rows count, the
+ * level groups how. Lines carry a logfmt `level` pair the level rules read, and the odd line the
+ * extraction or the level rules read otherwise; plain sets must be pushed.
+ */
+describe("behind regexp and pattern (property, real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "26:7" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const word = fc.constantFrom("a", "bb", "GET", "élan", "x-y");
+  const number = fc.integer({ min: -20, max: 600 }).map(String);
+  const level = fc.constantFrom("info", "ERROR", "warn", "debug", "loud");
+  const dur = fc.constantFrom("5ms", "50ms", "3s", "1m");
+  const shaped = fc.tuple(word, number, level, dur).map(([g, c, l, d]) => `g=${g} c=${c} level=${l} d=${d}`);
+  const TRICKY = [
+    "",
+    "no match here",
+    "g= c= level=info d=5ms",
+    "g=a c=1.5 level=error d=7",
+    "g=a c=12345678901 level=warn d=1h30m",
+    "c=5 g=a level=info",
+    "g=a c=1 level=info d=5ms g=b c=2",
+    'g=a c=1 msg="x" level=error d=5ms',
+    '{"level": "error"} g=a c=5 d=5ms',
+    "g=a\tc=300 level=info d=5ms",
+    "g=a c=\u0000 level=info d=5ms",
+    "g=a c=300 d=5ms ERROR",
+  ];
+  const sets = [
+    ...TRICKY.map((line, k) => ({ plain: fc.sample(shaped, { numRuns: 4, seed: k }), tricky: [line] })),
+    ...[101, 102, 103, 104].map((seed) => ({ plain: fc.sample(shaped, { numRuns: 8, seed }), tricky: [] })),
+  ];
+
+  beforeAll(async () => {
+    const streams = sets.map((set, k) => ({
+      stream: { app: "lxgen", set: `s${k}` },
+      values: [...set.plain, ...set.tricky].map((line, i) => [String(base + BigInt(i * 7 + k) * 1_000_000_000n), line]),
+    }));
+    await pushCounted("26:7", "lxgen", streams, DATA_START, DISCOVERY);
+  });
+
+  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
+    const range = { start: String(DATA_START), end: String(DATA_START + 300), step: "30" };
+    let pushedAsRequired = 0;
+    for (const [k, set] of sets.entries()) {
+      const sel = `{app="lxgen", set="s${k}"}`;
+      for (const [query, required] of [
+        [`sum by (detected_level) (count_over_time(${sel} | pattern "g=<g> c=<c> <_>" | c > 3 [1m]))`, true],
+        [`sum by (g, detected_level) (count_over_time(${sel} | pattern "g=<g> c=<c> <_>" [1m]))`, false],
+        [
+          String.raw`sum by (level, detected_level) (count_over_time(${sel} | regexp "c=(?P<c>-?\\d+)" | c >= 100 | drop __error__ [30s]))`,
+          true,
+        ],
+        [`sum by (detected_level) (bytes_over_time(${sel} | pattern "<_> d=<d>" | d > 10ms [1m]))`, true],
+      ] as const) {
+        const { pushed, local } = await both(query, range, TENANT);
+        if (required && set.tricky.length === 0) {
+          expect(local.linesScanned, query).toBeGreaterThan(0);
+          expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+          pushedAsRequired++;
+        }
+      }
+    }
+    expect(pushedAsRequired).toBe(12);
   });
 });
