@@ -14,7 +14,9 @@
  * Which filters: the label filters right after one parameterless parser, through `drop`s without
  * matchers and line filters, up to the first other stage (which could change labels). A filter it
  * cannot push (or one reading a dropped label) is passed over: every row the Worker keeps passes
- * the others, so their conjunction still holds a superset.
+ * the others, so their conjunction still holds a superset. After the parser chains Logs Drilldown
+ * writes (`| json | logfmt`, `| json name="…" [| logfmt]`), the filters and `drop`s right after
+ * the chain are pushed all together or not at all (chainFilterPipes).
  *
  * Errors: the Worker's typed filters (as Loki's) keep a row by its value alone: missing fails,
  * a value that does not parse passes (marked LabelFilterErr), so a row's fate under the pushed
@@ -26,7 +28,16 @@
  */
 import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
 import type { DerivedFieldRules } from "../engine/derived-fields";
-import { filterLogsQL, guard, type Parser, parsedValueFields, parsedValuePipes, pushableName } from "./parser-pushdown";
+import {
+  COUNTING_FIELDS,
+  filterLogsQL,
+  guard,
+  type Parser,
+  parsedCounting,
+  parsedValueFields,
+  parsedValuePipes,
+  pushableName,
+} from "./parser-pushdown";
 import { RepeatCounters } from "./unwrap-pushdown";
 import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
 
@@ -56,6 +67,8 @@ export interface LogRowsPlan extends LogQueryPlan {
 export function parsedFilterPipes(local: readonly PipelineStage[], derived?: DerivedFieldRules): string | undefined {
   const at = local.findIndex((s) => s.kind !== "LineFilter");
   const first = local[at];
+  const chain = chainFilterPipes(local.slice(at), derived);
+  if (chain !== undefined) return chain;
   let parser: Parser;
   if (first?.kind === "JsonParser" && first.params.length === 0) parser = "json";
   else if (first?.kind === "LogfmtParser" && first.params.length === 0 && !first.strict && !first.keepEmpty) {
@@ -94,5 +107,27 @@ export function parsedFilterPipes(local: readonly PipelineStage[], derived?: Der
   pipes.push(`filter (${conditions.join(" ")}) or ${bad}`);
   // The Worker ignores fields starting with `_`; deleted, they do not cross the network.
   pipes.push(`delete ${fields.join(", ")}`);
+  return pipes.map((p) => ` | ${p}`).join("");
+}
+
+/**
+ * The same for the parser chains Logs Drilldown writes (`| json | logfmt`, `| json name="…"
+ * [| logfmt]`) and the filters and `drop`s right after them, all of which the counting push-down
+ * must read exactly (parsedCounting): its kept rows or its guard rows, a superset of Loki's for the
+ * same reason as above. Undefined for a lone parser (above) or a filter it cannot read.
+ */
+function chainFilterPipes(stages: readonly PipelineStage[], derived?: DerivedFieldRules): string | undefined {
+  const [first, second] = stages;
+  if (first?.kind !== "JsonParser" || (first.params.length === 0 && second?.kind !== "LogfmtParser")) return undefined;
+  const parsers = second?.kind === "LogfmtParser" ? 2 : 1;
+  let end = parsers;
+  while (stages[end]?.kind === "LabelFilter" || stages[end]?.kind === "Drop") end++;
+  const counting = parsedCounting(stages.slice(0, end), [], pushableName(derived));
+  if (!counting || counting.counted === "") return undefined;
+  const pipes = [
+    ...counting.pipes,
+    `filter (${counting.counted}) or ${counting.bad}`,
+    `delete ${COUNTING_FIELDS.join(", ")}`,
+  ];
   return pipes.map((p) => ` | ${p}`).join("");
 }

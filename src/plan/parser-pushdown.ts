@@ -149,6 +149,26 @@ const parsed = (name: string) => `__p_${name}`;
 const value = (name: string) => `__v_${name}`;
 
 /**
+ * Every field parsedCounting's pipes may write, as `delete` names (a trailing `*` is a prefix): the
+ * values above, a chain's (`__pj_`, `__pl_`), groups (`__g_`), the guard's counters, the JSON
+ * wrapper and ODD_QUOTES_FIELDS. None can be a field the Worker reads (it ignores names starting
+ * with `_`, but reads `__error__`, which none of these is).
+ */
+export const COUNTING_FIELDS = [
+  "__b_*",
+  "__p_*",
+  "__pj_*",
+  "__pl_*",
+  "__v_*",
+  "__g_*",
+  "__guard_*",
+  "__lvw*",
+  "__len",
+  "__unquoted",
+  "__odd",
+];
+
+/**
  * The object the origin wraps a JSON line in when Loki's parser errors matter (`{"__lvw_ok":1,
  * "__lvw":<line>}`): it parses only if the line is one JSON value followed, at most, by more
  * members (`{"a":1},"b":2`, which Loki reads as `{"a":1}` too); its fields come out as `__lvw.<key>`
