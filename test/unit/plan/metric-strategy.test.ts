@@ -155,8 +155,14 @@ describe("planPart", () => {
     // service_name is derived from the stream's labels: grouped by the stream, derived per group.
     expect(part('sum by (service_name, detected_level) (count_over_time({app="x"}[1m]))', DISCOVERY)).toBe("series");
     expect(part('sum by (detected_level) (count_over_time({app="x"} | json [1m]))', DISCOVERY)).toBe("levels");
+    expect(part('sum by (detected_level) (count_over_time({app="x"} | json | line_format "x" [1m]))', DISCOVERY)).toBe(
+      "levels",
+    );
     expect(
-      part('sum by (detected_level) (count_over_time({app="x"} | json | line_format "x" [1m]))', DISCOVERY),
+      part(
+        'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{ lower .a }}" [1m]))',
+        DISCOVERY,
+      ),
     ).toBeUndefined();
   });
 });

@@ -46,7 +46,7 @@ describe("parsedFilterPipes", () => {
 
   it("declines other parsers, parameters, strictness, and filters it cannot read exactly", () => {
     for (const q of [
-      '{app="a"} | json x="y" | x="1"',
+      '{app="a"} | json x="y" | x="1" | x > 2',
       '{app="a"} | logfmt --strict | x="1"',
       '{app="a"} | logfmt --keep-empty | x="1"',
       '{app="a"} | regexp "(?P<x>.)" | x="1"',
@@ -62,6 +62,18 @@ describe("parsedFilterPipes", () => {
     const rules = { serviceNameLabels: ["app"], discoverLogLevels: true };
     expect(parsedFilterPipes(local('{app="a"} | json | detected_level="error"'), rules)).toBeUndefined();
     expect(parsedFilterPipes(local('{app="a"} | json | service_name="x"'), rules)).toBeUndefined();
+  });
+
+  it("pushes the filters after Drilldown's parser chains all together, or none", () => {
+    expect(exact('{app="a"} | json | logfmt | drop __error__, __error_details__ | status >= 500')).toBe(
+      "__v_status:>=500",
+    );
+    expect(exact('{app="a"} | json x="y" | x="1"')).toBe('__v_x:="1"');
+    expect(pipes('{app="a"} | json | logfmt | drop __error__ | status >= 500')).toContain(
+      'unpack_logfmt from _msg fields (status) result_prefix "__pl_"',
+    );
+    // An `ip()` filter (not pushed) makes the chain's filters stay in the Worker.
+    expect(pipes('{app="a"} | json | logfmt | status >= 500 | addr = ip("10.0.0.0/8")')).toBeUndefined();
   });
 
   it("is added to the plan for reading rows, after the filters, unless prefilters are off", () => {
