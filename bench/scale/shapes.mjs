@@ -360,4 +360,52 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "explore-volume-pattern",
+    name: 'Explore volume of a pattern query `sum by (level, detected_level) (count_over_time({app="nginx"} | pattern "…" | status >= 500 | drop __error__ [$__auto]))`',
+    pushed: false,
+    selector: '{app="nginx"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (level, detected_level) (count_over_time({app="nginx"} | pattern "<_> - - [<_>] \\"<_> <_> <_>\\" <status> <_>" | status >= 500 | drop __error__ [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{app="nginx"} | extract "<_> - - [<_>] \\"<_> <_> <_>\\" <status> <_>" | filter status:>=500 | stats by (level) count() c',
+        w,
+      ),
+  },
+  {
+    id: "drilldown-chain-logs",
+    name: 'Drilldown logs under a field filter `{service_name="checkout"} | json | logfmt | drop __error__, __error_details__ | status >= 500` (limit 1000)',
+    pushed: false,
+    selector: '{service_name="checkout"}',
+    loki: (w) =>
+      lokiRange('{service_name="checkout"} | json | logfmt | drop __error__, __error_details__ | status >= 500', w, {
+        limit: "1000",
+        direction: "backward",
+      }),
+    vl: (w) =>
+      vlQuery(
+        '{service_name="checkout"} | unpack_json fields (status) | filter status:>=500 | sort by (_time desc) | limit 1000',
+        w,
+      ),
+  },
+  {
+    id: "drilldown-chain-numeric",
+    name: 'Drilldown field panel under a numeric filter `sum by (method) (count_over_time({service_name="checkout"} | json | logfmt | drop __error__, __error_details__ | status >= 500 [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (method) (count_over_time({service_name="checkout"} | json | logfmt | drop __error__, __error_details__ | status >= 500 [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{service_name="checkout"} | unpack_json fields (method, status) | filter status:>=500 | stats by (method) count() c',
+        w,
+      ),
+  },
 ];
