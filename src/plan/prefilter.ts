@@ -16,7 +16,8 @@
  *   change names, never values.
  * - `drop`/`keep` and label filters only remove labels or rows.
  * Stages that rewrite the line or labels (`line_format`, `label_format`, `decolorize`, `unpack`,
- * parsers with parameters) end the region: filters after them get no prefilter.
+ * parsers with parameters) end the region: filters after them get no prefilter. Before any stage
+ * but line and label filters, a string filter is sent exactly (ownFieldCondition).
  */
 import type { LabelFilterExpr, PipelineStage } from "../logql/ast";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
@@ -37,7 +38,10 @@ export function labelFilterPrefilters(
   derived: ReadonlySet<string> = new Set(),
 ): string[] {
   const out: string[] = [];
+  // Until a stage that could set, change or remove a label, a label is the row's own field.
+  let ownFields = true;
   for (const stage of pipeline) {
+    if (stage.kind !== "LineFilter" && stage.kind !== "LabelFilter") ownFields = false;
     switch (stage.kind) {
       case "LineFilter":
       case "RegexpParser":
@@ -50,7 +54,7 @@ export function labelFilterPrefilters(
         if (stage.params.length > 0) return out;
         continue;
       case "LabelFilter": {
-        const condition = necessary(stage.filter, derived);
+        const condition = necessary(stage.filter, derived, ownFields);
         if (condition !== undefined) out.push(condition);
         continue;
       }
@@ -61,8 +65,12 @@ export function labelFilterPrefilters(
   return out;
 }
 
-/** A LogsQL filter every row passing `f` satisfies, or undefined when there is none to offer. */
-function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | undefined {
+/**
+ * A LogsQL filter every row passing `f` satisfies, or undefined when there is none to offer. With
+ * `ownFields` (no stage before `f` could set, change or remove a label), string filters on names
+ * the origin holds as fields are sent exactly (ownFieldCondition).
+ */
+function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>, ownFields: boolean): string | undefined {
   return fold<string | undefined>(
     f,
     {
@@ -79,6 +87,7 @@ function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | u
           case "string":
             // The level the Worker derives has conditions of its own (level-filter.ts).
             if (node.name === DETECTED_LEVEL && derived.has(DETECTED_LEVEL)) return levelFilterCondition(node);
+            if (ownFields && !node.name.startsWith("_") && !derived.has(node.name)) return ownFieldCondition(node);
             // Error labels and other derived fields are set by the Worker, not read from the line or
             // the origin's fields.
             if (
@@ -97,4 +106,25 @@ function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>): string | u
     },
     undefined,
   );
+}
+
+/**
+ * A string filter on a label before any parser, exactly: the label is then a stream label or
+ * structured metadata, which VictoriaLogs holds as the field of that name (a field it does not
+ * have reads as "", as the Worker reads a missing label), and Loki's label regex is Go's, anchored
+ * at both ends, as the origin's is here. Names starting with `_` are VictoriaLogs' own fields
+ * (never labels in the Worker) and derived names the Worker's: those are not sent.
+ */
+function ownFieldCondition(f: Extract<LabelFilterExpr, { type: "string" }>): string {
+  const field = fieldName(f.name);
+  switch (f.op) {
+    case "=":
+      return `${field}:=${quote(f.value)}`;
+    case "!=":
+      return `-${field}:=${quote(f.value)}`;
+    case "=~":
+      return `${field}:~${quote(`^(?:${f.value})$`)}`;
+    case "!~":
+      return `-${field}:~${quote(`^(?:${f.value})$`)}`;
+  }
 }
