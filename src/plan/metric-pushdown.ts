@@ -16,8 +16,9 @@
  */
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { rangeFunction } from "../logql/functions";
-import { fieldName, isSpecialField, quote } from "./logsql";
+import { fieldName, isSpecialField } from "./logsql";
 import { planLogQuery } from "./logquery";
+import { ownFieldCondition } from "./prefilter";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 
 export interface MetricGrid {
@@ -87,7 +88,8 @@ export function planMetricPushdown(
   const facts = rangeFunction(inner.op);
   const lines = facts.origin.lines;
   if (!lines || facts.mergedBy !== "sum" || expr.op !== "sum") return undefined;
-  const plan = planLogQuery(inner.range.selector, { derived });
+  // Every label filter is sent below, exactly: no prefilter of its own beside it.
+  const plan = planLogQuery(inner.range.selector, { derived, prefilter: false });
   const groupBy = expr.grouping?.labels ?? [];
   // A Loki label named like a VictoriaLogs field (`_stream`, …), or one the Worker derives
   // (`detected_level`, `service_name`), is grouped by in the Worker.
@@ -190,14 +192,13 @@ function inWindowsFilter(range: bigint, offset: bigint, grid: MetricGrid): strin
 }
 
 /**
- * A string label filter with `=` / `!=`, or several joined by `and` / `or`, as the LogsQL filter on
- * the fields holding those labels; undefined for anything else, or a name `usable` refuses.
+ * A string label filter, or several joined by `and` / `or`, as the LogsQL filter on the fields
+ * holding those labels (ownFieldCondition); undefined for anything else, or a name `usable` refuses.
  */
 function fieldFilter(f: LabelFilterExpr, usable: (name: string) => boolean): string | undefined {
   switch (f.type) {
     case "string":
-      if ((f.op !== "=" && f.op !== "!=") || !usable(f.name)) return undefined;
-      return `${f.op === "!=" ? "-" : ""}${fieldName(f.name)}:=${quote(f.value)}`;
+      return usable(f.name) ? ownFieldCondition(f) : undefined;
     case "paren":
       return fieldFilter(f.expr, usable);
     case "binary": {

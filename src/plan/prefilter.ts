@@ -115,7 +115,7 @@ function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>, ownFields: 
  * at both ends, as the origin's is here. Names starting with `_` are VictoriaLogs' own fields
  * (never labels in the Worker) and derived names the Worker's: those are not sent.
  */
-function ownFieldCondition(f: Extract<LabelFilterExpr, { type: "string" }>): string {
+export function ownFieldCondition(f: Extract<LabelFilterExpr, { type: "string" }>): string {
   const field = fieldName(f.name);
   switch (f.op) {
     case "=":

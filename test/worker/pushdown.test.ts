@@ -93,9 +93,11 @@ describe("metric push-down equals local evaluation (property, real VictoriaLogs)
     );
   });
 
-  it("pushes `=` / `!=` filters on labels and structured metadata (Drilldown's field panels), same answer", async () => {
+  it("pushes string filters on labels and structured metadata (Drilldown's field panels), same answer", async () => {
     for (const query of [
       'sum by (app) (count_over_time({namespace="prod"} | trace_id!="" [5m]))',
+      'sum by (app) (count_over_time({namespace="prod"} | trace_id=~"0.*|a.*" [5m]))',
+      'sum by (pod) (rate({namespace="prod"} | pod!~".*-0" or span_id=~"(?i)F0.*" [10m]))',
       'sum by (pod) (count_over_time({namespace="prod"} | app="checkout" or app="auth" [10m]))',
       'sum by (app) (bytes_rate({namespace="prod"} | pod!="x", cluster!="eu-west-1" | drop trace_id [5m]))',
       'sum by (app) (count_over_time({namespace="prod"} | trace_id="" [10m]))',
