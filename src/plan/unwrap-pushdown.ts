@@ -62,7 +62,7 @@ import type {
   SampleExpr,
   UnwrapConversion,
 } from "../logql/ast";
-import { type UnwrapStat, rangeFunction } from "../logql/functions";
+import { BUCKET_VALUES, type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { JSON_READ_FURTHER } from "./lenient-lines";
 import { escapeRegex, fieldName, quote } from "./logsql";
@@ -175,10 +175,9 @@ export function planUnwrapPushdown(
   const conversion = inner.range.unwrap!.conversion;
   const units = unitSplit(conversion, fn, EXACT_VALUE);
   const plan = (from: JsonUnwrapSource, labelBad?: string): UnwrapBucketPlan => {
-    const valueStat =
-      fn === "quantile"
-        ? `values(${units.field}) limit ${MAX_BUCKET_VALUES}`
-        : `${fn === "avg" ? "sum" : fn}(${units.field})`;
+    const valueStat = BUCKET_VALUES.has(fn)
+      ? `values(${units.field}) limit ${MAX_BUCKET_VALUES}`
+      : `${fn === "avg" || fn === "rate" ? "sum" : fn}(${units.field})`;
     const by = [buckets.timeGrouping, ...from.groupFields, ...units.by].join(", ");
     const bad = labelBad === undefined ? from.bad : from.valueBad;
     // A sample: a row the filters keep, with a value both sides read alike (the others are guarded).
@@ -188,10 +187,10 @@ export function planUnwrapPushdown(
       `count() if (${bad}) as __bad`;
     if (labelBad !== undefined) stats += `, count() if (${labelBad}) as __bad_label`;
     const rows = `${from.logsql}${buckets.inWindows} | ${from.unpack}${from.guardPipes}`;
-    // A quantile's list holds plain decimals only (the guard's shape): without their quotes it is
+    // A bucket's list holds plain decimals only (the guard's shape): without their quotes it is
     // the same values, and the answer line needs no escape — a third fewer bytes to write and send,
     // and a line the Worker reads where it lies (stats-answer.ts) rather than parsing it as JSON.
-    const unquote = fn === "quantile" ? ` | replace (${quote('"')}, "") at __v` : "";
+    const unquote = BUCKET_VALUES.has(fn) ? ` | replace (${quote('"')}, "") at __v` : "";
     return {
       logsql: `${rows}${units.pipes} | ${stats}${unquote}`,
       ...buckets.grid,
