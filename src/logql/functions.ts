@@ -36,7 +36,18 @@ export type MergingAggregation = "sum" | "min" | "max";
  * stats function of them (`rate` is their sum, per second of the range once windows add buckets
  * up), or, for the functions of BUCKET_VALUES, the values themselves.
  */
-export type UnwrapStat = "sum" | "min" | "max" | "avg" | "rate" | "quantile" | "stdvar" | "stddev";
+export type UnwrapStat =
+  | "sum"
+  | "min"
+  | "max"
+  | "avg"
+  | "rate"
+  | "quantile"
+  | "stdvar"
+  | "stddev"
+  /** The earliest (latest) sample's value, with what tells whether samples tied at its time agree. */
+  | "first"
+  | "last";
 
 /** The unwrap aggregations whose buckets send their values, not an aggregate of them. */
 export const BUCKET_VALUES: ReadonlySet<UnwrapStat> = new Set(["quantile", "stdvar", "stddev"]);
@@ -189,14 +200,14 @@ export const RANGE_FUNCTIONS = {
     unwrap: "required",
     grouping: true,
     reads: "unwrapped",
-    origin: { projection: false },
+    origin: { unwrapped: "first", projection: false },
   },
   last_over_time: {
     param: "none",
     unwrap: "required",
     grouping: true,
     reads: "unwrapped",
-    origin: { projection: false },
+    origin: { unwrapped: "last", projection: false },
   },
   absent_over_time: {
     param: "none",

@@ -1,6 +1,6 @@
 /**
- * `rate` over an unwrap under `sum` / `sum by`, and `stdvar_over_time` / `stddev_over_time` by
- * labels, pushed down: every query is answered pushed and by the Worker from whole lines
+ * `rate` over an unwrap under `sum` / `sum by`, and `stdvar_over_time`, `stddev_over_time`,
+ * `first_over_time` and `last_over_time` by labels, pushed down: every query is answered pushed and by the Worker from whole lines
  * (PUSHDOWN=off) against the real VictoriaLogs, and the two must agree; the tests also check which
  * answers really were pushed (no rows read into the Worker), so the property never just compares
  * local evaluation with itself.
@@ -13,7 +13,7 @@ import { expectBucketsNotLines } from "./support/traffic";
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
 
-describe("rate and variances over unwrap on the compat data", () => {
+describe("rate, variances, first and last over unwrap on the compat data", () => {
   const selector = fc.constantFrom(
     '{app=~"checkout|payments"}',
     '{app="api-gateway", namespace="prod"}',
@@ -30,6 +30,10 @@ describe("rate and variances over unwrap on the compat data", () => {
     (s: string) => `stdvar_over_time(${s}) by (app, pod)`,
     (s: string) => `stddev_over_time(${s}) by (path)`,
     (s: string) => `stdvar_over_time(${s}) by (method, namespace)`,
+    (s: string) => `first_over_time(${s}) by (path)`,
+    (s: string) => `last_over_time(${s}) by (cluster)`,
+    (s: string) => `first_over_time(${s}) by (app, pod)`,
+    (s: string) => `last_over_time(${s}) by (method)`,
   );
   const errorFilter = fc.constantFrom("", ' | __error__=""');
   const seconds = fc.constantFrom(60, 300, 600, 1800, 3600);
@@ -59,7 +63,7 @@ describe("rate and variances over unwrap on the compat data", () => {
           if (pushed.linesScanned === 0) pushedCount++;
         },
       ),
-      { numRuns: 40, seed: 20261126 },
+      { numRuns: 48, seed: 20261126 },
     );
     // The property must exercise push-down itself, not only its fallback.
     expect(pushedCount).toBeGreaterThan(10);
@@ -82,7 +86,7 @@ describe("rate and variances over unwrap on the compat data", () => {
     );
   });
 
-  it("sums and variances: the origin sends buckets, not lines", async () => {
+  it("sums, variances, firsts and lasts: the origin sends buckets, not lines", async () => {
     const params = { start: String(DATA_START), end: String(DATA_END), step: "60" };
     await expectBucketsNotLines('sum(rate({app="checkout"} | json | unwrap latency_ms [5m])) by (method)', params, {
       atLeast: 10_000,
@@ -97,6 +101,12 @@ describe("rate and variances over unwrap on the compat data", () => {
       params,
       { atLeast: 10_000 },
     );
+    await expectBucketsNotLines('first_over_time({app="checkout"} | json | unwrap latency_ms [5m]) by (path)', params, {
+      atLeast: 10_000,
+    });
+    await expectBucketsNotLines('last_over_time({app="checkout"} | json | unwrap latency_ms [5m]) by (path)', params, {
+      atLeast: 10_000,
+    });
   });
 
   it("pushes conversions, filters, logfmt, offsets and stream-label groupings", async () => {
@@ -118,6 +128,10 @@ describe("rate and variances over unwrap on the compat data", () => {
       'stdvar_over_time({app="checkout"} | json | unwrap duration(duration) [30m]) by (pod)',
       'stddev_over_time({app="worker"} | logfmt | attempt > 1 | unwrap attempt [10m]) by (job)',
       'stdvar_over_time({app="checkout"} | json | method="GET" | unwrap latency_ms [5m]) by (path)',
+      'first_over_time({app=~"checkout|payments"} | json | unwrap bytes [10m]) by (app)',
+      'last_over_time({app="worker"} | logfmt | unwrap attempt | __error__="" [10m]) by (job)',
+      'last_over_time({app="checkout"} | json | status >= 500 | unwrap latency_ms [30m] offset 30m) by (pod)',
+      'first_over_time({namespace="prod"} |= "order" | json | unwrap bytes [5m]) by (cluster, method)',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, params);
       expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
@@ -126,7 +140,7 @@ describe("rate and variances over unwrap on the compat data", () => {
     }
   });
 
-  it("keeps what the enclosing aggregation does not fold, and first/last, on whole lines", async () => {
+  it("keeps what the enclosing aggregation does not fold on whole lines", async () => {
     const params = { start: String(DATA_START), end: String(DATA_START + 3600), step: "600" };
     for (const query of [
       // Per stream: one series for each, with every parsed label.
@@ -136,8 +150,9 @@ describe("rate and variances over unwrap on the compat data", () => {
       'sum without (pod) (rate({app="payments"} | json | unwrap latency_ms [10m]))',
       'stddev_over_time({app="payments"} | json | unwrap latency_ms [10m])',
       'stdvar_over_time({app="payments"} | json | unwrap latency_ms [10m]) without (pod)',
-      'first_over_time({app="payments"} | json | unwrap latency_ms [10m]) by (app)',
-      'last_over_time({app="payments"} | json | unwrap latency_ms [10m]) by (path)',
+      'first_over_time({app="payments"} | json | unwrap latency_ms [10m])',
+      // Units could order differently on the two sides.
+      'last_over_time({app="payments"} | json | unwrap bytes(bytes) [10m]) by (path)',
     ]) {
       const { pushed } = await pushedAndLocal(query, params);
       // Rows were read (or the same error came back): a pushed answer reads none.
@@ -217,6 +232,10 @@ describe("generated values for rate and variances (property, real VictoriaLogs)"
     (s: string) => `stdvar_over_time(${s} [1m]) by (group)`,
     (s: string) => `stddev_over_time(${s} [1m]) by (level, set)`,
     (s: string) => `stdvar_over_time(${s} [5m]) by (set)`,
+    // Sets whose numbers are a multiple of 7 apart share times, in groups of the same `group`.
+    (s: string) => `first_over_time(${s} [1m]) by (group)`,
+    (s: string) => `last_over_time(${s} [30s]) by (set)`,
+    (s: string) => `last_over_time(${s} [1m]) by (level)`,
   ];
 
   it("every set and shape: pushed equals local; exact sets are pushed, others are not", async () => {
@@ -245,7 +264,7 @@ describe("generated values for rate and variances (property, real VictoriaLogs)"
         } else if (pushed.status === 200 && pushed.linesScanned > 0) fellBack++;
       }
     }
-    expect(pushedSets).toBeGreaterThan(100);
+    expect(pushedSets).toBeGreaterThan(150);
     expect(fellBack).toBeGreaterThan(50);
   });
 
@@ -254,5 +273,77 @@ describe("generated values for rate and variances (property, real VictoriaLogs)"
     const { pushed } = await pushedAndLocal(query, { time: String(DATA_START + 299) }, TENANT);
     expect(pushed.linesScanned).toBe(0);
     expect([...pushed.series.values()].map((points) => points.map((p) => p[1]))).toEqual([["0"]]);
+  });
+});
+
+/**
+ * Samples of one group at the same nanosecond: Loki takes them in an order the origin cannot
+ * reproduce, so a first or last is pushed only where they agree; where they disagree the lines are
+ * read, as local evaluation reads them.
+ */
+describe("first and last over samples tied at one time (real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "26:802" };
+  const at = (s: number) => String((BigInt(DATA_START) + BigInt(s)) * 1_000_000_000n);
+  const line = (v: string) => `{"msg": "tie", "v": ${v}}`;
+
+  beforeAll(async () => {
+    const streams = [
+      {
+        stream: { app: "tie", src: "a", grp: "x" },
+        values: [
+          [at(0), line("5")],
+          [at(10), line("7")],
+          [at(20), line("1")],
+        ],
+      },
+      // Agrees with stream a at 0 s, disagrees at 20 s.
+      {
+        stream: { app: "tie", src: "b", grp: "x" },
+        values: [
+          [at(0), line("5.0")],
+          [at(20), line("9")],
+        ],
+      },
+      // Within one stream: disagreeing at 5 s, agreeing at 30 s.
+      {
+        stream: { app: "tie", src: "c", grp: "y" },
+        values: [
+          [at(5), line("3")],
+          [at(5), line("4")],
+          [at(30), line("2")],
+          [at(30), line("2.000")],
+        ],
+      },
+    ];
+    await pushCounted("26:802", "tie", streams, DATA_START);
+  });
+
+  const ask = (query: string, from: number, to: number) =>
+    pushedAndLocal(query, { start: String(DATA_START + from), end: String(DATA_START + to), step: "5" }, TENANT);
+
+  it("pushes samples tied with equal values", async () => {
+    const first = await ask('first_over_time({app="tie", src=~"a|b"} | json | unwrap v [5s]) by (grp)', 0, 15);
+    expect(first.pushed.linesScanned).toBe(0);
+    expect([...first.pushed.series.values()]).toEqual([
+      [
+        [DATA_START, "5"],
+        [DATA_START + 10, "7"],
+      ],
+    ]);
+    const last = await ask('last_over_time({app="tie", src="c"} | json | unwrap v [5s]) by (grp)', 25, 35);
+    expect(last.pushed.linesScanned).toBe(0);
+    expect([...last.pushed.series.values()]).toEqual([[[DATA_START + 30, "2"]]]);
+  });
+
+  it("reads the lines where tied samples disagree, across streams and within one", async () => {
+    for (const [query, from, to] of [
+      ['first_over_time({app="tie", src=~"a|b"} | json | unwrap v [5s]) by (grp)', 0, 30],
+      ['last_over_time({app="tie"} | json | unwrap v [1m]) by (grp)', 20, 20],
+      ['last_over_time({app="tie", src="c"} | json | unwrap v [5s]) by (grp)', 0, 10],
+      ['first_over_time({app="tie", src="c"} | json | unwrap v [10s]) by (grp)', 5, 35],
+    ] as const) {
+      const { pushed } = await ask(query, from, to);
+      expect(pushed.linesScanned, query).toBeGreaterThan(0);
+    }
   });
 });

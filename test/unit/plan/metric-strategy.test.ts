@@ -52,8 +52,9 @@ describe("planMetricStrategy", () => {
     ['max_over_time({app="x"} | logfmt | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
     // Conversions: pushed per unit for values of their shape.
     ['max_over_time({app="x"} | json | unwrap duration(v) [5m]) by (pod)', "guarded", "projected+parts"],
-    // Order-dependent functions, other parsers, no grouping: whole lines.
-    ['first_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
+    // A first or last: pushed, the samples tied at its time checked; never projected.
+    ['first_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
+    // Other parsers, no grouping: whole lines.
     ['max_over_time({app="x"} | regexp "(?P<v>.)" | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
     ['stddev_over_time({app="x"} | json | unwrap v [5m])', "local+parts+cache", "local+parts"],
     ['sum by (level) (count_over_time({app="x"} | json [5m]))', "local+parts+cache", "local+parts"],

@@ -36,6 +36,8 @@ describe("planUnwrapPushdown", () => {
       ['sum by (app) (rate({app="x"} | json | unwrap v | __error__="" [5m]))', "rate"],
       ['stddev_over_time({app="x"} | json | unwrap v [5m]) by (app)', "stddev"],
       ['stdvar_over_time({app="x"} | json | unwrap v [5m]) by (pod, app)', "stdvar"],
+      ['first_over_time({app="x"} | json | unwrap v [5m]) by (app)', "first"],
+      ['last_over_time({app="x"} | json | __error__="" | unwrap v [5m]) by (app, pod)', "last"],
     ] as const) {
       expect(pushdown(q)?.fn, q).toBe(fn);
     }
@@ -86,6 +88,20 @@ describe("planUnwrapPushdown", () => {
     expect(rate.bucketsPerWindow).toBe(5);
   });
 
+  it("asks for a first's or last's smallest and largest value at its bucket's earliest or latest time", () => {
+    const last = pushdown('last_over_time({app="x"} | json | unwrap v [5m]) by (pod)')!;
+    expect(last.logsql).toContain(
+      " | copy _time as __guard_t | stats by (_time:60000000000ns offset 1ns, pod, __guard_t) min(__guard_exact) if (__guard_exact:*) as __lo, max(__guard_exact) if (__guard_exact:*) as __hi, count() if (__guard_exact:*) as __n, count() if (",
+    );
+    expect(last.logsql).toMatch(
+      / \| stats by \(_time, pod\) row_max\(__guard_t, __lo, __hi\) if \(__n:>0\) as __v, sum\(__n\) as __n, sum\(__bad\) as __bad$/,
+    );
+    const q = 'first_over_time({app="x"} | json | unwrap v [5m]) by (method)';
+    const first = planUnwrapPushdown(parseExpr(q) as SampleExpr, GRID, undefined, parsedLabelValues)!;
+    expect(first.logsql).toContain("row_min(__guard_t, __lo, __hi) if (__n:>0) as __v");
+    expect(first.logsql).toContain("sum(__bad_label) as __bad_label");
+  });
+
   it("spells a key's `_` as any character or escape, never as a wide negated class", () => {
     const plan = pushdown('sum by (app) (sum_over_time({app="x"} | json | unwrap latency_ms [5m]))')!;
     expect(plan.logsql).toContain(String.raw`_msg:~"latency(?:(?s:.)|\\\\.)ms(?:[^\"\\\\\\w]|\\\\.)*\"`);
@@ -126,9 +142,9 @@ describe("planUnwrapPushdown", () => {
       'max by (app) (rate({app="x"} | json | unwrap v [5m]))',
       'stddev_over_time({app="x"} | json | unwrap v [5m])',
       'stdvar_over_time({app="x"} | json | unwrap v [5m]) without (app)',
-      // Ties at one timestamp take the arrival order.
-      'first_over_time({app="x"} | json | unwrap v [5m]) by (app)',
-      'last_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+      // Units could order differently on the two sides.
+      'first_over_time({app="x"} | json | unwrap duration(v) [5m]) by (app)',
+      'last_over_time({app="x"} | json | unwrap v [5m])',
     ]) {
       expect(pushdown(q), q).toBeUndefined();
     }
