@@ -1,6 +1,7 @@
 /**
  * Projection for unwrap aggregations the Worker evaluates itself (`stddev_over_time`,
- * `stdvar_over_time`, and the others, quantiles included, when push-down is off or declines) grouped
+ * `stdvar_over_time`, quantiles and the others, where push-down declines: more buckets than it
+ * holds, a bucket with more values than it sends) grouped
  * by stream labels over `| json | unwrap f`: instead of whole lines, which the Worker would parse as
  * JSON one by one, the origin returns one small row per sample — `_time`, the grouping labels and
  * the value it extracted — and the Worker aggregates those.
@@ -11,11 +12,13 @@
  * `bytes(f)`, of the conversion's shape, plan/unwrap-units.ts, which the Worker converts as local
  * evaluation does), and the grouping labels are the stream's.
  * The guard runs as a second request over the same window (`limit 1`: one such row is enough); if
- * it finds one, the query is evaluated again from whole lines.
+ * it finds one, the query is evaluated again from whole lines. Grouped by a label the rows hold
+ * only in their lines (`by (path)` over the JSON's `path`), every row is one: the projection only
+ * pays off for stream labels.
  *
  * `first_over_time` and `last_over_time` are left out (`origin.projection` in RANGE_FUNCTIONS):
  * between samples of one series at the same nanosecond their answer depends on the order rows
- * arrive in, and a different request could change it.
+ * arrive in, and a different request could change it (their push-down checks such samples agree).
  */
 import type { RangeAggregationExpr, UnwrapConversion } from "../logql/ast";
 import { rangeFunction } from "../logql/functions";

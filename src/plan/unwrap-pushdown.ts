@@ -8,9 +8,17 @@
  * - `min|max|avg_over_time(...) by (labels)`: Loki groups the samples themselves by the labels;
  * - `sum by (labels) (sum_over_time(...))`, `min by (min_over_time)`, `max by (max_over_time)`:
  *   the outer aggregation of per-series totals / extremes is the total / extreme of the samples;
+ * - `sum by (labels) (rate(...))`: Loki's rate over an unwrap is the window's sum divided by the
+ *   range in seconds (not a counter's rate), so the sum of per-series rates is the rate of the
+ *   samples: the buckets' sums, added up per window and divided by the range;
  * - `quantile_over_time(φ, ...) by (labels)`: the origin sends each bucket's values (`values`, as
  *   the text it extracted) and the Worker takes the quantile of each window's values — the same
- *   multiset Loki sorts, so the same number, whatever order the values come in.
+ *   multiset Loki sorts, so the same number, whatever order the values come in;
+ * - `stdvar_over_time` / `stddev_over_time(...) by (labels)`: the same values, reduced per bucket
+ *   to count, mean and squared deviations and merged per window (exec/moments.ts): the same
+ *   multiset Loki folds, so the same variance but for float rounding;
+ * - `first_over_time` / `last_over_time(...) by (labels)` of plain values: per bucket the values at
+ *   its earliest (latest) sample time, which settle the answer when they agree (timedStats).
  * (`origin.unwrapped` and `mergedBy` in RANGE_FUNCTIONS.) `unwrap duration(f)`, `duration_seconds(f)`
  * and `bytes(f)` are pushed for values of a simple shape, aggregated per unit (plan/unwrap-units.ts).
  * Anything else (no grouping, `without`, other parsers or stages) stays local.
