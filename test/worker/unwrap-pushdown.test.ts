@@ -160,6 +160,15 @@ describe("unwrap push-down on the compat data", () => {
     }
   });
 
+  it("grouped by a label only the lines hold, a projection reads the rows once, as lines", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_END), step: "600" };
+    const query = 'stddev_over_time({app="checkout"} | json | unwrap latency_ms [600001ms]) by (path)';
+    const { pushed, local } = await pushedAndLocal(query, params);
+    expect(local.linesScanned).toBeGreaterThan(0);
+    // No projected row read before the guard refused them.
+    expect(pushed.linesScanned).toBe(local.linesScanned);
+  });
+
   it("keeps order-dependent and converting aggregations on whole lines", async () => {
     const params = { start: String(DATA_START), end: String(DATA_START + 3600), step: "600" };
     for (const query of [
