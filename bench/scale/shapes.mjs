@@ -408,4 +408,14 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "unwrap-stddev-by-field",
+    name: 'Latency spread by a JSON field `stddev_over_time({app="checkout"} | json | unwrap latency_ms [5m]) by (path)`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('stddev_over_time({app="checkout"} | json | unwrap latency_ms [5m]) by (path)', w),
+    // VictoriaLogs has no standard deviation: each bucket's values, which the Worker's answer needs.
+    vl: (w) =>
+      vlStats('{app="checkout"} | unpack_json fields (latency_ms, path) | stats by (path) values(latency_ms) v', w),
+  },
 ];

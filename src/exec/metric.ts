@@ -95,7 +95,7 @@ type PartOutcome =
   | { outcome: "answered"; series: Series[] }
   | {
       outcome: "declined";
-      reason: "guarded" | "incomplete" | "parser-guarded" | "levels-unsettled" | "series-declined";
+      reason: "guarded" | "incomplete" | "tied" | "parser-guarded" | "levels-unsettled" | "series-declined";
     };
 
 /** A Worker evaluation's strategy (see plan/metric-strategy.ts). */

@@ -13,6 +13,7 @@ import type { ScanStats } from "./logs";
 import { mergeConcurrent } from "./merge";
 import { splitWindows } from "./windows";
 import { unwrapConverter } from "../engine/pipeline/extractor";
+import { labelNames } from "./meta";
 
 /** Whether some row of a projected range may read differently in Loki. */
 export interface ProjectionGuard {
@@ -24,14 +25,30 @@ export interface ProjectionGuard {
 /**
  * The guard of `window`: one request for the whole range of a query rather than one per
  * sub-window, as the guard's regexes cost the origin more than the rows.
+ *
+ * A grouped label that no selected stream has (the stream index says so, cached) can only come
+ * from the lines, and the guard counts every row whose line gives it: the guard is then refused
+ * before any projected row is read, so that the rows are read once, as lines. A label in no line
+ * either would have let the projection stand: refusing is still exact, only dearer.
  */
 export function projectionGuard(
   client: OriginClient,
   projection: UnwrapProjection,
   window: TimeWindow,
-): ProjectionGuard {
-  const found = firstRow(client, projection.guard, window);
-  const guard = { found, refused: false };
+): ProjectionGuard & { readonly labelsChecked: Promise<void> } {
+  const lineOnly =
+    projection.groupBy.length === 0
+      ? Promise.resolve(false)
+      : labelNames(client, window, projection.streams).then(
+          (names) => projection.groupBy.some((label) => !names.includes(label)),
+          // Without the index's answer, the guard's own answer decides.
+          () => false,
+        );
+  const found = lineOnly.then((refused) => refused || firstRow(client, projection.guard, window));
+  const guard = { found, refused: false, labelsChecked: Promise.resolve() };
+  guard.labelsChecked = lineOnly.then((refused) => {
+    if (refused) guard.refused = true;
+  });
   // Settled here so that an evaluation ending early leaves no unhandled rejection behind.
   found.then(
     (row) => (guard.refused = row),
@@ -73,8 +90,9 @@ export async function* projectedSamples(
   projection: UnwrapProjection,
   window: TimeWindow,
   stats: ScanStats,
-  guard: ProjectionGuard,
+  guard: ProjectionGuard & { readonly labelsChecked?: Promise<void> },
 ): AsyncGenerator<ExtractedSample[]> {
+  await guard.labelsChecked;
   if (guard.refused) return;
   stats.subqueries++;
   const { groupBy, valueField } = projection;

@@ -1,9 +1,12 @@
 /**
  * Runs a pushed-down unwrap plan (src/plan/unwrap-pushdown.ts): VictoriaLogs returns per (bucket,
- * group) the aggregate of the exactly-readable values (or, for a quantile, the values themselves),
- * their count, and how many rows it could not prove Loki reads the same way. Any such row anywhere
- * in the window means "evaluate locally" ("guarded"), as does a quantile bucket whose values the
- * origin did not all send ("incomplete"); otherwise each evaluation window combines its buckets.
+ * group) the aggregate of the exactly-readable values (or, for a quantile or a variance, the values
+ * themselves), their count, and how many rows it could not prove Loki reads the same way. Any such
+ * row anywhere in the window means "evaluate locally" ("guarded"), as does a listed bucket whose
+ * values the origin did not all send ("incomplete"); otherwise each evaluation window combines its
+ * buckets: a variance from each bucket's count, mean and sum of squared deviations (exec/moments.ts).
+ * A first or last bucket whose samples tied at its earliest (latest) time disagree is "tied": the
+ * origin cannot tell which of them Loki takes.
  * With a conversion, a (bucket, group) may come as several rows, one per unit, each converted
  * (exec/unwrap-units.ts) into a bucket of its own: windows combine them as any buckets.
  */
@@ -19,13 +22,15 @@ import { SortedWindow } from "./sorted-window";
 import { labelNames } from "./meta";
 import { UnitConverter } from "./unwrap-units";
 import { UNIT_FIELD } from "../plan/unwrap-units";
+import { BUCKET_VALUES } from "../logql/functions";
+import { Moments } from "./moments";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
   end: bigint;
   value: number;
   count: number;
-  /** A quantile's bucket: its values, as Loki reads them. */
+  /** A bucket of BUCKET_VALUES' functions: its values, as Loki reads them. */
   values?: Float64Array;
 }
 
@@ -35,7 +40,7 @@ export async function runUnwrapPlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "guarded" | "incomplete"> {
+): Promise<Series[] | "guarded" | "incomplete" | "tied"> {
   // Grouped by labels no selected stream has, the first plan would find them in the lines and
   // defer to `parsedLabels`, which is exact whatever the rows hold (its guard sends structured
   // metadata of such a label, beside the line's key, to the Worker). The (cached) stream index
@@ -63,15 +68,15 @@ async function secondIfParsed(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "guarded" | "incomplete"> {
+): Promise<Series[] | "guarded" | "incomplete" | "tied"> {
   if (outcome !== "parsed-labels" || !plan.parsedLabels) return settled(outcome);
   return settled(await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints));
 }
 
-type Outcome = Series[] | "guarded" | "incomplete" | "parsed-labels";
+type Outcome = Series[] | "guarded" | "incomplete" | "tied" | "parsed-labels";
 
 /** A plan's answer with no second plan to ask: rows giving a grouped label in their lines are guarded. */
-function settled(outcome: Outcome): Series[] | "guarded" | "incomplete" {
+function settled(outcome: Outcome): Series[] | "guarded" | "incomplete" | "tied" {
   return outcome === "parsed-labels" ? "guarded" : outcome;
 }
 
@@ -88,22 +93,25 @@ async function runOnePlan(
   stats: ScanStats,
   maxPoints?: number,
 ): Promise<Outcome> {
-  const quantiles = plan.fn === "quantile";
+  const listed = BUCKET_VALUES.has(plan.fn);
+  // A first's or last's `__v` is the text of an object too (timedStats, plan/unwrap-pushdown.ts).
+  const texts = listed || plan.fn === "first" || plan.fn === "last";
   const guards = plan.parsedLabels ? ["__bad", "__bad_label"] : ["__bad"];
-  // A quantile's `__v` is a list of values, a text of each row's own: such a row costs what an object does.
+  // A listed bucket's `__v` is a list of values, a text of each row's own: such a row costs what an object does.
   const { table, ends, keys, labels } = await bucketRows(
     client,
     plan,
     grid,
     stats,
     maxPoints,
-    quantiles ? ["__n", ...guards] : ["__n", ...guards, "__v"],
-    quantiles ? POINTS_PER_TEXT_ROW : POINTS_PER_STATS_ROW,
+    texts ? ["__n", ...guards] : ["__n", ...guards, "__v"],
+    texts ? POINTS_PER_TEXT_ROW : POINTS_PER_STATS_ROW,
   );
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
   const value = guards.length + 1;
   const units = plan.conversion && new UnitConverter(plan.conversion);
   let parsedLabels = false;
+  let tied = false;
   for (let i = 0; i < table.length; i++) {
     if (table.value(i, 1) !== 0) return "guarded";
     if (plan.parsedLabels && table.value(i, 2) !== 0) parsedLabels = true;
@@ -113,12 +121,17 @@ async function runOnePlan(
     const gi = table.groupIndex(i);
     const end = ends[table.timeIndex(i)]!;
     let bucket: Bucket;
-    if (quantiles) {
+    if (listed) {
       const list = table.groups[gi]!.__v;
       const values = units ? units.values(list ?? "", count) : bucketValues(list, count);
       // More values than `values … limit` sends: the origin's list is not the whole bucket.
       if (!values) return "incomplete";
       bucket = { end, value: 0, count, values };
+    } else if (texts) {
+      const value = settledValue(table.groups[gi]!.__v);
+      // Not answered yet: rows naming a grouped label in their lines void this plan's groups anyway.
+      if (value === undefined) tied = true;
+      bucket = { end, value: value ?? NaN, count };
     } else if (units) {
       const unit = table.groups[gi]![UNIT_FIELD] ?? "";
       bucket = { end, value: units.aggregate(plan.fn, table.value(i, value), unit), count };
@@ -136,19 +149,15 @@ async function runOnePlan(
   }
 
   if (parsedLabels) return "parsed-labels";
+  if (tied) return "tied";
   const times = evaluationTimes(grid);
   const out: Series[] = [];
   for (const g of groups.values()) {
     const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
     const ends = buckets.map((b) => b.end);
-    const window = quantiles ? new SortedWindow(buckets.map((b) => b.values!)) : undefined;
+    const window = windowOf(plan, buckets);
     const points: Series["points"] = [];
-    for (const { t, lo, hi } of windowSpans(ends, times, plan))
-      points.push({
-        t,
-        // The guard admits plain decimals only: no NaN and no −0, so the sorted order is `quantile`'s.
-        v: window ? window.quantile(plan.phi, lo, hi) : combine(plan.fn, buckets, lo, hi),
-      });
+    for (const { t, lo, hi } of windowSpans(ends, times, plan)) points.push({ t, v: window(lo, hi) });
     if (points.length > 0) out.push({ labels: g.labels, points });
   }
   return out;
@@ -176,15 +185,53 @@ function parsedValues(list: string, count: number): Float64Array | undefined {
   return values;
 }
 
-function combine(fn: UnwrapBucketPlan["fn"], buckets: readonly Bucket[], lo: number, hi: number): number {
-  let acc = fn === "min" ? Infinity : fn === "max" ? -Infinity : 0;
-  let count = 0;
-  for (let i = lo; i < hi; i++) {
-    const b = buckets[i]!;
-    if (fn === "min") acc = Math.min(acc, b.value);
-    else if (fn === "max") acc = Math.max(acc, b.value);
-    else acc += b.value;
-    count += b.count;
+/**
+ * A first's or last's value from `{"__lo": …, "__hi": …}`: the smallest and largest value at its
+ * time, both of the exact shape. Undefined when they differ: samples tied at that time disagree.
+ */
+function settledValue(pair: string | undefined): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(pair ?? "");
+  } catch {
+    return undefined;
   }
-  return fn === "avg" ? acc / count : acc;
+  const { __lo: lo, __hi: hi } = (parsed ?? {}) as { __lo?: unknown; __hi?: unknown };
+  if (typeof lo !== "string" || typeof hi !== "string") return undefined;
+  const value = Number(lo);
+  return value === Number(hi) ? value : undefined;
+}
+
+/** The value of the window of a group's buckets [lo, hi) (oldest first). */
+function windowOf(plan: UnwrapBucketPlan, buckets: readonly Bucket[]): (lo: number, hi: number) => number {
+  const { fn } = plan;
+  if (fn === "quantile") {
+    // The guard admits plain decimals only: no NaN and no −0, so the sorted order is `quantile`'s.
+    const sorted = new SortedWindow(buckets.map((b) => b.values!));
+    return (lo, hi) => sorted.quantile(plan.phi, lo, hi);
+  }
+  if (fn === "stdvar" || fn === "stddev") {
+    const moments = buckets.map((b) => Moments.of(b.values!));
+    return (lo, hi) => {
+      const variance = Moments.merged(moments, lo, hi).variance();
+      return fn === "stddev" ? Math.sqrt(variance) : variance;
+    };
+  }
+  // Buckets of samples only, in time order: the window's first sample is in its first bucket.
+  if (fn === "first") return (lo) => buckets[lo]!.value;
+  if (fn === "last") return (_lo, hi) => buckets[hi - 1]!.value;
+  // Loki divides a rate's sum by the range in seconds, as a float (the evaluator's rangeSeconds).
+  const seconds = Number(plan.width * BigInt(plan.bucketsPerWindow)) / 1e9;
+  return (lo, hi) => {
+    let acc = fn === "min" ? Infinity : fn === "max" ? -Infinity : 0;
+    let count = 0;
+    for (let i = lo; i < hi; i++) {
+      const b = buckets[i]!;
+      if (fn === "min") acc = Math.min(acc, b.value);
+      else if (fn === "max") acc = Math.max(acc, b.value);
+      else acc += b.value;
+      count += b.count;
+    }
+    return fn === "avg" ? acc / count : fn === "rate" ? acc / seconds : acc;
+  };
 }

@@ -31,8 +31,26 @@ export type LineValue =
 /** The vector aggregations that combine per-series values into one (see `mergedBy`). */
 export type MergingAggregation = "sum" | "min" | "max";
 
-/** A VictoriaLogs stats function over one time bucket's unwrapped values (see `origin.unwrapped`). */
-export type UnwrapStat = "sum" | "min" | "max" | "avg" | "quantile";
+/**
+ * What one time bucket of unwrapped values gives the Worker (see `origin.unwrapped`): a VictoriaLogs
+ * stats function of them (`rate` is their sum, per second of the range once windows add buckets
+ * up), or, for the functions of BUCKET_VALUES, the values themselves.
+ */
+export type UnwrapStat =
+  | "sum"
+  | "min"
+  | "max"
+  | "avg"
+  | "rate"
+  | "quantile"
+  | "stdvar"
+  | "stddev"
+  /** The earliest (latest) sample's value, with what tells whether samples tied at its time agree. */
+  | "first"
+  | "last";
+
+/** The unwrap aggregations whose buckets send their values, not an aggregate of them. */
+export const BUCKET_VALUES: ReadonlySet<UnwrapStat> = new Set(["quantile", "stdvar", "stddev"]);
 
 export interface RangeFunctionFacts {
   param: Extract<FunctionParam, "none" | "float">;
@@ -98,7 +116,8 @@ export const RANGE_FUNCTIONS = {
     grouping: false,
     reads: "lines",
     mergedBy: "sum",
-    origin: { lines: { total: "count", perSecond: true }, projection: true },
+    // With an unwrap, Loki's rate is the sum of the window's values per second of its range.
+    origin: { lines: { total: "count", perSecond: true }, unwrapped: "rate", projection: true },
   },
   rate_counter: {
     param: "none",
@@ -160,14 +179,14 @@ export const RANGE_FUNCTIONS = {
     unwrap: "required",
     grouping: true,
     reads: "unwrapped",
-    origin: { projection: true },
+    origin: { unwrapped: "stdvar", projection: true },
   },
   stddev_over_time: {
     param: "none",
     unwrap: "required",
     grouping: true,
     reads: "unwrapped",
-    origin: { projection: true },
+    origin: { unwrapped: "stddev", projection: true },
   },
   quantile_over_time: {
     param: "float",
@@ -181,14 +200,14 @@ export const RANGE_FUNCTIONS = {
     unwrap: "required",
     grouping: true,
     reads: "unwrapped",
-    origin: { projection: false },
+    origin: { unwrapped: "first", projection: false },
   },
   last_over_time: {
     param: "none",
     unwrap: "required",
     grouping: true,
     reads: "unwrapped",
-    origin: { projection: false },
+    origin: { unwrapped: "last", projection: false },
   },
   absent_over_time: {
     param: "none",

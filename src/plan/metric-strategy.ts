@@ -35,6 +35,7 @@
  */
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { SKIP, walk } from "../logql/walk";
+import { BUCKET_VALUES } from "../logql/functions";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
 import { parsedLabelValues, planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
@@ -87,9 +88,9 @@ export function planMetricStrategy(expr: SampleExpr, grid: MetricGrid, opts: Str
   if (!opts.pushdown) return { kind: "local", pushParts: false, seriesCache };
   const whole = planPart(expr, grid, opts.derived);
   if (whole?.kind === "pushed") return whole;
-  // A quantile's buckets hold their values: a range query asks for them chunk by chunk, as a part,
-  // so that its series are cached once evaluated.
-  if (whole?.kind === "guarded" && !grid.instant && whole.plan.fn !== "quantile") {
+  // A quantile's or a variance's buckets hold their values: a range query asks for them chunk by
+  // chunk, as a part, so that its series are cached once evaluated.
+  if (whole?.kind === "guarded" && !grid.instant && !BUCKET_VALUES.has(whole.plan.fn)) {
     // The shapes pushed whole hold no subtree the origin could compute on its own.
     return { kind: "guarded", plan: whole.plan, fallback: { kind: "local", pushParts: false, seriesCache } };
   }

@@ -1,6 +1,7 @@
 /**
  * Projection for unwrap aggregations the Worker evaluates itself (`stddev_over_time`,
- * `stdvar_over_time`, and the others, quantiles included, when push-down is off or declines) grouped
+ * `stdvar_over_time`, quantiles and the others, where push-down declines: more buckets than it
+ * holds, a bucket with more values than it sends) grouped
  * by stream labels over `| json | unwrap f`: instead of whole lines, which the Worker would parse as
  * JSON one by one, the origin returns one small row per sample — `_time`, the grouping labels and
  * the value it extracted — and the Worker aggregates those.
@@ -11,13 +12,15 @@
  * `bytes(f)`, of the conversion's shape, plan/unwrap-units.ts, which the Worker converts as local
  * evaluation does), and the grouping labels are the stream's.
  * The guard runs as a second request over the same window (`limit 1`: one such row is enough); if
- * it finds one, the query is evaluated again from whole lines.
+ * it finds one, the query is evaluated again from whole lines. Grouped by a label the rows hold
+ * only in their lines (`by (path)` over the JSON's `path`), every row is one: when no selected
+ * stream has a grouped label, the lines are read at once instead (exec/unwrap-projection.ts).
  *
  * `first_over_time` and `last_over_time` are left out (`origin.projection` in RANGE_FUNCTIONS):
  * between samples of one series at the same nanosecond their answer depends on the order rows
- * arrive in, and a different request could change it.
+ * arrive in, and a different request could change it (their push-down checks such samples agree).
  */
-import type { RangeAggregationExpr, UnwrapConversion } from "../logql/ast";
+import type { Matcher, RangeAggregationExpr, UnwrapConversion } from "../logql/ast";
 import { rangeFunction } from "../logql/functions";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { fieldName } from "./logsql";
@@ -30,6 +33,8 @@ export interface UnwrapProjection {
   guard: string;
   valueField: string;
   groupBy: readonly string[];
+  /** The selector's matchers: whether a selected stream has each grouped label (exec/unwrap-projection.ts). */
+  streams: Matcher[];
   /** The unwrap's conversion: values are of its shape (plan/unwrap-units.ts), converted as Loki does. */
   conversion?: UnwrapConversion;
 }
@@ -54,6 +59,7 @@ export function planUnwrapProjection(
     guard: `${logsql} | ${unpack}${guardPipes} | filter ${bad} | limit 1 | fields _time`,
     valueField: parsed,
     groupBy,
+    streams: agg.range.selector.matchers,
     conversion: agg.range.unwrap!.conversion,
   };
 }

@@ -8,9 +8,17 @@
  * - `min|max|avg_over_time(...) by (labels)`: Loki groups the samples themselves by the labels;
  * - `sum by (labels) (sum_over_time(...))`, `min by (min_over_time)`, `max by (max_over_time)`:
  *   the outer aggregation of per-series totals / extremes is the total / extreme of the samples;
+ * - `sum by (labels) (rate(...))`: Loki's rate over an unwrap is the window's sum divided by the
+ *   range in seconds (not a counter's rate), so the sum of per-series rates is the rate of the
+ *   samples: the buckets' sums, added up per window and divided by the range;
  * - `quantile_over_time(φ, ...) by (labels)`: the origin sends each bucket's values (`values`, as
  *   the text it extracted) and the Worker takes the quantile of each window's values — the same
- *   multiset Loki sorts, so the same number, whatever order the values come in.
+ *   multiset Loki sorts, so the same number, whatever order the values come in;
+ * - `stdvar_over_time` / `stddev_over_time(...) by (labels)`: the same values, reduced per bucket
+ *   to count, mean and squared deviations and merged per window (exec/moments.ts): the same
+ *   multiset Loki folds, so the same variance but for float rounding;
+ * - `first_over_time` / `last_over_time(...) by (labels)` of plain values: per bucket the values at
+ *   its earliest (latest) sample time, which settle the answer when they agree (timedStats).
  * (`origin.unwrapped` and `mergedBy` in RANGE_FUNCTIONS.) `unwrap duration(f)`, `duration_seconds(f)`
  * and `bytes(f)` are pushed for values of a simple shape, aggregated per unit (plan/unwrap-units.ts).
  * Anything else (no grouping, `without`, other parsers or stages) stays local.
@@ -62,7 +70,7 @@ import type {
   SampleExpr,
   UnwrapConversion,
 } from "../logql/ast";
-import { type UnwrapStat, rangeFunction } from "../logql/functions";
+import { BUCKET_VALUES, type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { JSON_READ_FURTHER } from "./lenient-lines";
 import { escapeRegex, fieldName, quote } from "./logsql";
@@ -173,25 +181,24 @@ export function planUnwrapPushdown(
   const source = jsonUnwrapSource(inner, groupBy, derived, labelValues);
   if (!buckets || !source) return undefined;
   const conversion = inner.range.unwrap!.conversion;
+  // Units of one value could order differently on the two sides: a first or last stays plain.
+  if ((fn === "first" || fn === "last") && conversion !== "") return undefined;
   const units = unitSplit(conversion, fn, EXACT_VALUE);
   const plan = (from: JsonUnwrapSource, labelBad?: string): UnwrapBucketPlan => {
-    const valueStat =
-      fn === "quantile"
-        ? `values(${units.field}) limit ${MAX_BUCKET_VALUES}`
-        : `${fn === "avg" ? "sum" : fn}(${units.field})`;
     const by = [buckets.timeGrouping, ...from.groupFields, ...units.by].join(", ");
     const bad = labelBad === undefined ? from.bad : from.valueBad;
     // A sample: a row the filters keep, with a value both sides read alike (the others are guarded).
     const counted = from.kept === "" ? EXACT : `${EXACT} ${from.kept}`;
-    let stats =
-      `stats by (${by}) ${valueStat} if (${counted}) as __v, count() if (${counted}) as __n, ` +
-      `count() if (${bad}) as __bad`;
-    if (labelBad !== undefined) stats += `, count() if (${labelBad}) as __bad_label`;
+    const guards = labelBad === undefined ? { bad } : { bad, labelBad };
+    const stats =
+      fn === "first" || fn === "last"
+        ? timedStats(fn, by, from.groupFields, units.field, counted, guards)
+        : bucketStats(fn, by, units.field, counted, guards);
     const rows = `${from.logsql}${buckets.inWindows} | ${from.unpack}${from.guardPipes}`;
-    // A quantile's list holds plain decimals only (the guard's shape): without their quotes it is
+    // A bucket's list holds plain decimals only (the guard's shape): without their quotes it is
     // the same values, and the answer line needs no escape — a third fewer bytes to write and send,
     // and a line the Worker reads where it lies (stats-answer.ts) rather than parsing it as JSON.
-    const unquote = fn === "quantile" ? ` | replace (${quote('"')}, "") at __v` : "";
+    const unquote = BUCKET_VALUES.has(fn) ? ` | replace (${quote('"')}, "") at __v` : "";
     return {
       logsql: `${rows}${units.pipes} | ${stats}${unquote}`,
       ...buckets.grid,
@@ -209,6 +216,59 @@ export function planUnwrapPushdown(
     source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues, true);
   if (!parsed) return plan(source);
   return { ...plan(source, source.labelBad), parsedLabels: plan(parsed), streams: inner.range.selector.matchers };
+}
+
+/** The rows Loki might read differently (`__bad`), and those giving a grouped label in their lines. */
+interface GuardCounts {
+  bad: string;
+  labelBad?: string;
+}
+
+/** One stats pipe: per (bucket, group) `fn`'s aggregate of the samples (or their values), their count, the guards. */
+function bucketStats(fn: UnwrapFn, by: string, field: string, counted: string, guards: GuardCounts): string {
+  const valueStat = BUCKET_VALUES.has(fn)
+    ? `values(${field}) limit ${MAX_BUCKET_VALUES}`
+    : `${fn === "avg" || fn === "rate" ? "sum" : fn}(${field})`;
+  let stats =
+    `stats by (${by}) ${valueStat} if (${counted}) as __v, count() if (${counted}) as __n, ` +
+    `count() if (${guards.bad}) as __bad`;
+  if (guards.labelBad !== undefined) stats += `, count() if (${guards.labelBad}) as __bad_label`;
+  return stats;
+}
+
+/** The field holding a row's own time, read by the second stats pipe of a first or last. */
+const SAMPLE_TIME = `${GUARD}t`;
+
+/**
+ * A first or last value per (bucket, group), with what settles it: Loki takes the window's earliest
+ * (latest) sample, and between samples of one group at the same nanosecond an order the origin
+ * cannot reproduce (Loki's stream hashes, then the order within a chunk). So a first stats pipe
+ * groups the samples by their own time too, keeping the smallest and the largest value at each
+ * time; a second keeps, per bucket, those of the earliest (latest) time that has a sample. When the
+ * two differ, samples tied at that time hold different values (exec/unwrap-pushdown.ts then reads
+ * the lines, where the Worker takes them in arrival order as local evaluation always does); when
+ * they are equal, every order gives that value. The values are of the exact shape, which the
+ * origin orders as numbers (two distinct such decimals never read as one number, see above).
+ */
+function timedStats(
+  fn: "first" | "last",
+  by: string,
+  groupFields: readonly string[],
+  field: string,
+  counted: string,
+  guards: GuardCounts,
+): string {
+  const label = guards.labelBad !== undefined;
+  const perTime =
+    `copy _time as ${SAMPLE_TIME} | stats by (${by}, ${SAMPLE_TIME}) min(${field}) if (${counted}) as __lo, ` +
+    `max(${field}) if (${counted}) as __hi, count() if (${counted}) as __n, count() if (${guards.bad}) as __bad` +
+    (label ? `, count() if (${guards.labelBad}) as __bad_label` : "");
+  const pick = fn === "first" ? "row_min" : "row_max";
+  const perBucket =
+    `stats by (${["_time", ...groupFields].join(", ")}) ${pick}(${SAMPLE_TIME}, __lo, __hi) if (__n:>0) as __v, ` +
+    `sum(__n) as __n, sum(__bad) as __bad` +
+    (label ? ", sum(__bad_label) as __bad_label" : "");
+  return `${perTime} | ${perBucket}`;
 }
 
 /**

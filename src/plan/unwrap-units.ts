@@ -22,14 +22,15 @@
  *   again (shortest form, so no fraction digit Go would scale differently) with its unit and
  *   converts it with the very function local evaluation uses. Conversion is increasing within a
  *   unit, so the extreme of the converted values is the converted extreme: exact.
- * - quantile: the origin sends the values' texts, units included; the Worker converts each as
- *   local evaluation does: the same multiset, so the same quantile.
- * - sum and avg: each unit's sum of decimals times the value of one unit (converted as above);
+ * - quantile, stdvar and stddev: the origin sends the values' texts, units included; the Worker
+ *   converts each as local evaluation does: the same multiset, so the same quantile (and the same
+ *   variance but for float rounding).
+ * - sum, rate and avg: each unit's sum of decimals times the value of one unit (converted as above);
  *   every value is non-negative, so this differs from Loki's sum of converted values at most by
  *   float rounding, as any change of summation order does.
  */
 import type { UnwrapConversion } from "../logql/ast";
-import type { UnwrapStat } from "../logql/functions";
+import { BUCKET_VALUES, type UnwrapStat } from "../logql/functions";
 import { quote } from "./logsql";
 
 /** The field holding the unit text of a value of the shape (empty for other rows). */
@@ -87,13 +88,13 @@ export interface UnitSplit {
 }
 
 /**
- * Plain numbers are aggregated as they are, and so are a quantile's values (their texts, units
- * included, travel to the Worker). Otherwise the number part is aggregated per unit text. The
- * fields are deleted first, so a stored field of the same name never stands in on a row the
- * extraction skips.
+ * Plain numbers are aggregated as they are, and the buckets of BUCKET_VALUES' functions send their
+ * values (their texts, units included, travel to the Worker). Otherwise the number part is
+ * aggregated per unit text. The fields are deleted first, so a stored field of the same name never
+ * stands in on a row the extraction skips.
  */
 export function unitSplit(conversion: UnwrapConversion, fn: UnwrapStat, exactField: string): UnitSplit {
-  if (conversion === "" || fn === "quantile") return { pipes: "", field: exactField, by: [] };
+  if (conversion === "" || BUCKET_VALUES.has(fn)) return { pipes: "", field: exactField, by: [] };
   const parts = `^(?P<${NUMBER_FIELD}>[0-9.]+)(?P<${UNIT_FIELD}>.*)$`;
   return {
     pipes:

@@ -11,15 +11,27 @@ import { projectedSamples, projectionGuard } from "../../../src/exec/unwrap-proj
 import type { UnwrapProjection } from "../../../src/plan/unwrap-projection";
 import type { ExtractedSample } from "../../../src/engine/types";
 
-const projection: UnwrapProjection = { rows: "rows", guard: "guard", valueField: "__unwrap_v", groupBy: ["pod"] };
+const projection: UnwrapProjection = {
+  rows: "rows",
+  guard: "guard",
+  valueField: "__unwrap_v",
+  groupBy: ["pod"],
+  streams: [{ name: "app", op: "=", value: "x" }],
+};
 const window = { start: 0n, end: 10n };
 const stats = () => ({ rowsScanned: 0, bytesScanned: 0, subqueries: 0 });
 
-/** An origin whose guard answers `guardRows` once `answer` resolves, and whose rows come in `batches`. */
-function origin(batches: string[][], guardRows: VLRow[], answer: Promise<void>) {
+/**
+ * An origin whose guard answers `guardRows` once `answer` resolves, and whose rows come in `batches`;
+ * its selected streams have the labels `streamLabels`.
+ */
+function origin(batches: string[][], guardRows: VLRow[], answer: Promise<void>, streamLabels = ["app", "pod"]) {
   const read: number[] = [];
+  const guards: number[] = [];
   const client = {
+    values: () => Promise.resolve({ values: streamLabels.map((value) => ({ value, hits: 1 })) }),
     async *queryBatches() {
+      guards.push(1);
       await answer;
       yield guardRows;
     },
@@ -30,7 +42,7 @@ function origin(batches: string[][], guardRows: VLRow[], answer: Promise<void>) 
       }
     },
   } as unknown as OriginClient;
-  return { client, read };
+  return { client, read, guards };
 }
 
 const batch = (t: string, v: string, pod: string) => [t, v, pod];
@@ -96,5 +108,18 @@ describe("projectedSamples", () => {
     expect((await samples.next()).done).toBe(true);
     // The second batch was fetched, found void, and the third never asked for.
     expect(read).toEqual([0, 1]);
+  });
+
+  it("refuses before any row is read when no selected stream has a grouped label", async () => {
+    const { client, read, guards } = origin([batch("2026-02-01T00:00:01Z", "1", "")], [], new Promise(() => {}), [
+      "app",
+    ]);
+    const guard = projectionGuard(client, projection, window);
+    const s = stats();
+    // Started at once, as the evaluation starts it: it waits for the stream index, then stops.
+    expect(await drain(projectedSamples(client, projection, window, s, guard))).toEqual([]);
+    expect(await guard.found).toBe(true);
+    expect(read).toEqual([]);
+    expect(guards).toEqual([]);
   });
 });

@@ -41,7 +41,7 @@ describe("planMetricStrategy", () => {
     ['max_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "guarded", "projected+parts"],
     ['avg_over_time({app="x"} | json | __error__="" | unwrap v [5m]) by (pod)', "guarded", "projected+parts"],
     ['quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) by (pod)', "projected+parts+cache", "projected+parts"],
-    // Projected only: functions the origin does not compute.
+    // Variances send their buckets' values, as a quantile does: chunk by chunk, as a part.
     ['stddev_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "projected+parts+cache", "projected+parts"],
     [
       'sum by (pod) (stdvar_over_time({app="x"} | json | unwrap v [5m]) by (pod))',
@@ -52,8 +52,9 @@ describe("planMetricStrategy", () => {
     ['max_over_time({app="x"} | logfmt | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
     // Conversions: pushed per unit for values of their shape.
     ['max_over_time({app="x"} | json | unwrap duration(v) [5m]) by (pod)', "guarded", "projected+parts"],
-    // Order-dependent functions, other parsers, no grouping: whole lines.
-    ['first_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
+    // A first or last: pushed, the samples tied at its time checked; never projected.
+    ['first_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
+    // Other parsers, no grouping: whole lines.
     ['max_over_time({app="x"} | regexp "(?P<v>.)" | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
     ['stddev_over_time({app="x"} | json | unwrap v [5m])', "local+parts+cache", "local+parts"],
     ['sum by (level) (count_over_time({app="x"} | json [5m]))', "local+parts+cache", "local+parts"],
@@ -94,7 +95,8 @@ describe("planMetricStrategy", () => {
     if (s.kind !== "projected") throw new Error(`projected expected, got ${s.kind}`);
     expect([...s.projections.keys()]).toEqual([expr]);
     expect(s.projections.get(expr)).toMatchObject({ groupBy: ["pod"], valueField: "__unwrap_v" });
-    expect(s.fallback).toEqual({ kind: "local", pushParts: true, seriesCache: true });
+    expect(s.whole).toMatchObject({ kind: "guarded", plan: { fn: "stddev" } });
+    expect(s.fallback).toEqual({ kind: "local", pushParts: true, seriesCache: true, whole: s.whole });
   });
 
   it("keeps the whole query's push-down it planned, so that the evaluation does not plan it again", () => {

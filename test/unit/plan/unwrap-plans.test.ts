@@ -31,6 +31,13 @@ describe("planUnwrapPushdown", () => {
       ['avg_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "avg"],
       ['max_over_time({app="x"} | json | unwrap v [5m]) by (pod, app)', "max"],
       ['quantile_over_time(0.99, {app="x"} | json | unwrap v [5m]) by (cluster)', "quantile"],
+      // Loki's rate over an unwrap is the window's sum per second: a sum of rates is the rate of the union.
+      ['sum(rate({app="x"} | json | unwrap v [5m]))', "rate"],
+      ['sum by (app) (rate({app="x"} | json | unwrap v | __error__="" [5m]))', "rate"],
+      ['stddev_over_time({app="x"} | json | unwrap v [5m]) by (app)', "stddev"],
+      ['stdvar_over_time({app="x"} | json | unwrap v [5m]) by (pod, app)', "stdvar"],
+      ['first_over_time({app="x"} | json | unwrap v [5m]) by (app)', "first"],
+      ['last_over_time({app="x"} | json | __error__="" | unwrap v [5m]) by (app, pod)', "last"],
     ] as const) {
       expect(pushdown(q)?.fn, q).toBe(fn);
     }
@@ -68,6 +75,33 @@ describe("planUnwrapPushdown", () => {
     expect(plan.logsql.endsWith(String.raw` as __bad | replace ("\"", "") at __v`)).toBe(true);
   });
 
+  it("asks for a variance's values as for a quantile's, and for a rate's sum", () => {
+    const variance = pushdown('stdvar_over_time({app="x"} | json | unwrap bytes(v) [5m]) by (cluster)')!;
+    expect(variance.logsql).toContain(
+      "stats by (_time:60000000000ns offset 1ns, cluster) values(__guard_exact) limit 1000000 if (__guard_exact:*) as __v,",
+    );
+    // The texts travel whole, units included: no split per unit.
+    expect(variance.logsql).not.toContain("__guard_unit");
+    expect(variance.logsql.endsWith(String.raw` as __bad | replace ("\"", "") at __v`)).toBe(true);
+    const rate = pushdown('sum by (app) (rate({app="x"} | json | unwrap v [5m]))')!;
+    expect(rate.logsql).toContain("app) sum(__guard_exact) if (__guard_exact:*) as __v, count()");
+    expect(rate.bucketsPerWindow).toBe(5);
+  });
+
+  it("asks for a first's or last's smallest and largest value at its bucket's earliest or latest time", () => {
+    const last = pushdown('last_over_time({app="x"} | json | unwrap v [5m]) by (pod)')!;
+    expect(last.logsql).toContain(
+      " | copy _time as __guard_t | stats by (_time:60000000000ns offset 1ns, pod, __guard_t) min(__guard_exact) if (__guard_exact:*) as __lo, max(__guard_exact) if (__guard_exact:*) as __hi, count() if (__guard_exact:*) as __n, count() if (",
+    );
+    expect(last.logsql).toMatch(
+      / \| stats by \(_time, pod\) row_max\(__guard_t, __lo, __hi\) if \(__n:>0\) as __v, sum\(__n\) as __n, sum\(__bad\) as __bad$/,
+    );
+    const q = 'first_over_time({app="x"} | json | unwrap v [5m]) by (method)';
+    const first = planUnwrapPushdown(parseExpr(q) as SampleExpr, GRID, undefined, parsedLabelValues)!;
+    expect(first.logsql).toContain("row_min(__guard_t, __lo, __hi) if (__n:>0) as __v");
+    expect(first.logsql).toContain("sum(__bad_label) as __bad_label");
+  });
+
   it("spells a key's `_` as any character or escape, never as a wide negated class", () => {
     const plan = pushdown('sum by (app) (sum_over_time({app="x"} | json | unwrap latency_ms [5m]))')!;
     expect(plan.logsql).toContain(String.raw`_msg:~"latency(?:(?s:.)|\\\\.)ms(?:[^\"\\\\\\w]|\\\\.)*\"`);
@@ -102,8 +136,15 @@ describe("planUnwrapPushdown", () => {
       'sum(sum_over_time({app="x"} | json | unwrap v | v > 1 [5m]))',
       'max_over_time({app="x"} | json | unwrap v [5m]) by (v)',
       'max_over_time({app="x"} | json | unwrap v [5m])',
-      'stddev_over_time({app="x"} | json | unwrap v [5m]) by (app)',
-      'sum(rate({app="x"} | json | unwrap v [5m]))',
+      // Per stream, with every parsed label; an average or extreme of rates is no rate of the union.
+      'rate({app="x"} | json | unwrap v [5m])',
+      'avg(rate({app="x"} | json | unwrap v [5m]))',
+      'max by (app) (rate({app="x"} | json | unwrap v [5m]))',
+      'stddev_over_time({app="x"} | json | unwrap v [5m])',
+      'stdvar_over_time({app="x"} | json | unwrap v [5m]) without (app)',
+      // Units could order differently on the two sides.
+      'first_over_time({app="x"} | json | unwrap duration(v) [5m]) by (app)',
+      'last_over_time({app="x"} | json | unwrap v [5m])',
     ]) {
       expect(pushdown(q), q).toBeUndefined();
     }
