@@ -141,7 +141,7 @@ async function runOnePlan(
       groups.set(
         keys[gi]!,
         (g = {
-          labels: plan.labels ? groupLabelsOf(labels[gi]!, plan.groupBy, plan.labels) : labels[gi]!,
+          labels: plan.labels ? groupLabelsOf(labels[gi]!, plan.groupBy, plan.labels, plan.setEmpty) : labels[gi]!,
           buckets: [],
         }),
       );

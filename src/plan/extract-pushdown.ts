@@ -75,7 +75,7 @@ const group = (name: string) => `__g_${name}`;
  * Stands for "set to the empty string" among a group's values: no value of a used label holds a
  * control character (the guard counts any that does).
  */
-const SET_EMPTY = "\u0001";
+export const SET_EMPTY = "\u0001";
 
 export function planExtractPushdown(
   expr: SampleExpr,
@@ -118,20 +118,23 @@ export interface ExtractedCounting extends ParsedCounting {
 
 /**
  * The pipes, kept rows and guard that count through `| regexp` or `| pattern` and the label
- * filters and `drop`s after it (the module comment), for the labels `groupBy` and those filtered.
+ * filters and `drop`s after it (the module comment), for the labels `groupBy`, those filtered and
+ * `read` (whose values the caller reads: an unwrapped label, empty where Loki's is unset or "").
  */
 export function extractedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
+  read: readonly string[] = [],
 ): ExtractedCounting | undefined {
   const [parser, ...after] = stages;
   if (parser?.kind !== "RegexpParser" && parser?.kind !== "PatternParser") return undefined;
   const filtered = filtersAfter(after);
   if (!filtered) return undefined;
 
+  if (read.some((n) => !usable(n))) return undefined;
   const typed = new Map<string, Set<string>>();
-  const names = new Set<string>(groupBy);
+  const names = new Set<string>([...groupBy, ...read]);
   const conditions: string[] = [];
   for (const f of filtered.filters) {
     const condition = filterLogsQL(f, typed, names, usable);

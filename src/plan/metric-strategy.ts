@@ -42,6 +42,7 @@ import { parsedLabelValues, planParserPushdown, type ParserBucketPlan } from "./
 import { planExtractPushdown } from "./extract-pushdown";
 import { planLevelPushdown, type LevelBucketPlan } from "./level-pushdown";
 import { planSeriesPushdown, type SeriesBucketPlan } from "./series-pushdown";
+import { extractedUnwrapSource } from "./unwrap-extract";
 import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection, type UnwrapProjection } from "./unwrap-projection";
 
@@ -114,7 +115,7 @@ export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFie
   if (levels) return { kind: "levels", plan: levels };
   const series = planSeriesPushdown(sub, grid, derived);
   if (series) return { kind: "series", plan: series };
-  const unwrap = planUnwrapPushdown(sub, grid, derived, parsedLabelValues);
+  const unwrap = planUnwrapPushdown(sub, grid, derived, parsedLabelValues, extractedUnwrapSource);
   return unwrap && { kind: "guarded", plan: unwrap };
 }
 

@@ -99,6 +99,8 @@ export interface UnwrapBucketPlan extends BucketGrid {
   labels?: string[];
   /** The unwrap's conversion, when it has one: each stats row is then one unit's (plan/unwrap-units.ts). */
   conversion?: Exclude<UnwrapConversion, "">;
+  /** The group value standing for a label Loki set to "" (grouped by a `regexp` or `pattern` capture). */
+  setEmpty?: string;
 }
 
 /**
@@ -156,6 +158,7 @@ export function planUnwrapPushdown(
   grid: MetricGrid,
   derived?: DerivedFieldRules,
   labelValues?: ParsedLabelValues,
+  extracted?: ExtractedUnwrapSource,
 ): UnwrapBucketPlan | undefined {
   let inner: RangeAggregationExpr;
   let groupBy: string[];
@@ -178,7 +181,7 @@ export function planUnwrapPushdown(
   if (!fn) return undefined;
 
   const buckets = bucketsOf(inner.range, grid);
-  const source = jsonUnwrapSource(inner, groupBy, derived, labelValues);
+  const source = jsonUnwrapSource(inner, groupBy, derived, labelValues) ?? extracted?.(inner, groupBy, derived);
   if (!buckets || !source) return undefined;
   const conversion = inner.range.unwrap!.conversion;
   // Units of one value could order differently on the two sides: a first or last stays plain.
@@ -207,6 +210,7 @@ export function planUnwrapPushdown(
       fn,
       phi: inner.param ?? NaN,
       ...(from.groupFields !== groupBy && { labels: groupBy }),
+      ...(from.setEmpty !== undefined && { setEmpty: from.setEmpty }),
       ...(conversion !== "" && { conversion }),
     };
   };
@@ -297,6 +301,31 @@ export interface JsonUnwrapSource {
   groupBy: string[];
   /** The fields holding the grouped labels' values: `groupBy`, or Loki's values of them (byParsedLabels). */
   groupFields: string[];
+  /** The group value standing for a label Loki set to "" (a series label of its own), if any. */
+  setEmpty?: string;
+}
+
+/** The source of `| regexp` / `| pattern` (plan/unwrap-extract.ts), given by the caller. */
+export type ExtractedUnwrapSource = (
+  inner: RangeAggregationExpr,
+  groupBy: string[],
+  derived?: DerivedFieldRules,
+) => JsonUnwrapSource | undefined;
+
+/**
+ * The pipe writing EXACT_VALUE: the row's `value` where both sides read it alike (of `shape`, and
+ * not a negative zero, which sorts and prints differently across them), else nothing.
+ */
+export function exactValuePipe(value: string, shape: string): string {
+  return (
+    ` | delete ${EXACT_VALUE} | format if (${value}:~${quote(shape)} not ${value}:~${quote(NEGATIVE_ZERO)}) ` +
+    `${quote(`<${value}>`)} as ${EXACT_VALUE}`
+  );
+}
+
+/** Rows whose `value` is set but not one both sides read alike (exactValuePipe). */
+export function inexactValue(value: string, shape: string): string {
+  return `(${value}:* -${value}:~${quote(shape)}) or ${value}:~${quote(NEGATIVE_ZERO)}`;
 }
 
 export function jsonUnwrapSource(
@@ -335,9 +364,7 @@ export function jsonUnwrapSource(
   // in each of them cost the origin a fifth more time on a six-hour panel. Rows the test skips must
   // hold nothing there: VictoriaLogs (v1.121) leaves them empty, and the delete first keeps it so
   // should a version keep a stored field of that name instead.
-  const exactPipe =
-    ` | delete ${EXACT_VALUE} | format if (${parsed}:~${quote(shape)} not ${parsed}:~${quote(NEGATIVE_ZERO)}) ` +
-    `${quote(`<${parsed}>`)} as ${EXACT_VALUE}`;
+  const exactPipe = exactValuePipe(parsed, shape);
   const repeats = new RepeatCounters();
   const valueBad = [
     `${fieldName(field)}:*`,
@@ -482,9 +509,7 @@ function parsedUnwrapSource(
   const values = labelValues(parser, [field, ...groupBy], repeats, shapes, filters);
   if (!values || values.relevant.some((l) => dropped.has(l))) return undefined;
   const [value, ...groupFields] = values.fields;
-  const exactPipe =
-    ` | delete ${EXACT_VALUE} | format if (${value}:~${quote(shape)} not ${value}:~${quote(NEGATIVE_ZERO)}) ` +
-    `${quote(`<${value}>`)} as ${EXACT_VALUE}`;
+  const exactPipe = exactValuePipe(value!, shape);
   const bad = `${values.bad} or ${value}:~${quote(NEGATIVE_ZERO)}`;
   return {
     logsql,
@@ -536,6 +561,6 @@ function stagesAfterParser(
  * `__error__=""`: with no error rows (the guard proves there are none that matter) it drops nothing
  * the origin keeps.
  */
-function isNoErrorFilter(f: LabelFilterExpr): boolean {
+export function isNoErrorFilter(f: LabelFilterExpr): boolean {
   return f.type === "string" && f.name === "__error__" && f.op === "=" && f.value === "";
 }

@@ -29,6 +29,10 @@ describe("regexp and pattern push-down on the compat data", () => {
       String.raw`sum by (code) (count_over_time({app="nginx"} | regexp "HTTP/1\\.1\" (?P<code>\\d{3})" | __error__="" [10m]))`,
       String.raw`sum by (method) (count_over_time({app="nginx"} | regexp "\" (?P<code>\\d+) (?P<size>\\d+)" | code >= 400 or size < 1000 [10m]))`,
       String.raw`sum by (job, status) (bytes_rate({app="nginx"} |= "GET" | pattern "<_> \"<_> <_> <_>\" <status> <_>" [15m]))`,
+      // Unwrapped captures: the nginx panels' bytes sent.
+      `sum by (method) (sum_over_time({app="nginx"} | pattern "${NGINX_PATTERN}" | unwrap size [5m]))`,
+      `quantile_over_time(0.95, {app="nginx"} | pattern "${NGINX_PATTERN}" | status >= 400 | unwrap size [5m]) by (status)`,
+      String.raw`avg_over_time({app="nginx"} | regexp "\" (?P<status>\\d{3}) (?P<size>\\d+) " | unwrap size [10m]) by (status, job)`,
     ]) {
       const { pushed, local } = await pushedAndLocal(query, range);
       expect(local.series.size, query).toBeGreaterThan(0);
@@ -162,6 +166,11 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     String.raw`sum by (g) (count_over_time(${sel} | regexp "g=(?P<g>\\S*)\\s+c=(?P<c>-?\\d+)" [1m]))`,
     String.raw`sum by (c, g) (count_over_time(${sel} | regexp "(?:g=(?P<g>[^ ]+)|c=(?P<c>\\w*))" | g!="a" [30s]))`,
     String.raw`sum(rate(${sel} | regexp "(?s)(?P<g>.*) d=(?P<d>\\S+)" | g=~".*c=1.*" [1m]))`,
+    // Unwrapped captures (plan/unwrap-extract.ts).
+    `sum by (g) (sum_over_time(${sel} | pattern "g=<g> c=<c> <_>" | unwrap c [1m]))`,
+    String.raw`max_over_time(${sel} | regexp "c=(?P<c>-?\\d+) d=(?P<d>\\S+)" | unwrap duration(d) [30s]) by (c)`,
+    `quantile_over_time(0.9, ${sel} | pattern "<_> z=<z> <_>" | z != "" | unwrap bytes(z) | __error__="" [1m]) by (set)`,
+    `avg_over_time(${sel} | pattern "g=<g> c=<c> d=<d> <_>" | c > 3 | unwrap c [1m]) by (g)`,
   ];
 
   it("every set and shape: pushed equals local; plain sets are pushed", async () => {

@@ -54,8 +54,10 @@ describe("planMetricStrategy", () => {
     ['max_over_time({app="x"} | json | unwrap duration(v) [5m]) by (pod)', "guarded", "projected+parts"],
     // A first or last: pushed, the samples tied at its time checked; never projected.
     ['first_over_time({app="x"} | json | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
+    // Over regexp and pattern: the extraction push-down's values and guard.
+    ['max_over_time({app="x"} | regexp "(?P<v>.)" | unwrap v [5m]) by (pod)', "guarded", "local+parts"],
     // Other parsers, no grouping: whole lines.
-    ['max_over_time({app="x"} | regexp "(?P<v>.)" | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
+    ['max_over_time({app="x"} | unpack | unwrap v [5m]) by (pod)', "local+parts+cache", "local+parts"],
     ['stddev_over_time({app="x"} | json | unwrap v [5m])', "local+parts+cache", "local+parts"],
     ['sum by (level) (count_over_time({app="x"} | json [5m]))', "local+parts+cache", "local+parts"],
     ['count_over_time({app="x"}[5m])', "local+parts+cache", "local+parts"],
