@@ -24,9 +24,25 @@
  * rows, so it is passed over like every filter that is not pushed (`ip()` filters, which keep
  * rows that carry an error, among them).
  */
-import type { LogSelectorExpr, PipelineStage } from "../logql/ast";
+import type {
+  LabelFilterExpr,
+  LogSelectorExpr,
+  PatternParserStage,
+  PipelineStage,
+  RegexpParserStage,
+} from "../logql/ast";
 import type { DerivedFieldRules } from "../engine/derived-fields";
-import { filterLogsQL, guard, type Parser, parsedValueFields, parsedValuePipes, pushableName } from "./parser-pushdown";
+import {
+  filterLogsQL,
+  guard,
+  JSON_REJECTED_LINES,
+  type Parser,
+  parsedValueFields,
+  parsedValuePipes,
+  pushableName,
+} from "./parser-pushdown";
+import { extractedValues } from "./extract-pushdown";
+import { hasIpFilter } from "./ip-filter";
 import { RepeatCounters } from "./unwrap-pushdown";
 import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
 
@@ -56,18 +72,62 @@ export interface LogRowsPlan extends LogQueryPlan {
 export function parsedFilterPipes(local: readonly PipelineStage[], derived?: DerivedFieldRules): string | undefined {
   const at = local.findIndex((s) => s.kind !== "LineFilter");
   const first = local[at];
-  let parser: Parser;
+  let parser: Parser | RegexpParserStage | PatternParserStage;
   if (first?.kind === "JsonParser" && first.params.length === 0) parser = "json";
   else if (first?.kind === "LogfmtParser" && first.params.length === 0 && !first.strict && !first.keepEmpty) {
     parser = "logfmt";
-  } else return undefined;
+  } else if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") parser = first;
+  else return undefined;
 
-  const usable = pushableName(derived);
+  const filters = pushedFilters(local.slice(at + 1), pushableName(derived));
+  if (filters.conditions.length === 0) return undefined;
+  const { conditions, names, typed, ip } = filters;
+  const relevant = [...names];
+  let pipes: string[];
+  let bad: string;
+  let fields: string[];
+  let restored: string[] = [];
+  if (typeof parser === "string") {
+    // Loki's `| json` marks the lines it rejects with an error, which ip() filters keep: read wrapped,
+    // the origin tells them. A `| logfmt` without `--strict` sets no error.
+    const wrapped = ip && parser === "json";
+    const repeats = new RepeatCounters();
+    bad = guard(parser, relevant, typed, repeats, wrapped);
+    if (wrapped) bad = `${bad} or ${JSON_REJECTED_LINES}`;
+    pipes = parsedValuePipes(parser, relevant, repeats, wrapped);
+    fields = parsedValueFields(parser, relevant, repeats, wrapped);
+  } else {
+    const values = extractedValues(parser, relevant, typed, [], true);
+    if (!values) return undefined;
+    ({ pipes, bad, restored } = values);
+    fields = values.added;
+  }
+  pipes.push(`filter (${conditions.join(" ")}) or ${bad}`, ...restored);
+  // The Worker ignores fields starting with `_`; deleted, they do not cross the network.
+  pipes.push(`delete ${fields.join(", ")}`);
+  return pipes.map((p) => ` | ${p}`).join("");
+}
+
+interface PushedFilters {
+  /** One condition per filter pushed: the rows it keeps, over the origin's values of its labels. */
+  conditions: string[];
+  /** The labels they read, and the typed ones with the value shapes they need. */
+  names: Set<string>;
+  typed: Map<string, Set<string>>;
+  /** Whether one of them is an ip() filter. */
+  ip: boolean;
+}
+
+/** The label filters after the parser that can be pushed (module comment: which filters). */
+function pushedFilters(stages: readonly PipelineStage[], usable: (name: string) => boolean): PushedFilters {
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>();
   const conditions: string[] = [];
   const dropped = new Set<string>();
-  for (const stage of local.slice(at + 1)) {
+  let ip = false;
+  // A typed filter left to the Worker may mark a row with an error, which a later ip() filter keeps.
+  let mayErr = false;
+  for (const stage of stages) {
     if (stage.kind === "LineFilter") continue;
     if (stage.kind === "Drop") {
       if (stage.items.some((item) => item.matcher)) break;
@@ -79,20 +139,21 @@ export function parsedFilterPipes(local: readonly PipelineStage[], derived?: Der
     // Only removes rows: passed over.
     if (f.type === "string" && f.name === ERROR && f.op === "=" && f.value === "") continue;
     const read = new Set<string>();
-    const condition = filterLogsQL(f, typed, read, usable);
-    if (condition === undefined || [...read].some((n) => dropped.has(n))) continue;
+    const condition = filterLogsQL(f, typed, read, usable, !mayErr);
+    if (condition === undefined || [...read].some((n) => dropped.has(n))) {
+      mayErr ||= holdsTypedFilter(f);
+      continue;
+    }
     for (const n of read) names.add(n);
     if (condition !== "") conditions.push(condition);
+    ip ||= hasIpFilter(f);
   }
-  if (conditions.length === 0) return undefined;
+  return { conditions, names, typed, ip };
+}
 
-  const relevant = [...names];
-  const repeats = new RepeatCounters();
-  const bad = guard(parser, relevant, typed, repeats);
-  const pipes = parsedValuePipes(parser, relevant, repeats);
-  const fields = parsedValueFields(parser, relevant, repeats);
-  pipes.push(`filter (${conditions.join(" ")}) or ${bad}`);
-  // The Worker ignores fields starting with `_`; deleted, they do not cross the network.
-  pipes.push(`delete ${fields.join(", ")}`);
-  return pipes.map((p) => ` | ${p}`).join("");
+/** Whether `f` holds a numeric, duration or bytes filter (which marks values it cannot read). */
+function holdsTypedFilter(f: LabelFilterExpr): boolean {
+  if (f.type === "paren") return holdsTypedFilter(f.expr);
+  if (f.type === "binary") return holdsTypedFilter(f.left) || holdsTypedFilter(f.right);
+  return f.type === "number" || f.type === "duration" || f.type === "bytes";
 }

@@ -98,6 +98,7 @@ import { parseJsonExpression } from "../logql/extraction-expr";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
 import { escapeRegex, quote } from "./logsql";
+import { CANONICAL_IPV4, hasIpFilter, ipFilterLogsQL } from "./ip-filter";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { EXACT_NUMBER, type ParsedLabelValues, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
@@ -276,6 +277,12 @@ const JSON_EXPRESSION_LINE = String.raw`^["{\[]`;
  */
 const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
 
+/**
+ * Lines on which Loki's `| json` may set a parser error that its guard, with the line read
+ * wrapped (JSON_WRAPPER), does not already match: those not starting as an object.
+ */
+export const JSON_REJECTED_LINES = `-_msg:~${quote(JSON_OBJECT_START)}`;
+
 /** Set on the rows the guard matches by keptOrGuarded. */
 const GUARD_ROW = "__guard_row";
 
@@ -339,8 +346,12 @@ export function parsedCounting(
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
+  // ip() filters keep every row carrying an error: only where the origin tells the parser's errors
+  // apart (a lone `| json` read wrapped), and they do not count after all (`__error__=""`) or fail
+  // the query (then every line Loki's parser may reject is a guard row, below).
+  const ipFilters = singleParser(chain) === "json" && errors !== "dropped";
   for (const f of filters) {
-    const condition = filterLogsQL(f, typed, names, usable);
+    const condition = filterLogsQL(f, typed, names, usable, ipFilters);
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
@@ -375,8 +386,10 @@ export function parsedCounting(
   const objectLine = `_msg:~${quote(JSON_OBJECT_START)}`;
   const refused = `_msg:~${quote(JSON_EXPRESSION_REFUSED)}`;
   if (errors === "fail") {
+    // An ip() filter keeps a rejected line whatever its values: every such line is one.
+    const keptRejected = filters.some(hasIpFilter) ? [] : conditions;
     bad = wrapped
-      ? `(${["-" + objectLine, ...conditions].join(" ")}) or ${bad}`
+      ? `(${["-" + objectLine, ...keptRejected].join(" ")}) or ${bad}`
       : `(${[refused, ...conditions].join(" ")}) or ${bad}`;
   }
   if (errors === "excluded" && wrapped) {
@@ -448,10 +461,18 @@ export function parsedValuePipes(
   return pipes;
 }
 
-/** Every field `parsedValuePipes` and the guard's counters add to a row. */
-export function parsedValueFields(parser: Parser, relevant: readonly string[], repeats: RepeatCounters): string[] {
+/** Every field `parsedValuePipes` (with the same `wrapped`) and the guard's counters add to a row. */
+export function parsedValueFields(
+  parser: Parser,
+  relevant: readonly string[],
+  repeats: RepeatCounters,
+  wrapped = false,
+): string[] {
   const fields = relevant.flatMap((n) => [base(n), parsed(n), value(n)]);
-  if (parser === "json") {
+  if (parser === "json" && wrapped) {
+    const unpacked = [WRAPPED_OK, ...relevant.flatMap(flattenedFields).map((f) => `${WRAPPED}.${f}`)];
+    fields.push(WRAPPER_FIELD, ...unpacked.map((f) => fieldName(parsed(f))));
+  } else if (parser === "json") {
     const nested = relevant.flatMap((n) => flattenedFields(n).slice(1));
     fields.push(...nested.map((f) => fieldName(parsed(f))));
   }
@@ -780,15 +801,25 @@ function isNoErrorFilter(f: LabelFilterExpr): boolean {
 /**
  * The LogsQL filter matching the rows `f` keeps, over the fields holding Loki's values; records
  * the labels it reads (in `names`; typed ones also in `typed`, with the value shapes they need). Undefined when it cannot be
- * pushed exactly.
+ * pushed exactly. `ip()` filters only with `ip`: they keep every row carrying an error, which the
+ * caller must then send to the Worker (ip-filter.ts).
  */
 export function filterLogsQL(
   f: LabelFilterExpr,
   typed: Map<string, Set<string>>,
   names: Set<string>,
   usable: (name: string) => boolean,
+  ip = false,
 ): string | undefined {
   switch (f.type) {
+    case "ip": {
+      if (!ip || !usable(f.name)) return undefined;
+      const condition = ipFilterLogsQL(value(f.name), f.op, f.cidr);
+      if (condition === undefined) return undefined;
+      names.add(f.name);
+      typed.set(f.name, (typed.get(f.name) ?? new Set()).add(CANONICAL_IPV4));
+      return condition;
+    }
     case "string": {
       if (!usable(f.name)) return undefined;
       names.add(f.name);
@@ -838,10 +869,10 @@ export function filterLogsQL(
       return undefined;
     }
     case "paren":
-      return filterLogsQL(f.expr, typed, names, usable);
+      return filterLogsQL(f.expr, typed, names, usable, ip);
     case "binary": {
-      const left = filterLogsQL(f.left, typed, names, usable);
-      const right = filterLogsQL(f.right, typed, names, usable);
+      const left = filterLogsQL(f.left, typed, names, usable, ip);
+      const right = filterLogsQL(f.right, typed, names, usable, ip);
       if (left === undefined || right === undefined) return undefined;
       return f.op === "or" ? `(${left} or ${right})` : `(${left} ${right})`;
     }
