@@ -6,8 +6,9 @@
  *
  * Pushed: `sum [by (labels)] (count_over_time | rate | bytes_over_time | bytes_rate (selector
  * |line filters | regexp "…" | stages [range] [offset]))`, or `| pattern "…"`, where the stages
- * are label filters (string, integer numeric, duration, bytes; `and` / `or` / parentheses), `drop`s
- * of labels nothing reads, and `__error__=""` (neither parser sets an error).
+ * are label filters (string, integer numeric, duration, bytes, `ip()` over IPv4 addresses, which
+ * keep rows carrying an error but here find none besides the guarded ones; `and` / `or` /
+ * parentheses), `drop`s of labels nothing reads, and `__error__=""` (neither parser sets an error).
  *
  * `| regexp`: Loki runs Go's RE2 FindSubmatch on the line, and VictoriaLogs' `extract_regexp`
  * runs Go's FindStringSubmatchIndex with the same pattern on the same line: the same groups take

@@ -1,28 +1,37 @@
 /**
- * Label filters on fields `| json` / `| logfmt` extract, sent to VictoriaLogs as a condition every
- * row the Worker keeps satisfies, so that the origin sends only rows that can match. The filters
- * still run in the Worker with Loki's semantics (the answer carries Loki's parsed labels): the
- * origin's condition only has to hold a SUPERSET of the rows they keep.
+ * Label filters on fields a parser extracts (`| json` / `| logfmt` without parameters or flags,
+ * `| regexp`, `| pattern`), sent to VictoriaLogs as a condition every row the Worker keeps
+ * satisfies, so that the origin sends only rows that can match. The filters still run in the
+ * Worker with Loki's semantics (the answer carries Loki's parsed labels): the origin's condition
+ * only has to hold a SUPERSET of the rows they keep.
  *
- * The condition is `(exact) or (bad)`, built by parser-pushdown.ts: `exact` is the filters over
- * the values VictoriaLogs unpacks (the row's own field first, as Loki keeps a stream label over a
- * parsed key), `bad` its guard, true on every row where VictoriaLogs' value of a label the filters
- * read could differ from Loki's (the differences are listed there). On a row where `bad` is false,
- * both sides read the same values, plain numbers, durations and byte sizes both parse alike, so
- * `exact` is Loki's answer; where `bad` is true the row is sent anyway.
+ * The condition is `(exact) or (bad)`, built by the counting push-downs (parser-pushdown.ts for
+ * json/logfmt, extract-pushdown.ts for regexp/pattern): `exact` is the filters over the values
+ * VictoriaLogs computes (the row's own field first, as Loki keeps a stream label over a parsed
+ * key), `bad` their guard, true on every row where VictoriaLogs' value of a label the filters read
+ * could differ from Loki's (the differences are listed there). On a row where `bad` is false,
+ * both sides read the same values, plain numbers, durations, byte sizes and dotted quads both
+ * parse alike, so `exact` is Loki's answer; where `bad` is true the row is sent anyway. The row
+ * itself reaches the Worker unchanged: the values live in fields the Worker ignores, deleted
+ * after, and the fields `extract_regexp` writes under the user's group names are put back.
  *
- * Which filters: the label filters right after one parameterless parser, through `drop`s without
- * matchers and line filters, up to the first other stage (which could change labels). A filter it
- * cannot push (or one reading a dropped label) is passed over: every row the Worker keeps passes
- * the others, so their conjunction still holds a superset.
+ * Which filters: the label filters right after the parser, through `drop`s without matchers and
+ * line filters, up to the first other stage (which could change labels). A filter it cannot push
+ * (or one reading a dropped label) is passed over: every row the Worker keeps passes the others,
+ * so their conjunction still holds a superset.
  *
  * Errors: the Worker's typed filters (as Loki's) keep a row by its value alone: missing fails,
  * a value that does not parse passes (marked LabelFilterErr), so a row's fate under the pushed
- * filters depends only on the values, whatever error a parser left on it. A line Loki reads only
- * up to a syntax error keeps the labels read so far; VictoriaLogs extracts nothing from it, and
- * the guard's "named in the line but not extracted" term sends it. `__error__=""` only removes
- * rows, so it is passed over like every filter that is not pushed (`ip()` filters, which keep
- * rows that carry an error, among them).
+ * typed filters depends only on the values, whatever error a parser left on it. A line Loki reads
+ * only up to a syntax error keeps the labels read so far; VictoriaLogs extracts nothing from it,
+ * and the guard's "named in the line but not extracted" term sends it. `__error__=""` only removes
+ * rows, so it is passed over like every filter that is not pushed. `ip()` filters (ip-filter.ts)
+ * keep every row that carries an error, whatever its value: the errors a row may carry when one
+ * runs are the parser's (`| json` is then read wrapped, as the counting push-down does where
+ * errors matter, and every line it rejects is sent; `| logfmt` without `--strict`, `| regexp` and
+ * `| pattern` set none), a `__error__` field (guarded), and a typed filter's on a value not of a
+ * shape both sides read alike (guarded when the filter is pushed; after one passed over, the
+ * `ip()` filters are passed over too).
  */
 import type {
   LabelFilterExpr,

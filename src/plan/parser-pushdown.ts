@@ -32,8 +32,11 @@
  * requires a value. The expression parser errs before reading any key on a line not starting with
  * `"`, `{` or `[` (JSON_EXPRESSION_REFUSED), which without `drop __error__` is a guard row where the
  * filters keep it, and is not counted after `__error__=""`. Outer aggregations (`topk`, `avg`, …)
- * of such a `sum` evaluate in the Worker over the pushed series. Anything else (`logfmt`
- * parameters, `--strict`, `ip()` filters, longer constants, `without`, other stages) stays local:
+ * of such a `sum` evaluate in the Worker over the pushed series. `ip()` filters over IPv4
+ * addresses (ip-filter.ts) only after a lone `| json` read wrapped: they keep every row carrying an
+ * error, so Loki's parser errors must be told apart (excluded by `__error__=""`, or, as the query
+ * would fail on them, every line the parser may reject is a guard row). Anything else (`logfmt`
+ * parameters, `--strict`, other `ip()` filters, longer constants, `without`, other stages) stays local:
  * Loki's `| logfmt name="key"` also reads a key spelled as the label, lets an empty value
  * overwrite, keeps structured metadata over the key, and may skip keys its parser hints do not name.
  *
