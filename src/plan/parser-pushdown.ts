@@ -33,9 +33,10 @@
  * `"`, `{` or `[` (JSON_EXPRESSION_REFUSED), which without `drop __error__` is a guard row where the
  * filters keep it, and is not counted after `__error__=""`. Outer aggregations (`topk`, `avg`, …)
  * of such a `sum` evaluate in the Worker over the pushed series. `ip()` filters over IPv4
- * addresses (ip-filter.ts) only after a lone `| json` read wrapped: they keep every row carrying an
- * error, so Loki's parser errors must be told apart (excluded by `__error__=""`, or, as the query
- * would fail on them, every line the parser may reject is a guard row). Anything else (`logfmt`
+ * addresses (ip-filter.ts) only after a lone `| logfmt` (which sets no error without `--strict`)
+ * or a lone `| json` read wrapped: they keep every row carrying an error, so Loki's parser errors
+ * must be told apart (excluded by `__error__=""`, or, as the query would fail on them, every line
+ * the parser may reject is a guard row). Anything else (`logfmt`
  * parameters, `--strict`, other `ip()` filters, longer constants, `without`, other stages) stays local:
  * Loki's `| logfmt name="key"` also reads a key spelled as the label, lets an empty value
  * overwrite, keeps structured metadata over the key, and may skip keys its parser hints do not name.
@@ -349,10 +350,12 @@ export function parsedCounting(
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
-  // ip() filters keep every row carrying an error: only where the origin tells the parser's errors
-  // apart (a lone `| json` read wrapped), and they do not count after all (`__error__=""`) or fail
-  // the query (then every line Loki's parser may reject is a guard row, below).
-  const ipFilters = singleParser(chain) === "json" && errors !== "dropped";
+  // ip() filters keep every row carrying an error: only after a parser that sets none (`| logfmt`
+  // without `--strict`) or where the origin tells the parser's errors apart (a lone `| json` read
+  // wrapped), and they do not count after all (`__error__=""`) or fail the query (then every line
+  // Loki's parser may reject is a guard row, below).
+  const single = singleParser(chain);
+  const ipFilters = single === "logfmt" || (single === "json" && errors !== "dropped");
   for (const f of filters) {
     const condition = filterLogsQL(f, typed, names, usable, ipFilters);
     if (condition === undefined) return undefined;
