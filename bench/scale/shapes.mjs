@@ -360,4 +360,20 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "nginx-status-logs",
+    name: '`{app="nginx"} | pattern "<ip> - - [<_>] \\"<method> <path> <_>\\" <status> <_>" | status >= 500` (limit 1000)',
+    pushed: false,
+    selector: '{app="nginx"}',
+    loki: (w) =>
+      lokiRange('{app="nginx"} | pattern "<ip> - - [<_>] \\"<method> <path> <_>\\" <status> <_>" | status >= 500', w, {
+        limit: "1000",
+        direction: "backward",
+      }),
+    vl: (w) =>
+      vlQuery(
+        '{app="nginx"} | extract "<ip> - - [<_>] \\"<method> <path> <_>\\" <status> <_>" | filter status:>=500 | sort by (_time desc) | limit 1000',
+        w,
+      ),
+  },
 ];
