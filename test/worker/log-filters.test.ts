@@ -45,6 +45,7 @@ describe("ip() filters in counting metrics on the compat data", () => {
     for (const query of [
       'sum(count_over_time({app="checkout"} | json | client_ip = ip("10.2.0.0/16") [5m]))',
       'sum by (method) (rate({app="checkout"} | json | client_ip != ip("10.2.0.0/16") | __error__="" [5m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | client_ip = ip("10.1.0.0/16") [5m]))',
       `sum by (status) (count_over_time({app="nginx"} | pattern "${NGINX}" | ip = ip("10.3.0.0/16") [10m]))`,
       String.raw`sum(count_over_time({app="nginx"} | regexp "^(?P<ip>\\S+) " | ip = ip("10.1.2.3-10.1.200.0") [10m]))`,
     ]) {
