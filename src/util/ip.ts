@@ -180,7 +180,9 @@ export function containsMatchingIp(text: string, matcher: IpMatcher): boolean {
         continue;
       }
     }
-    if (i + 4 < n && ipv6Hint(text, i)) {
+    // Near the end the hint reads no character past it (NaN, as Loki reads a zero byte there), so
+    // a short address ending the text (`::1`) is still found.
+    if (ipv6Hint(text, i)) {
       const len = spanOf(text, i, true);
       const addr = parseAddr(text.slice(i, i + len));
       if (addr && matcher(addr)) return true;

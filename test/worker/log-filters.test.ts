@@ -102,6 +102,7 @@ describe("generated lines (real VictoriaLogs)", () => {
     "2001:db8::1",
     "10.2.0.1 ",
     "1.2.3.4",
+    "::1",
     "",
   ];
   /** Values both sides read as one address. */
@@ -181,6 +182,24 @@ describe("generated lines (real VictoriaLogs)", () => {
     expect(cut).toBeGreaterThan(filters.length * 2);
     expect(kept).toBeGreaterThan(300);
   }, 240_000);
+
+  it("finds a short IPv6 address that ends the value, as Loki does (worked out by hand)", async () => {
+    // Only the json set with every address holds `::1` in its own `addr` (in the others the
+    // stream label or metadata keeps its value, and the plain set has no IPv6).
+    const range = { start: String(DATA_START), end: String(DATA_START + 3 * 3600), limit: "100" };
+    const cases: [string, string[]][] = [
+      ['addr = ip("::1")', ["::1"]],
+      // `::ffff:10.2.0.1` is an IPv6 address (IPv4-mapped), inside ::/64.
+      ['addr = ip("::/64")', ["::1", "::ffff:10.2.0.1"]],
+    ];
+    for (const [filter, addresses] of cases) {
+      // ip() keeps the lines the parser rejects (error rows): removed first.
+      const query = `{app="ipgen", kind="json"} | json | __error__="" | ${filter}`;
+      const { pushed } = await bothLogs(query, range, TENANT);
+      const found = pushed.entries.map((e) => /"addr\\":\\"([^\\]*)/.exec(e)?.[1]);
+      expect(found.sort(), query).toEqual(addresses);
+    }
+  });
 
   it("counting metrics: pushed equals local, and plain sets are pushed", async () => {
     const range = { start: String(DATA_START), end: String(DATA_START + 3 * 3600), step: "600" };
