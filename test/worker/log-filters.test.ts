@@ -115,9 +115,15 @@ describe("generated lines (real VictoriaLogs)", () => {
       return `addr=[${a}] num=${num} rest`;
     });
   const TRICKY = {
-    json: ['{"num": 5, "msg": "no addr"}', "not json 10.2.0.1", '{"addr": "10.2.0.7", "num": }', '{"addr": null}'],
+    json: [
+      '{"num": 5, "msg": "no addr"}',
+      "not json 10.2.0.1",
+      '{"addr": "10.2.0.7", "num": }',
+      '{"addr": null}',
+      '{"addr": "10.9.0.1", "num": "x"}',
+    ],
     logfmt: ["num=5 msg=no-addr", "addr num=3", 'addr="10.2.0.7 num=4', "addr=10.2.0.7=x num=4"],
-    text: ["no brackets 10.2.0.1", "addr=[] num=1", "addr=[10.2.0.1] num=x"],
+    text: ["no brackets 10.2.0.1", "addr=[] num=1", "addr=[10.2.0.1] num=x", "addr=[10.9.0.1] num=x rest"],
   };
   const sets = (["json", "logfmt", "text"] as const).flatMap((kind) => [
     { kind, lines: lines(kind, PLAIN), plain: true },
@@ -157,6 +163,8 @@ describe("generated lines (real VictoriaLogs)", () => {
     'addr = ip("0.0.0.0/0") | num >= 200',
     'num >= 200 | addr != ip("10.2.0.0/16")',
     'num > 1.5 | addr = ip("10.2.0.0/16")',
+    // Passed over (7 fraction digits): its errors on values it cannot read reach the ip() filter.
+    'num > 1.0000001 | addr = ip("10.2.0.0/16")',
     'addr = ip("10.2.0.0/16") or num > 300',
     'addr = ip("2001:db8::/32")',
     '__error__="" | addr = ip("10.2.0.0/16")',
