@@ -418,4 +418,20 @@ export const SHAPES = [
     vl: (w) =>
       vlStats('{app="checkout"} | unpack_json fields (latency_ms, path) | stats by (path) values(latency_ms) v', w),
   },
+  {
+    id: "nginx-status-logs",
+    name: '`{app="nginx"} | pattern "<ip> - - [<_>] \\"<method> <path> <_>\\" <status> <_>" | status >= 500` (limit 1000)',
+    pushed: false,
+    selector: '{app="nginx"}',
+    loki: (w) =>
+      lokiRange('{app="nginx"} | pattern "<ip> - - [<_>] \\"<method> <path> <_>\\" <status> <_>" | status >= 500', w, {
+        limit: "1000",
+        direction: "backward",
+      }),
+    vl: (w) =>
+      vlQuery(
+        '{app="nginx"} | extract "<ip> - - [<_>] \\"<method> <path> <_>\\" <status> <_>" | filter status:>=500 | sort by (_time desc) | limit 1000',
+        w,
+      ),
+  },
 ];

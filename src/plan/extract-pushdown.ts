@@ -6,8 +6,9 @@
  *
  * Pushed: `sum [by (labels)] (count_over_time | rate | bytes_over_time | bytes_rate (selector
  * |line filters | regexp "…" | stages [range] [offset]))`, or `| pattern "…"`, where the stages
- * are label filters (string, integer numeric, duration, bytes; `and` / `or` / parentheses), `drop`s
- * of labels nothing reads, and `__error__=""` (neither parser sets an error).
+ * are label filters (string, integer numeric, duration, bytes, `ip()` over IPv4 addresses, which
+ * keep rows carrying an error but here find none besides the guarded ones; `and` / `or` /
+ * parentheses), `drop`s of labels nothing reads, and `__error__=""` (neither parser sets an error).
  *
  * `| regexp`: Loki runs Go's RE2 FindSubmatch on the line, and VictoriaLogs' `extract_regexp`
  * runs Go's FindStringSubmatchIndex with the same pattern on the same line: the same groups take
@@ -46,7 +47,7 @@
  * value (regex filters on multi-line values), and for typed filters values not of a shape both
  * sides read as the same number (parser-pushdown.ts) are guarded as for the other parsers.
  */
-import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import type { LabelFilterExpr, PatternParserStage, PipelineStage, RegexpParserStage, SampleExpr } from "../logql/ast";
 import { goRegexGroupNames } from "../logql/regex";
 import { escapeRegex, quote } from "./logsql";
 import { bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -137,13 +138,55 @@ export function extractedCounting(
   const names = new Set<string>([...groupBy, ...read]);
   const conditions: string[] = [];
   for (const f of filtered.filters) {
-    const condition = filterLogsQL(f, typed, names, usable);
+    // Neither parser sets an error: ip() filters keep a row by its value alone.
+    const condition = filterLogsQL(f, typed, names, usable, true);
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
   if ([...names].some((n) => filtered.dropped.has(n))) return undefined;
   const relevant = [...names];
 
+  const values = extractedValues(parser, relevant, typed, groupBy);
+  if (!values) return undefined;
+  const { pipes, grouped } = values;
+  // A grouped capture Loki may set to "": grouped under its own value (SET_EMPTY).
+  const setEmpty = groupBy.filter((n, i) => grouped[i] !== parsedValueField(n));
+  return {
+    pipes,
+    counted: conditions.join(" "),
+    bad: values.bad,
+    grouped,
+    ...(setEmpty.length > 0 && { setEmpty }),
+  };
+}
+
+/** What extractedValues gives a row. */
+export interface ExtractedValues {
+  /** Pipes giving each relevant label Loki's value (parsedValueField) and each grouped label its group. */
+  pipes: string[];
+  /** The filter matching every row where the origin's values could differ from Loki's (module comment). */
+  bad: string;
+  /** The origin's field holding each grouped label's group. */
+  grouped: string[];
+  /** Every field the pipes add to a row. */
+  added: string[];
+  /** With `restore`: the pipes putting back the row's own fields, once nothing reads the groups. */
+  restored: string[];
+}
+
+/**
+ * The values `| regexp` / `| pattern` give the `relevant` labels (those grouped by or filtered on;
+ * `typed` the filtered ones whose values must have a shape), and the guard. With `restore`, the
+ * row's own fields come out as they went in: `extract_regexp` writes every group of the user's
+ * pattern as a field, which a row sent to the Worker must not carry (`restored`).
+ */
+export function extractedValues(
+  parser: RegexpParserStage | PatternParserStage,
+  relevant: readonly string[],
+  typed: ReadonlyMap<string, ReadonlySet<string>>,
+  groupBy: readonly string[],
+  restore = false,
+): ExtractedValues | undefined {
   // Where Loki set a label to "" and where it left it unset differ for typed filters and groups.
   const needSet = new Set(relevant.filter((n) => typed.has(n) || groupBy.includes(n)));
   const extraction =
@@ -153,25 +196,37 @@ export function extractedCounting(
   if (!extraction) return undefined;
 
   const pipes: string[] = [];
+  const restored: string[] = [];
+  const added: string[] = [...extraction.fields];
   const parsedNames = relevant.filter((n) => extraction.parsed.has(n));
   if (parsedNames.length > 0) {
+    const written = restore && parser.kind === "RegexpParser" ? goRegexGroupNames(parser.regex) : [];
+    const saved = [...new Set([...parsedNames, ...written])];
     // VictoriaLogs (v1.121) takes a field a pipe writes as that pipe's output and no longer reads
     // the stored one for later pipes: the row's own values are copied first.
-    for (const n of parsedNames) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
+    for (const n of saved) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
+    added.push(...saved.map(base));
     const first = extraction.first;
     if (first === undefined) pipes.push(`extract_regexp ${quote(extraction.regex)}`);
     else pipes.push(first.pipe, `extract_regexp if (${first.unread}) ${quote(extraction.regex)}`);
+    // Run after every pipe reading the groups; an empty value is no field for VictoriaLogs, so a
+    // field the row did not have is gone again.
+    for (const n of written) restored.push(`format ${quote(`<${base(n)}>`)} as ${quote(n)}`);
   }
   for (const n of relevant) {
     const v = parsedValueField(n);
     const parsed = extraction.parsed.get(n);
     pipes.push(`format ${quote(`<${parsed === undefined ? n : base(n)}>`)} as ${v}`);
     if (parsed !== undefined) pipes.push(`format if (${v}:"") ${quote(parsed)} as ${v}`);
+    added.push(v);
   }
-  const setEmpty = groupBy.filter((n) => extraction.setWhere.has(n));
-  for (const n of setEmpty) {
+  const grouped = groupBy.map((n) => (extraction.setWhere.has(n) ? group(n) : parsedValueField(n)));
+  for (const n of groupBy) {
+    const set = extraction.setWhere.get(n);
+    if (set === undefined) continue;
     pipes.push(`format ${quote(`<${parsedValueField(n)}>`)} as ${group(n)}`);
-    pipes.push(`format if (${group(n)}:"" ${extraction.setWhere.get(n)}) ${quote(SET_EMPTY)} as ${group(n)}`);
+    pipes.push(`format if (${group(n)}:"" ${set}) ${quote(SET_EMPTY)} as ${group(n)}`);
+    added.push(group(n));
   }
   const bad = [`${ERROR}:*`, ...extraction.bad];
   for (const n of relevant) {
@@ -186,13 +241,7 @@ export function extractedCounting(
     bad.push(`${v}:~${quote(String.raw`[\x00-\x1f]`)}`);
     for (const shape of typed.get(n) ?? []) bad.push(`(${v}:* -${v}:~${quote(shape)})`);
   }
-  return {
-    pipes,
-    counted: conditions.join(" "),
-    bad: bad.join(" or "),
-    grouped: groupBy.map((n) => (extraction.setWhere.has(n) ? group(n) : parsedValueField(n))),
-    ...(setEmpty.length > 0 && { setEmpty }),
-  };
+  return { pipes, bad: bad.join(" or "), grouped, added, restored };
 }
 
 export interface Extraction {
@@ -209,6 +258,8 @@ export interface Extraction {
   setWhere: Map<string, string>;
   /** Guard terms of the extraction itself. */
   bad: string[];
+  /** The fields of its own the extraction writes (besides the user's regexp groups). */
+  fields: string[];
 }
 
 /**
@@ -239,14 +290,15 @@ export function regexpExtraction(
     parsed.set(n, `<${n}>`);
     if (needSet.has(n)) setWhere.set(n, `(${told.join(" or ")})`);
   }
-  if (setWhere.size === 0) return { regex, parsed, setWhere, bad: [] };
+  if (setWhere.size === 0) return { regex, parsed, setWhere, bad: [], fields: [] };
   const wrapped = String.raw`\A(?:(?s:.*?)(?P<${MATCH_BEFORE}>(?s:.)))??(?P<${MATCH}>${regex})(?P<${MATCH_AFTER}>(?s:.))?`;
   // The pattern alone keeps Go's literal-prefix search, three times faster than the wrapped one.
   const first = {
     pipe: `extract_regexp ${quote(regex)}`,
     unread: `(${groups.map((g) => `${quote(g)}:""`).join(" ")})`,
   };
-  return { regex: wrapped, parsed, setWhere, bad: ["-_msg:*"], first };
+  const fields = [MATCH_BEFORE, MATCH, MATCH_AFTER];
+  return { regex: wrapped, parsed, setWhere, bad: ["-_msg:*"], first, fields };
 }
 
 const MATCH_BEFORE = "__xp";
@@ -281,7 +333,7 @@ export function patternExtraction(
       setWhere.set(node.capture, `${reached(k - 1)}:*`);
     }
   });
-  if (last < 0) return { regex: "", parsed, setWhere, bad: [] };
+  if (last < 0) return { regex: "", parsed, setWhere, bad: [], fields: [] };
   const literal = (k: number) => {
     const text = escapeRegex((nodes[k] as { literal: string }).literal);
     return markers.has(k) ? `(?P<${reached(k)}>${text})` : text;
@@ -305,7 +357,9 @@ export function patternExtraction(
     }
   }
   const first = fast && { pipe: `extract ${quote(fast.pattern)}`, unread: `${fast.complete}:""` };
-  return { regex, parsed, setWhere, bad: [], ...(first && { first }) };
+  const fields = [...[...parsed.keys()].flatMap((n) => [found(n), rest(n)]), ...[...markers].map(reached)];
+  if (fast?.complete === COMPLETE) fields.push(COMPLETE);
+  return { regex, parsed, setWhere, bad: [], fields, ...(first && { first }) };
 }
 
 /** The end of VictoriaLogs' extract pattern when the pattern's last capture read ends with a literal. */

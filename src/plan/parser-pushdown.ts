@@ -32,8 +32,12 @@
  * requires a value. The expression parser errs before reading any key on a line not starting with
  * `"`, `{` or `[` (JSON_EXPRESSION_REFUSED), which without `drop __error__` is a guard row where the
  * filters keep it, and is not counted after `__error__=""`. Outer aggregations (`topk`, `avg`, …)
- * of such a `sum` evaluate in the Worker over the pushed series. Anything else (`logfmt`
- * parameters, `--strict`, `ip()` filters, longer constants, `without`, other stages) stays local:
+ * of such a `sum` evaluate in the Worker over the pushed series. `ip()` filters over IPv4
+ * addresses (ip-filter.ts) only after a lone `| logfmt` (which sets no error without `--strict`)
+ * or a lone `| json` read wrapped: they keep every row carrying an error, so Loki's parser errors
+ * must be told apart (excluded by `__error__=""`, or, as the query would fail on them, every line
+ * the parser may reject is a guard row). Anything else (`logfmt`
+ * parameters, `--strict`, other `ip()` filters, longer constants, `without`, other stages) stays local:
  * Loki's `| logfmt name="key"` also reads a key spelled as the label, lets an empty value
  * overwrite, keeps structured metadata over the key, and may skip keys its parser hints do not name.
  *
@@ -98,6 +102,7 @@ import { parseJsonExpression } from "../logql/extraction-expr";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
 import { escapeRegex, quote } from "./logsql";
+import { CANONICAL_IPV4, hasIpFilter, ipFilterLogsQL } from "./ip-filter";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { EXACT_NUMBER, type ParsedLabelValues, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
@@ -296,6 +301,12 @@ const JSON_EXPRESSION_LINE = String.raw`^["{\[]`;
  */
 const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
 
+/**
+ * Lines on which Loki's `| json` may set a parser error that its guard, with the line read
+ * wrapped (JSON_WRAPPER), does not already match: those not starting as an object.
+ */
+export const JSON_REJECTED_LINES = `-_msg:~${quote(JSON_OBJECT_START)}`;
+
 /** Set on the rows the guard matches by keptOrGuarded. */
 const GUARD_ROW = "__guard_row";
 
@@ -359,8 +370,14 @@ export function parsedCounting(
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
+  // ip() filters keep every row carrying an error: only after a parser that sets none (`| logfmt`
+  // without `--strict`) or where the origin tells the parser's errors apart (a lone `| json` read
+  // wrapped), and they do not count after all (`__error__=""`) or fail the query (then every line
+  // Loki's parser may reject is a guard row, below).
+  const single = singleParser(chain);
+  const ipFilters = single === "logfmt" || (single === "json" && errors !== "dropped");
   for (const f of filters) {
-    const condition = filterLogsQL(f, typed, names, usable);
+    const condition = filterLogsQL(f, typed, names, usable, ipFilters);
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
@@ -395,8 +412,10 @@ export function parsedCounting(
   const objectLine = `_msg:~${quote(JSON_OBJECT_START)}`;
   const refused = `_msg:~${quote(JSON_EXPRESSION_REFUSED)}`;
   if (errors === "fail") {
+    // An ip() filter keeps a rejected line whatever its values: every such line is one.
+    const keptRejected = filters.some(hasIpFilter) ? [] : conditions;
     bad = wrapped
-      ? `(${["-" + objectLine, ...conditions].join(" ")}) or ${bad}`
+      ? `(${["-" + objectLine, ...keptRejected].join(" ")}) or ${bad}`
       : `(${[refused, ...conditions].join(" ")}) or ${bad}`;
   }
   if (errors === "excluded" && wrapped) {
@@ -469,10 +488,18 @@ export function parsedValuePipes(
   return pipes;
 }
 
-/** Every field `parsedValuePipes` and the guard's counters add to a row. */
-export function parsedValueFields(parser: Parser, relevant: readonly string[], repeats: RepeatCounters): string[] {
+/** Every field `parsedValuePipes` (with the same `wrapped`) and the guard's counters add to a row. */
+export function parsedValueFields(
+  parser: Parser,
+  relevant: readonly string[],
+  repeats: RepeatCounters,
+  wrapped = false,
+): string[] {
   const fields = relevant.flatMap((n) => [base(n), parsed(n), value(n)]);
-  if (parser === "json") {
+  if (parser === "json" && wrapped) {
+    const unpacked = [WRAPPED_OK, ...relevant.flatMap(flattenedFields).map((f) => `${WRAPPED}.${f}`)];
+    fields.push(WRAPPER_FIELD, ...unpacked.map((f) => fieldName(parsed(f))));
+  } else if (parser === "json") {
     const nested = relevant.flatMap((n) => flattenedFields(n).slice(1));
     fields.push(...nested.map((f) => fieldName(parsed(f))));
   }
@@ -801,15 +828,25 @@ function isNoErrorFilter(f: LabelFilterExpr): boolean {
 /**
  * The LogsQL filter matching the rows `f` keeps, over the fields holding Loki's values; records
  * the labels it reads (in `names`; typed ones also in `typed`, with the value shapes they need). Undefined when it cannot be
- * pushed exactly.
+ * pushed exactly. `ip()` filters only with `ip`: they keep every row carrying an error, which the
+ * caller must then send to the Worker (ip-filter.ts).
  */
 export function filterLogsQL(
   f: LabelFilterExpr,
   typed: Map<string, Set<string>>,
   names: Set<string>,
   usable: (name: string) => boolean,
+  ip = false,
 ): string | undefined {
   switch (f.type) {
+    case "ip": {
+      if (!ip || !usable(f.name)) return undefined;
+      const condition = ipFilterLogsQL(value(f.name), f.op, f.cidr);
+      if (condition === undefined) return undefined;
+      names.add(f.name);
+      typed.set(f.name, (typed.get(f.name) ?? new Set()).add(CANONICAL_IPV4));
+      return condition;
+    }
     case "string": {
       if (!usable(f.name)) return undefined;
       names.add(f.name);
@@ -859,10 +896,10 @@ export function filterLogsQL(
       return undefined;
     }
     case "paren":
-      return filterLogsQL(f.expr, typed, names, usable);
+      return filterLogsQL(f.expr, typed, names, usable, ip);
     case "binary": {
-      const left = filterLogsQL(f.left, typed, names, usable);
-      const right = filterLogsQL(f.right, typed, names, usable);
+      const left = filterLogsQL(f.left, typed, names, usable, ip);
+      const right = filterLogsQL(f.right, typed, names, usable, ip);
       if (left === undefined || right === undefined) return undefined;
       return f.op === "or" ? `(${left} or ${right})` : `(${left} ${right})`;
     }

@@ -101,8 +101,25 @@ export function compileIpMatcher(pattern: string): IpMatcher {
 
 /** The matcher for a pattern, or undefined when Loki would refuse it. */
 export function ipMatcherOf(pattern: string): IpMatcher | undefined {
+  const range = ipRangeOf(pattern);
+  if (range === undefined) return undefined;
+  return (a) => a.v6 === range.v6 && a.value >= range.from && a.value <= range.to;
+}
+
+/** The addresses a pattern matches, `from` to `to` inclusive, of one family. */
+export interface IpRange {
+  v6: boolean;
+  from: bigint;
+  to: bigint;
+}
+
+/**
+ * A pattern as the range of addresses it matches (a single address, a prefix's network, or an
+ * `a-b` range), or undefined when Loki would refuse it.
+ */
+export function ipRangeOf(pattern: string): IpRange | undefined {
   const single = parseAddr(pattern);
-  if (single) return (a) => a.v6 === single.v6 && a.value === single.value;
+  if (single) return { v6: single.v6, from: single.value, to: single.value };
 
   const slash = pattern.indexOf("/");
   if (slash !== -1) {
@@ -112,9 +129,9 @@ export function ipMatcherOf(pattern: string): IpMatcher | undefined {
     if (base && /^\d{1,3}$/.test(bitsText) && !(bitsText.length > 1 && bitsText[0] === "0")) {
       const bits = Number(bitsText);
       if (bits <= max) {
-        const shift = BigInt(max - bits);
-        const net = base.value >> shift;
-        return (a) => a.v6 === base.v6 && a.value >> shift === net;
+        const hostBits = (1n << BigInt(max - bits)) - 1n;
+        const from = base.value & ~hostBits;
+        return { v6: base.v6, from, to: from | hostBits };
       }
     }
   }
@@ -124,7 +141,7 @@ export function ipMatcherOf(pattern: string): IpMatcher | undefined {
     const from = parseAddr(pattern.slice(0, dash));
     const to = parseAddr(pattern.slice(dash + 1));
     if (from && to && from.v6 === to.v6 && from.value <= to.value) {
-      return (a) => a.v6 === from.v6 && a.value >= from.value && a.value <= to.value;
+      return { v6: from.v6, from: from.value, to: to.value };
     }
   }
   return undefined;
@@ -163,7 +180,9 @@ export function containsMatchingIp(text: string, matcher: IpMatcher): boolean {
         continue;
       }
     }
-    if (i + 4 < n && ipv6Hint(text, i)) {
+    // Near the end the hint reads no character past it (NaN, as Loki reads a zero byte there), so
+    // a short address ending the text (`::1`) is still found.
+    if (ipv6Hint(text, i)) {
       const len = spanOf(text, i, true);
       const addr = parseAddr(text.slice(i, i + len));
       if (addr && matcher(addr)) return true;

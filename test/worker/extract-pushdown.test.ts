@@ -45,7 +45,7 @@ describe("regexp and pattern push-down on the compat data", () => {
     for (const query of [
       // A group named as the origin cannot hold it (`_path`).
       String.raw`sum by (method) (count_over_time({app="nginx"} | regexp "\"(?P<method>\\w+) (?P<_path>\\S+)" [10m]))`,
-      `sum by (method) (count_over_time({app="nginx"} | pattern "${NGINX_PATTERN}" | ip = ip("10.3.0.0/16") [10m]))`,
+      `sum by (method) (count_over_time({app="nginx"} | pattern "${NGINX_PATTERN}" | ip = ip("2001:db8::/32") [10m]))`,
       `sum by (method) (count_over_time({app="nginx"} | pattern "${NGINX_PATTERN}" | line_format "{{.path}}" [10m]))`,
     ]) {
       const { pushed } = await pushedAndLocal(query, range);

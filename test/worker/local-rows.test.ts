@@ -16,8 +16,8 @@ const RANGE = { start: "1769904000", end: "1769925600" };
 const BASE: Partial<Env> = { CACHE: "off", COALESCER: undefined };
 const ADVICE = "narrow the time range, add a line filter or a more specific stream selector, or raise MAX_LOCAL_ROWS";
 
-/** A metric the origin cannot compute (an `ip()` filter): the Worker reads every row of its range. */
-const LOCAL_SHAPE = 'count_over_time({app="nginx"} | pattern "<ip> <_>" | ip!=ip("1.2.3.4")[5m])';
+/** A metric the origin cannot compute (an `ip()` filter over IPv6): the Worker reads every row of its range. */
+const LOCAL_SHAPE = 'count_over_time({app="nginx"} | pattern "<ip> <_>" | ip!=ip("::1")[5m])';
 const LOCAL = { query: `sum(${LOCAL_SHAPE})`, step: "300" };
 
 async function ask(params: Record<string, string>, vars: Partial<Env>) {

@@ -7,49 +7,12 @@
  * sent fewer rows, so the property never compares local evaluation with itself.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { queryRange } from "./support/request";
+import { askLogs as ask, bothLogs as both } from "./support/log-answers";
 import { pushStreams } from "../support/push-streams";
 import { queryTraffic } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
-
-interface LogAnswer {
-  status: number;
-  /** Each entry as `labels line time`, sorted: the answer's content, whatever the stream order. */
-  entries: string[];
-  linesScanned: number;
-  body: string;
-}
-
-async function ask(query: string, params: Record<string, string>, pushdown: boolean, headers = {}): Promise<LogAnswer> {
-  const res = await queryRange(
-    { query, ...params },
-    { headers, env: { PUSHDOWN: pushdown ? "on" : "off", CACHE: "off" } },
-  );
-  const entries: string[] = [];
-  if (res.status === 200 && res.json.data.resultType === "streams") {
-    for (const s of res.json.data.result) {
-      const labels = JSON.stringify(Object.entries(s.stream).sort());
-      for (const [t, line] of s.values) entries.push(`${labels} ${JSON.stringify(line)} ${t}`);
-    }
-  } else if (res.status === 200) {
-    for (const s of res.json.data.result) entries.push(JSON.stringify([s.metric, s.values ?? s.value]));
-  }
-  return {
-    status: res.status,
-    entries: entries.sort(),
-    linesScanned: res.status === 200 ? res.json.data.stats.summary.totalLinesProcessed : -1,
-    body: res.body,
-  };
-}
-
-async function both(query: string, params: Record<string, string>, headers = {}) {
-  const [pushed, local] = await Promise.all([ask(query, params, true, headers), ask(query, params, false, headers)]);
-  expect(pushed.status, `${query}: ${pushed.body.slice(0, 300)}`).toBe(local.status);
-  expect(pushed.entries, query).toEqual(local.entries);
-  return { pushed, local };
-}
 
 describe("parsed-field filters on the compat data", () => {
   const range = { start: String(DATA_START), end: String(DATA_END), limit: "5000" };

@@ -64,7 +64,7 @@ describe("parser push-down on the compat data", () => {
     for (const query of [
       // An object under the grouped name: Loki names its members, VictoriaLogs' field is empty.
       'sum by (http) (count_over_time({app="payments"} | json | drop __error__ [10m]))',
-      'sum by (job) (count_over_time({app="worker"} | logfmt | client_ip = ip("10.1.0.0/16") [5m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | client_ip = ip("2001:db8::/32") [5m]))',
       'count by (job) (count_over_time({app="worker"} | logfmt [5m]))',
       'sum without (pod) (count_over_time({app="worker"} | logfmt [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt --strict [5m]))',

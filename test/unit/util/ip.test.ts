@@ -16,6 +16,13 @@ describe("ip matching", () => {
     expect(containsMatchingIp("addr=2001:db8::1 ok", compileIpMatcher("2001:db8::/32"))).toBe(true);
     expect(containsMatchingIp("addr=010.0.0.1", compileIpMatcher("10.0.0.0/8"))).toBe(false);
   });
+  it("finds short IPv6 addresses that end the text, as Loki does since it reads past the end as zero bytes", () => {
+    expect(containsMatchingIp("::1", compileIpMatcher("::1"))).toBe(true);
+    expect(containsMatchingIp("from ::1", compileIpMatcher("::1"))).toBe(true);
+    expect(containsMatchingIp("1::", compileIpMatcher("1::/16"))).toBe(true);
+    expect(containsMatchingIp("ab::", compileIpMatcher("ab::"))).toBe(true);
+    expect(containsMatchingIp("::", compileIpMatcher("::"))).toBe(false);
+  });
   it("rejects invalid patterns", () => {
     expect(() => compileIpMatcher("10.0.0.300")).toThrow(/invalid pattern/);
   });
