@@ -434,4 +434,20 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "nginx-bytes-pattern",
+    name: 'nginx bytes panel `sum by (method) (sum_over_time({app="nginx"} | pattern "…<method>…<size>…" | unwrap size [$__auto]))`',
+    pushed: true,
+    selector: '{app="nginx"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (method) (sum_over_time({app="nginx"} | pattern "<_> - - [<_>] \\"<method> <_> <_>\\" <_> <size> <_>" | unwrap size [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{app="nginx"} | extract "<_> - - [<_>] \\"<method> <_> <_>\\" <_> <size> <_>" | stats by (method) sum(size) s',
+        w,
+      ),
+  },
 ];
