@@ -5,7 +5,8 @@
  * answer by it: it reads a key that is not one of its labels only where the hints name that key,
  * so `sum by (lvl) (count_over_time({…} | logfmt lvl="level" [5m]))` leaves `lvl` empty on every
  * row (the hints name `lvl`, not `level`), while `count_over_time` alone, which needs every label,
- * reads it. Other parsers extract what they may skip only for labels nothing reads.
+ * reads it. Other parsers skip only keys nothing reads; that they also stop reading once every
+ * hinted label is set, which leaves a `--strict` error later in the line unmarked, is not modelled.
  */
 import type { Grouping, LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../../logql/ast";
 import { templateFieldNames } from "../template";
