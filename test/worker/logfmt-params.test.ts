@@ -81,6 +81,17 @@ describe('| logfmt name="key" under Loki\'s parser hints', () => {
     });
   });
 
+  it("plain | logfmt keeps the first value of a repeated key", async () => {
+    // Line 5 is `level=debug level=info`: Loki skips a key it already extracted.
+    await expectAnswer('sum by (level) (count_over_time({app="lfp"} | logfmt [5m]))', {
+      "": "1",
+      "level=info": "1",
+      "level=warn": "1",
+      "level=error": "1",
+      "level=debug": "1",
+    });
+  });
+
   it("without a grouping to hint, the renamed key is read and the last pair wins", async () => {
     // No hints: line 1 lvl=info; line 2 level=warn then lvl=own; line 3 lvl=first then level=error;
     // line 5 level=debug then level=info.

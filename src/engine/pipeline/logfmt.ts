@@ -237,13 +237,21 @@ function scanPairs(
   }
 }
 
+/**
+ * `| logfmt`: every pair; of a key the line repeats, the first value Loki sets wins (it skips a key
+ * it already extracted; an empty value skipped without `--keep-empty` sets nothing).
+ */
 export function logfmtParserStage(strict: boolean, keepEmpty: boolean): Stage {
   const dec = new LogfmtDecoder();
+  const set = new Set<string>();
   const visit = (b: LabelsBuilder, key: string, value: string) => {
-    if (!keepEmpty && value.length === 0) return;
-    b.set(Category.Parsed, b.parsedName(key), value);
+    const name = b.parsedName(key);
+    if (set.has(name) || (!keepEmpty && value.length === 0)) return;
+    set.add(name);
+    b.set(Category.Parsed, name, value);
   };
   return (_ts, line, b) => {
+    set.clear();
     scanPairs(dec, line, strict, b, visit);
     return line;
   };
