@@ -450,4 +450,12 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "logfmt-params",
+    name: 'logfmt parameters `sum by (level) (count_over_time({app="worker"} | logfmt level="level" [5m]))`',
+    pushed: true,
+    selector: '{app="worker"}',
+    loki: (w) => lokiRange('sum by (level) (count_over_time({app="worker"} | logfmt level="level" [5m]))', w),
+    vl: (w) => vlStats('{app="worker"} | unpack_logfmt fields (level) | stats by (level) count() c', w),
+  },
 ];

@@ -8,7 +8,7 @@
  */
 import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, MetricResult, Series } from "../engine/types";
-import { compileSampleExtractor } from "../engine/pipeline";
+import { compileSampleExtractor, type ParserHints } from "../engine/pipeline";
 import {
   QueryLimitError,
   SeriesLimit,
@@ -159,7 +159,7 @@ class MetricRun {
     const outcome = await this.runPart({ kind: plan.kind, plan: runsAsCut(restriction.plan) } as PartPlan, aligned);
     if (outcome.outcome !== "answered") return undefined;
     const source: SampleSource = {
-      samples: (agg, from, to) => this.lineSamples(agg, from, to),
+      samples: (agg, from, to, hints) => this.lineSamples(agg, from, to, hints),
       pushdown: (sub, grid) => Promise.resolve(sub === part && sameGrid(grid, aligned) ? outcome.series : undefined),
     };
     const result = await evaluateMetric(this.expr, this.q, source, this.asked);
@@ -188,7 +188,7 @@ class MetricRun {
   /** The answer whose series the origin computed whole: the evaluator shapes it as Loki does. */
   private answeredBy(series: Series[]): Promise<MetricResult> {
     const source: SampleSource = {
-      samples: (agg, from, to) => this.lineSamples(agg, from, to),
+      samples: (agg, from, to, hints) => this.lineSamples(agg, from, to, hints),
       pushdown: (sub) => Promise.resolve(sub === this.expr ? series : undefined),
     };
     return evaluateMetric(this.expr, this.q, source, this.asked);
@@ -243,9 +243,9 @@ class MetricRun {
     let projections = strategy.kind === "projected" ? strategy.projections : undefined;
     const guards: ProjectionGuard[] = [];
     const source: SampleSource = {
-      samples: (agg, from, to) => {
+      samples: (agg, from, to, hints) => {
         const projection = projections?.get(agg);
-        if (!projection) return this.lineSamples(agg, from, to);
+        if (!projection) return this.lineSamples(agg, from, to, hints);
         const { samples, guard } = projectedRangeSamples(this.client, projection, from, to, this.opts, this.stats);
         guards.push(guard);
         return samples;
@@ -340,8 +340,8 @@ class MetricRun {
     return { outcome: "declined", reason: "series-declined" };
   }
 
-  private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint) {
-    return rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive);
+  private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint, hints?: ParserHints) {
+    return rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive, hints);
   }
 }
 
@@ -358,6 +358,7 @@ export function rangeSamples(
   opts: MetricQueryOptions,
   stats: ScanStats,
   derive: boolean,
+  hints?: ParserHints,
 ): AsyncIterable<readonly ExtractedSample[]> {
   const range = { start: from + 1n, end: to + 1n };
   const plan = planLogRows(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
@@ -365,6 +366,7 @@ export function rangeSamples(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,
     agg.grouping && !agg.grouping.without ? agg.grouping.labels : undefined,
+    hints,
   );
   const local = opts.localRows;
   const shape = local ? printExpr(agg) : "";

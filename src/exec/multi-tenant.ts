@@ -20,6 +20,7 @@ import { TENANT_LABEL } from "../core/tenant";
 import { validateMatchers } from "../logql/validate";
 import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
+import type { ParserHints } from "../engine/pipeline";
 import { entryTextLength } from "./topk";
 import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
 import { rangeSamples, type MetricQueryOptions } from "./metric";
@@ -97,8 +98,8 @@ export async function executeMultiTenantMetricQuery(
   // Rows get the derived fields only when the answer can depend on them (as in executeMetricQuery).
   const derive = metricNeedsDerived(expr, derivedNames(tenants[0]?.client.derivedFields));
   const source: SampleSource = {
-    samples(agg: RangeAggregationExpr, from: bigint, to: bigint) {
-      return tenantSamples(tenants, agg, from, to, opts, stats, derive);
+    samples(agg: RangeAggregationExpr, from: bigint, to: bigint, hints?: ParserHints) {
+      return tenantSamples(tenants, agg, from, to, opts, stats, derive, hints);
     },
   };
   const result = await evaluateMetric(expr, q, source, { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints });
@@ -114,6 +115,7 @@ async function* tenantSamples(
   opts: MetricQueryOptions,
   stats: ScanStats,
   derive: boolean,
+  hints?: ParserHints,
 ): AsyncGenerator<readonly ExtractedSample[]> {
   const chosen = selectTenants(tenants, agg.range.selector.matchers);
   validateMatchers(chosen.matchers);
@@ -127,7 +129,7 @@ async function* tenantSamples(
   const labelled = !g || g.without || g.labels.includes(TENANT_LABEL);
   for (const { name, client } of chosen.tenants) {
     const relabelled = new Map<Labels, Labels>();
-    for await (const batch of rangeSamples(client, tenantAgg, from, to, opts, stats, derive)) {
+    for await (const batch of rangeSamples(client, tenantAgg, from, to, opts, stats, derive, hints)) {
       if (!labelled) {
         yield batch;
         continue;

@@ -36,10 +36,12 @@
  * addresses (ip-filter.ts) only after a lone `| logfmt` (which sets no error without `--strict`)
  * or a lone `| json` read wrapped: they keep every row carrying an error, so Loki's parser errors
  * must be told apart (excluded by `__error__=""`, or, as the query would fail on them, every line
- * the parser may reject is a guard row). Anything else (`logfmt`
- * parameters, `--strict`, other `ip()` filters, longer constants, `without`, other stages) stays local:
- * Loki's `| logfmt name="key"` also reads a key spelled as the label, lets an empty value
- * overwrite, keeps structured metadata over the key, and may skip keys its parser hints do not name.
+ * the parser may reject is a guard row). `| logfmt name="key", …` alone (no flags), with label
+ * filters and `drop`s after it, has a guard of its own (logfmtParamsCounting): Loki's expression
+ * parser also reads a key spelled as the label, sets every label it names, lets the last pair or
+ * the first overwrite as its parser hints decide, and skips keys the hints do not name. Anything
+ * else (`logfmt` parameters in a chain or with flags, `--strict`, other `ip()` filters, longer
+ * constants, `without`, other stages) stays local.
  *
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
  * origin computes the value Loki would give the label: the row's own field (a stream label or
@@ -107,6 +109,7 @@ import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { EXACT_NUMBER, type ParsedLabelValues, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
+import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -227,7 +230,9 @@ export function planParserPushdown(
   const buckets = bucketsOf(inner.range, grid);
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
   const reshaping = lines.total === "bytes" ? "labels" : "line";
-  const parsedRows = parsedCounting(plan.local, groupBy, usable, { reshaping, emptyGroups: true });
+  const parsedRows =
+    parsedCounting(plan.local, groupBy, usable, { reshaping, emptyGroups: true }) ??
+    logfmtParamsCounting(plan.local, groupBy, usable, parserHints(inner, extractionGrouping(inner, expr)));
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad } = parsedRows;
   const setEmpty = new Set(parsedRows.setEmpty ?? []);
@@ -242,7 +247,7 @@ export function planParserPushdown(
   // (v1.121) read the line for the prefixed unpack at all.
   stats.push(`count() if (${guardRow(parsedRows)}) as __bad`);
   const by = [buckets.timeGrouping, ...fields].join(", ");
-  const rows = `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")}`;
+  const rows = [`${plan.logsql}${buckets.inWindows}`, ...pipes].join(" | ");
   const counting = [rows, ...keptOrGuarded(parsedRows)].join(" | ");
   return {
     logsql: `${counting} | stats by (${by}) ${stats.join(", ")}`,
@@ -968,6 +973,14 @@ function logfmtKey(name: string): string {
   return `(?:^|[\\x00-\\x20"])${wildcardName(name)}${KEY_TAIL}`;
 }
 
+/**
+ * A logfmt key Loki's expression parser (`| logfmt name="key"`) may read, with or without `=`: it
+ * sets its labels from empty values too, so a bare key counts there.
+ */
+function logfmtBareKey(name: string): string {
+  return `(?:^|[\\x00-\\x20"])${wildcardName(name)}`;
+}
+
 /** The rest of a logfmt key and its `=` (without KELVIN, which the guard matches whole). */
 const KEY_TAIL = `[^\\x00-\\x20="${KELVIN}]*=`;
 
@@ -1110,3 +1123,127 @@ const ODD_QUOTES_PIPES = [
   "len(__unquoted) as __unquoted",
   "math ((__len - __unquoted) % 2) as __odd",
 ];
+
+/** The origin's field holding the value VictoriaLogs unpacked for a key `| logfmt name="key"` reads. */
+const paramKey = (key: string) => `__q_${key}`;
+const CONTROL = String.raw`[\x00-\x1f]`;
+
+/**
+ * `| logfmt name="key", …` (no flags) followed by label filters and `drop`s, with Loki's parser
+ * hints `hints` (engine/pipeline/parser-hints.ts), when the origin reproduces it (undefined
+ * otherwise). Loki's expression parser first sets every label it names that the row does not hold
+ * (a stream label or structured metadata) to "", then reads the line's pairs in order: a key is
+ * read when it is one of the labels or the hints name it, and it sets the label whose key it is
+ * (else the label of its own name); the last pair read wins, except that reading stops once every
+ * hinted label is set (which the first sets may already have done: then the first pair read wins)
+ * and at a key of a label the row holds. So where the line holds at most one key the parser reads
+ * (`considered`) for each label, and at most one in all where reading stops at the first, each
+ * label is the row's own field, else its key's value, else "": what the origin computes, unpacking
+ * the considered keys under a prefix of their own. The guard counts, besides the line-level terms
+ * of plain `| logfmt` (escapes, U+FFFD, quoted keys, odd quotes, a field `__error__`), every row
+ * where that may not hold or VictoriaLogs may read otherwise: a considered key twice, two keys of
+ * one label, or, where reading stops at the first, two considered keys (any spelling Loki may
+ * sanitise to them, bare keys too: a superset), a considered key VictoriaLogs read no value for, a
+ * value holding `=`, `"`, `\` or a control character, a key of a label the row holds (there Loki
+ * stops reading). A label set to "" is a series of its own
+ * (SET_EMPTY). Typed filters on the parser's labels are declined (Loki fails on the "" it sets).
+ */
+export function logfmtParamsCounting(
+  stages: readonly PipelineStage[],
+  groupBy: readonly string[],
+  usable: (name: string) => boolean,
+  hints: ParserHints,
+): ParsedCounting | undefined {
+  const [parser, ...after] = stages;
+  if (parser?.kind !== "LogfmtParser" || parser.params.length === 0 || parser.strict || parser.keepEmpty) {
+    return undefined;
+  }
+  // Each key the parser may read, with the label it sets.
+  const labelOf = new Map<string, string>();
+  const ids = new Set<string>();
+  for (const p of parser.params) {
+    const key = p.expression ?? p.label;
+    // Two labels of one key: Loki picks one at random.
+    if (!usable(p.label) || ids.has(p.label) || !NAME.test(key) || labelOf.has(key)) return undefined;
+    ids.add(p.label);
+    labelOf.set(key, p.label);
+  }
+  const filters: LabelFilterExpr[] = [];
+  const dropped = new Set<string>();
+  for (const stage of after) {
+    if (stage.kind === "Drop" && stage.items.every((item) => !item.matcher)) {
+      for (const item of stage.items) dropped.add(item.name);
+    } else if (stage.kind === "LabelFilter") {
+      // Nothing marks an error on the rows the guard leaves: `__error__=""` keeps every one.
+      if (!isNoErrorFilter(stage.filter)) filters.push(stage.filter);
+    } else return undefined;
+  }
+  const typed = new Map<string, Set<string>>();
+  const names = new Set<string>(groupBy);
+  const conditions: string[] = [];
+  for (const f of filters) {
+    const condition = filterLogsQL(f, typed, names, usable);
+    if (condition === undefined) return undefined;
+    if (condition !== "") conditions.push(condition);
+  }
+  const relevant = [...names];
+  if (relevant.some((n) => dropped.has(n) || (typed.has(n) && ids.has(n)))) return undefined;
+
+  const target = (key: string) => labelOf.get(key) ?? key;
+  const required = hints.required;
+  const keys = hints.none ? [] : [...new Set([...labelOf.keys(), ...ids])];
+  const considered = keys.filter((k) => (ids.has(k) || !required || required.has(k)) && ids.has(target(k)));
+
+  // Every hinted label is one the parser sets first: reading stops at the first pair it reads.
+  const stops = required !== undefined && [...required].every((n) => ids.has(n));
+  const repeats = new RepeatCounters();
+  const mention = (key: string) => `_msg:~${quote(logfmtBareKey(key))}`;
+  const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
+  if (considered.length > 0) {
+    terms.push(`_msg:~${quote(ESCAPES)}`, `_msg:~${quote(LOGFMT_QUOTED_KEY)}`, "__odd:>0");
+  }
+  considered.forEach((k, i) => {
+    const q = paramKey(k);
+    terms.push(
+      twiceIn(k, logfmtBareKey(k), repeats),
+      `(${q}:"" ${mention(k)})`,
+      `${q}:~${quote(String.raw`[="\\]`)}`,
+      `${q}:~${quote(CONTROL)}`,
+    );
+    for (const other of considered.slice(i + 1)) {
+      if (stops || target(k) === target(other)) terms.push(`(${mention(k)} ${mention(other)})`);
+    }
+  });
+  for (const id of ids) {
+    const read = considered.filter((k) => target(k) === id);
+    if (read.length > 0) terms.push(`(${base(id)}:* (${read.map(mention).join(" or ")}))`);
+  }
+  for (const n of relevant) {
+    terms.push(`${value(n)}:~${quote(CONTROL)}`);
+    for (const shape of typed.get(n) ?? []) terms.push(`(${value(n)}:* -${value(n)}:~${quote(shape)})`);
+  }
+
+  // The row's own values are copied before the unpack (parsedValuePipes says why).
+  const pipes = [...new Set([...ids, ...relevant])].map((n) => `format ${quote(`<${n}>`)} as ${base(n)}`);
+  if (considered.length > 0) {
+    pipes.push(`delete ${considered.map(paramKey).join(", ")}`);
+    pipes.push(`unpack_logfmt from _msg fields (${considered.join(", ")}) result_prefix ${quote(paramKey(""))}`);
+  }
+  for (const n of relevant) {
+    pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
+    if (!ids.has(n)) continue;
+    for (const k of considered.filter((key) => target(key) === n)) {
+      pipes.push(`format if (${value(n)}:"") ${quote(`<${paramKey(k)}>`)} as ${value(n)}`);
+    }
+  }
+  if (considered.length > 0) pipes.push(...ODD_QUOTES_PIPES);
+  const counters = repeats.pipes();
+  if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));
+  // A label of the parser the row does not hold is set, "" included: a series of its own.
+  const setEmpty = hints.none ? [] : groupBy.filter((n) => ids.has(n));
+  for (const n of setEmpty) {
+    pipes.push(`format ${quote(`<${value(n)}>`)} as ${emptyGroup(n)}`);
+    pipes.push(`format if (${value(n)}:"") ${quote(SET_EMPTY)} as ${emptyGroup(n)}`);
+  }
+  return { pipes, counted: conditions.join(" "), bad: terms.join(" or "), ...(setEmpty.length > 0 && { setEmpty }) };
+}

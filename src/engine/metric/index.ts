@@ -16,6 +16,7 @@ import { labelReplacer } from "./label-replace";
 import { compareLabels, labelsKey } from "./labels";
 import { type StepVectors, evaluateRangeAggregation, sampleSpan } from "./range/evaluate";
 import { aggregateVector } from "./vector-aggregation";
+import { extractionGrouping, parserHints, type ParserHints } from "../pipeline/parser-hints";
 
 export {
   MetricEvalError,
@@ -34,9 +35,15 @@ export { absentLabels } from "./range/evaluate";
 export interface SampleSource {
   /**
    * Samples of one range aggregation's log range with ts in (from, to]; any order, in batches (the
-   * rows of one network chunk) so that no sample costs an await of its own.
+   * rows of one network chunk) so that no sample costs an await of its own. `hints`: Loki's parser
+   * hints for extracting them (every label when absent).
    */
-  samples(expr: RangeAggregationExpr, from: bigint, to: bigint): AsyncIterable<readonly ExtractedSample[]>;
+  samples(
+    expr: RangeAggregationExpr,
+    from: bigint,
+    to: bigint,
+    hints?: ParserHints,
+  ): AsyncIterable<readonly ExtractedSample[]>;
   /** Optional push-down: the origin may compute a whole subtree exactly; return undefined to decline. */
   pushdown?(expr: SampleExpr, q: MetricQuery): Promise<Series[] | undefined>;
 }
@@ -129,10 +136,12 @@ function evaluateRange(
   ctx: Context,
   outer: Grouping | undefined,
   answer: SampleExpr = expr,
+  parent?: SampleExpr,
 ): Promise<StepVectors> {
   const { from, to } = sampleSpan(expr, ctx.grid);
   const limits = { series: answer === ctx.root ? ctx.limit : undefined, budget: ctx.budget };
-  return evaluateRangeAggregation(expr, ctx.grid, ctx.source.samples(expr, from, to), limits, outer);
+  const hints = parserHints(expr, extractionGrouping(expr, parent));
+  return evaluateRangeAggregation(expr, ctx.grid, ctx.source.samples(expr, from, to, hints), limits, outer);
 }
 
 /**
@@ -160,7 +169,10 @@ async function evaluateVectorAggregation(expr: VectorAggregationExpr, ctx: Conte
     // Group samples before windowing (Loki does the same at its source): far fewer series.
     steps =
       (await tryPushdown(inner, ctx)) ??
-      (await evaluateRange(inner, ctx, expr.grouping ?? { without: false, labels: [] }, expr));
+      (await evaluateRange(inner, ctx, expr.grouping ?? { without: false, labels: [] }, expr, expr));
+  } else if (inner.kind === "RangeAggregation") {
+    // Loki extracts the samples with a `sum`'s grouping (its parser hints) even where it does not fold.
+    steps = (await tryPushdown(inner, ctx)) ?? (await evaluateRange(inner, ctx, undefined, inner, expr));
   } else {
     steps = await evaluateNode(inner, ctx);
   }

@@ -12,6 +12,7 @@ import type { ParseResult } from "../../core/go/result";
 import { parseFloat } from "../../core/go/strconv";
 import { compileLabelFilter } from "./labelfilter";
 import type { LabelsBuilder } from "./labels";
+import { EXTRACT_ALL, type ParserHints } from "./parser-hints";
 import { StageRunner } from "./pipeline";
 
 export const SAMPLE_EXTRACTION_ERR = "SampleExtractionErr";
@@ -97,13 +98,15 @@ function labelsOnly(b: LabelsBuilder, names: readonly string[], except: string):
 /**
  * `keep`: the range aggregation's `by` labels, when it has them (only unwrapped aggregations may).
  * Samples then carry only those (error samples still carry every label, so the error surfaces).
+ * `hints`: Loki's parser hints for the query (parser-hints.ts).
  */
 export function compileSampleExtractor(
   range: LogRangeExpr,
   op: RangeAggregationOp,
   keep?: readonly string[],
+  hints: ParserHints = EXTRACT_ALL,
 ): SampleExtractor {
-  const runner = new StageRunner(range.selector.pipeline);
+  const runner = new StageRunner(range.selector.pipeline, hints);
   const b = runner.builder;
   const unwrap = range.unwrap;
   if (unwrap === undefined) {

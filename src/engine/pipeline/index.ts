@@ -3,3 +3,4 @@ export { compileLogPipeline, type LogPipeline } from "./pipeline";
 export { compileSampleExtractor, utf8ByteLength, type SampleExtractor } from "./extractor";
 export { reorderLineFilters } from "./reorder";
 export { lineFilterPredicate } from "./linefilter";
+export { extractionGrouping, parserHints, type ParserHints } from "./parser-hints";

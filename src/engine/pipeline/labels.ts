@@ -19,6 +19,13 @@ export class LabelsBuilder {
   /** Labels set by stages, per category (index = Category). */
   readonly add: [Map<string, string>, Map<string, string>, Map<string, string>] = [new Map(), new Map(), new Map()];
   readonly deleted = new Set<string>();
+  /**
+   * Names some stage set as parsed labels on this row, kept by a `drop` too (Loki's parser hints'
+   * record of extracted labels, which `| logfmt name="key"` consults); tracked only when
+   * `trackExtracted` is on.
+   */
+  readonly extracted = new Set<string>();
+  trackExtracted = false;
   err = "";
   errDetails = "";
 
@@ -28,6 +35,7 @@ export class LabelsBuilder {
     this.add[1].clear();
     this.add[2].clear();
     this.deleted.clear();
+    this.extracted.clear();
     this.err = "";
     this.errDetails = "";
   }
@@ -65,6 +73,7 @@ export class LabelsBuilder {
     if (category === Category.Parsed) {
       meta.delete(name);
       stream.delete(name);
+      if (this.trackExtracted) this.extracted.add(name);
     } else if (category === Category.Metadata) {
       stream.delete(name);
       if (parsed.has(name)) return;

@@ -4,7 +4,8 @@
  * skips what it cannot read; `--strict` stops there and reports LogfmtParserErr.
  */
 import type { ExtractionParam } from "../../logql/ast";
-import { Category, type LabelsBuilder } from "./labels";
+import { Category, DUPLICATE_SUFFIX, type LabelsBuilder } from "./labels";
+import { EXTRACT_ALL } from "./parser-hints";
 import { sanitizeLabelKey } from "./sanitize";
 import type { Stage } from "./stage";
 
@@ -207,15 +208,15 @@ function unquoteGo(body: string): string | undefined {
 
 /**
  * Visits every `key=value` pair of `line` (keys sanitised to label names, values with invalid UTF-8
- * blanked, as Loki does), then records Loki's error when `--strict` parsing failed. `visit` is
- * created once per stage, not per line.
+ * blanked, as Loki does) until `visit` answers false, then records Loki's error when `--strict`
+ * parsing failed before that. `visit` is created once per stage, not per line.
  */
 function scanPairs(
   dec: LogfmtDecoder,
   line: string,
   strict: boolean,
   b: LabelsBuilder,
-  visit: (b: LabelsBuilder, key: string, value: string) => void,
+  visit: (b: LabelsBuilder, key: string, value: string) => boolean | void,
 ): void {
   dec.reset(line);
   while (!dec.eol()) {
@@ -228,7 +229,7 @@ function scanPairs(
     const key = sanitizeLabelKey(rawKey);
     if (key.length === 0) continue;
     const value = dec.value;
-    visit(b, key, value.includes("\ufffd") ? "" : value);
+    if (visit(b, key, value.includes("\ufffd") ? "" : value) === false) break;
   }
   if (strict && dec.err !== undefined) {
     b.err = LOGFMT_PARSER_ERR;
@@ -236,20 +237,35 @@ function scanPairs(
   }
 }
 
+/**
+ * `| logfmt`: every pair; of a key the line repeats, the first value Loki sets wins (it skips a key
+ * it already extracted; an empty value skipped without `--keep-empty` sets nothing).
+ */
 export function logfmtParserStage(strict: boolean, keepEmpty: boolean): Stage {
   const dec = new LogfmtDecoder();
+  const set = new Set<string>();
   const visit = (b: LabelsBuilder, key: string, value: string) => {
-    if (!keepEmpty && value.length === 0) return;
-    b.set(Category.Parsed, b.parsedName(key), value);
+    const name = b.parsedName(key);
+    if (set.has(name) || (!keepEmpty && value.length === 0)) return;
+    set.add(name);
+    b.set(Category.Parsed, name, value);
   };
   return (_ts, line, b) => {
+    set.clear();
     scanPairs(dec, line, strict, b, visit);
     return line;
   };
 }
 
-/** `| logfmt a="key", b`: only the named keys, renamed; every named label exists afterwards. */
-export function logfmtExpressionStage(params: ExtractionParam[], strict: boolean): Stage {
+/**
+ * `| logfmt a="key", b`: only the named keys, renamed; every named label exists afterwards. Loki
+ * reads a key spelled as one of the labels too (a line's own `a=` sets `a`), and the last pair
+ * read wins. Under parser hints (parser-hints.ts) a key that is not one of the labels is read only
+ * where the hints name it, and not where an earlier stage already extracted a label of its name;
+ * once every hinted label is extracted, reading stops; a label held by the row (its `…_extracted`
+ * name) that the hints do not name, or that is already extracted, stops the reading too.
+ */
+export function logfmtExpressionStage(params: ExtractionParam[], strict: boolean, hints = EXTRACT_ALL): Stage {
   const keyToId = new Map<string, string>();
   const ids: string[] = [];
   for (const p of params) {
@@ -257,13 +273,28 @@ export function logfmtExpressionStage(params: ExtractionParam[], strict: boolean
     keyToId.set(p.expression ?? p.label, p.label);
   }
   const idSet = new Set(ids);
+  const required = hints.required;
+  const shouldExtract = (key: string) => required === undefined || required.has(key);
+  const allExtracted = (b: LabelsBuilder) => {
+    if (required === undefined || required.size === 0) return false;
+    for (const name of required) if (!b.extracted.has(name)) return false;
+    return true;
+  };
   const dec = new LogfmtDecoder();
   const visit = (b: LabelsBuilder, key: string, value: string) => {
-    const name = keyToId.get(key) ?? key;
-    if (!idSet.has(name)) return;
-    b.set(Category.Parsed, b.parsedName(name), value);
+    const always = idSet.has(key);
+    if (!always && (!shouldExtract(key) || b.extracted.has(key))) return true;
+    let name = keyToId.get(key) ?? key;
+    if (!idSet.has(name)) return true;
+    if (b.heldByRow(name)) {
+      name += DUPLICATE_SUFFIX;
+      if (b.extracted.has(name) || !shouldExtract(name)) return false;
+    }
+    b.set(Category.Parsed, name, value);
+    return !allExtracted(b);
   };
   return (_ts, line, b) => {
+    if (hints.none || allExtracted(b)) return line;
     for (const id of ids) if (!b.heldByRow(id)) b.set(Category.Parsed, id, "");
     scanPairs(dec, line, strict, b, visit);
     return line;

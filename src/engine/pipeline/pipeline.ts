@@ -8,13 +8,14 @@ import { compileLabelFilter } from "./labelfilter";
 import { ERROR_DETAILS_LABEL, ERROR_LABEL, LabelsBuilder } from "./labels";
 import { lineFilterPredicate } from "./linefilter";
 import { logfmtExpressionStage, logfmtParserStage } from "./logfmt";
+import { EXTRACT_ALL, type ParserHints } from "./parser-hints";
 import { patternParserStage, regexpParserStage, unpackParserStage } from "./parsers";
 import { reorderLineFilters } from "./reorder";
 import { decolorizeStage, dropStage, keepStage } from "./shaping";
 import type { Stage } from "./stage";
 import { checkPipelineBuilds } from "../../logql/stage-build";
 
-export function compileStage(s: PipelineStage): Stage {
+export function compileStage(s: PipelineStage, hints: ParserHints = EXTRACT_ALL): Stage {
   switch (s.kind) {
     case "LineFilter": {
       const pass = lineFilterPredicate(s);
@@ -25,7 +26,7 @@ export function compileStage(s: PipelineStage): Stage {
     case "LogfmtParser":
       return s.params.length === 0
         ? logfmtParserStage(s.strict, s.keepEmpty)
-        : logfmtExpressionStage(s.params, s.strict);
+        : logfmtExpressionStage(s.params, s.strict, hints);
     case "RegexpParser":
       return regexpParserStage(s.regex);
     case "PatternParser":
@@ -54,10 +55,13 @@ export class StageRunner {
   readonly builder = new LabelsBuilder();
   private readonly stages: Stage[];
 
-  constructor(stages: PipelineStage[]) {
+  /** `hints`: a metric query's parser hints (parser-hints.ts); log queries extract every label. */
+  constructor(stages: PipelineStage[], hints: ParserHints = EXTRACT_ALL) {
     // Every route runs its stages here, planned or not: one Loki cannot build is its 400, not a crash.
     checkPipelineBuilds(stages);
-    this.stages = reorderLineFilters(stages).map(compileStage);
+    this.stages = reorderLineFilters(stages).map((s) => compileStage(s, hints));
+    // Only `| logfmt name="key"` reads which labels earlier stages extracted.
+    this.builder.trackExtracted = stages.some((s) => s.kind === "LogfmtParser" && s.params.length > 0);
   }
 
   /** The final line, or null when a stage dropped the row. Labels are left in `builder`. */

@@ -238,3 +238,41 @@ function scanUsage(roots: ListNode[]): Usage {
   roots.forEach(node);
   return u;
 }
+
+/**
+ * The label names Loki's parser hints count a template as reading (its `listNodeFields`): every
+ * identifier of each `.a.b` field in the main template's actions, pipelines and branches, but not
+ * fields reached through a variable, a chain or a `{{define}}`.
+ */
+export function templateFieldNames(text: string): string[] {
+  const parsed = parseTemplate("hints", text, (fn) => FUNCS.has(fn));
+  const names: string[] = [];
+  const args = (list: readonly ArgNode[]): void => {
+    for (const a of list) {
+      if (a.kind === "field") names.push(...a.ident);
+      else if (a.kind === "pipe") pipe(a);
+    }
+  };
+  const pipe = (p: PipeNode): void => {
+    for (const c of p.cmds) args(c.args);
+  };
+  const node = (n: Node): void => {
+    switch (n.kind) {
+      case "action":
+        pipe(n.pipe);
+        break;
+      case "if":
+      case "with":
+      case "range":
+        pipe(n.pipe);
+        node(n.list);
+        if (n.elseList) node(n.elseList);
+        break;
+      case "list":
+        n.nodes.forEach(node);
+        break;
+    }
+  };
+  node(parsed.root);
+  return names;
+}

@@ -36,6 +36,28 @@ describe("planParserPushdown", () => {
     });
   });
 
+  it('`| logfmt name="key"` reads only the keys its labels and the parser hints name', () => {
+    // Hints {lvl}: the key `level` is not read, so every row without a key `lvl` has lvl="".
+    const p = plan('sum by (lvl) (count_over_time({app="worker"} | logfmt lvl="level" [5m]))')!;
+    expect(p.logsql).toContain(
+      '{app="worker"} | format "<lvl>" as __b_lvl | delete __q_lvl | ' +
+        'unpack_logfmt from _msg fields (lvl) result_prefix "__q_" | ' +
+        'format "<__b_lvl>" as __v_lvl | format if (__v_lvl:"") "<__q_lvl>" as __v_lvl | ',
+    );
+    expect(p.logsql).toContain('format if (__v_lvl:"") "\\u0001" as __g_lvl');
+    expect(p).toMatchObject({ groupBy: ["__g_lvl"], labels: ["lvl"], setEmpty: "\u0001" });
+    // A filter on `level` puts it in the hints: the key is read (as lvl), the label is the row's own.
+    const q = plan('sum by (lvl) (count_over_time({app="worker"} | logfmt lvl="level" | level="x" [5m]))')!;
+    expect(q.logsql).toContain("unpack_logfmt from _msg fields (level, lvl) ");
+    expect(q.logsql).toContain('format if (__v_lvl:"") "<__q_level>" as __v_lvl | format if (__v_lvl:"") "<__q_lvl>"');
+    expect(q.logsql).toContain('format "<__b_level>" as __v_level');
+    // Reading stops at the first key read where every hinted label is one the parser sets: two such
+    // keys on a line are a guard row; where a hinted label is not (`job`), only two keys of one label.
+    const both = '(_msg:~"(?:^|[\\\\x00-\\\\x20\\"])lvl" _msg:~"(?:^|[\\\\x00-\\\\x20\\"])g")';
+    expect(plan('sum by (lvl) (count_over_time({app="x"} | logfmt lvl, g [1m]))')!.logsql).toContain(both);
+    expect(plan('sum by (lvl, job) (count_over_time({app="x"} | logfmt lvl, g [1m]))')!.logsql).not.toContain(both);
+  });
+
   it("counts rows Loki could read differently in the same stats pipe", () => {
     const p = plan('sum by (method) (count_over_time({app="x"} | json | drop __error__, __error_details__ [1m]))')!;
     const guard = p.logsql.slice(p.logsql.indexOf("count() if (__error__:*"));
@@ -189,7 +211,12 @@ describe("planParserPushdown", () => {
       'sum by (a) (count_over_time({app="x"} | json | logfmt | __error__="" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --strict [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt --keep-empty [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt a [1m]))',
+      // `| logfmt name="key"`: typed filters on its labels, two labels of one key, after another parser.
+      'sum by (a) (count_over_time({app="x"} | logfmt a | a > 1 [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt a, b="a" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | logfmt a [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt --strict a [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt a | line_format "{{.a}}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | json | drop __error__ [1m]))',
       'sum by (a) (count_over_time({app="x"} | regexp "(?P<a>.)" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | b > 1.0000001 [1m]))',

@@ -109,6 +109,11 @@ describe("logfmt parser", () => {
     const keep: PipelineStage = { kind: "LogfmtParser", strict: false, keepEmpty: true, params: [] };
     expect(run([keep], row("a=1 b= c"))!.parsed).toEqual({ a: "1", b: "", c: "" });
   });
+  it("keeps the first value of a repeated key (an empty one skipped sets nothing)", () => {
+    // Loki's parser test "duplicate from line property": `foobar="foo bar" foobar=10ms`.
+    expect(run([logfmt], row('foobar="foo bar" foobar=10ms'))!.parsed).toEqual({ foobar: "foo bar" });
+    expect(run([logfmt], row("a=1 a=2 b= b=3 job=x job=y"))!.parsed).toEqual({ a: "1", b: "3", job_extracted: "x" });
+  });
   it("--strict stops at the first malformed pair and reports it", () => {
     const strict: PipelineStage = { kind: "LogfmtParser", strict: true, keepEmpty: false, params: [] };
     expect(run([strict], row('a=1 b="x c=2'))!.parsed).toEqual({
