@@ -30,3 +30,21 @@ export function isSpecialField(name: string): boolean {
 export function fieldName(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(name) ? name : quote(name);
 }
+
+/**
+ * A string label matcher as the same test on `field` (a LogsQL field expression): `=` and `!=` on
+ * the exact value (a missing field reads as ""), `=~` and `!~` with Go's regexp anchored at both
+ * ends, as Loki's label regexes are (VictoriaLogs runs Go's regexp too).
+ */
+export function stringMatch(field: string, op: "=" | "!=" | "=~" | "!~", value: string): string {
+  switch (op) {
+    case "=":
+      return `${field}:=${quote(value)}`;
+    case "!=":
+      return `-${field}:=${quote(value)}`;
+    case "=~":
+      return `${field}:~${quote(`^(?:${value})$`)}`;
+    case "!~":
+      return `-${field}:~${quote(`^(?:${value})$`)}`;
+  }
+}

@@ -103,7 +103,7 @@ import type { ExtractionParam, LabelFilterExpr, PipelineStage, SampleExpr } from
 import { parseJsonExpression } from "../logql/extraction-expr";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
-import { escapeRegex, quote } from "./logsql";
+import { escapeRegex, quote, stringMatch } from "./logsql";
 import { CANONICAL_IPV4, hasIpFilter, ipFilterLogsQL } from "./ip-filter";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -855,18 +855,7 @@ export function filterLogsQL(
     case "string": {
       if (!usable(f.name)) return undefined;
       names.add(f.name);
-      const v = value(f.name);
-      switch (f.op) {
-        case "=":
-          return `${v}:=${quote(f.value)}`;
-        case "!=":
-          return `-${v}:=${quote(f.value)}`;
-        case "=~":
-          return `${v}:~${quote(`^(?:${f.value})$`)}`;
-        case "!~":
-          return `-${v}:~${quote(`^(?:${f.value})$`)}`;
-      }
-      return undefined;
+      return stringMatch(value(f.name), f.op, f.value);
     }
     case "number":
     case "duration":

@@ -20,7 +20,7 @@
  * but line and label filters, a string filter is sent exactly (ownFieldCondition).
  */
 import type { LabelFilterExpr, PipelineStage } from "../logql/ast";
-import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
+import { escapeRegex, fieldName, isSpecialField, quote, stringMatch } from "./logsql";
 import { fold } from "../logql/walk";
 import { DETECTED_LEVEL } from "../engine/derived-fields";
 import { levelFilterCondition } from "./level-filter";
@@ -116,15 +116,5 @@ function necessary(f: LabelFilterExpr, derived: ReadonlySet<string>, ownFields: 
  * (never labels in the Worker) and derived names the Worker's: those are not sent.
  */
 export function ownFieldCondition(f: Extract<LabelFilterExpr, { type: "string" }>): string {
-  const field = fieldName(f.name);
-  switch (f.op) {
-    case "=":
-      return `${field}:=${quote(f.value)}`;
-    case "!=":
-      return `-${field}:=${quote(f.value)}`;
-    case "=~":
-      return `${field}:~${quote(`^(?:${f.value})$`)}`;
-    case "!~":
-      return `-${field}:~${quote(`^(?:${f.value})$`)}`;
-  }
+  return stringMatch(fieldName(f.name), f.op, f.value);
 }

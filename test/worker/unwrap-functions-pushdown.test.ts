@@ -9,81 +9,35 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { askMetric, expectSameAnswer, pushCounted, pushedAndLocal } from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
+import { unwrapProperties } from "./support/unwrap-properties";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
 
 describe("rate, variances, first and last over unwrap on the compat data", () => {
-  const selector = fc.constantFrom(
-    '{app=~"checkout|payments"}',
-    '{app="api-gateway", namespace="prod"}',
-    '{namespace="prod"} |= "order"',
-    '{app="checkout"}',
-  );
-  const field = fc.constantFrom("bytes", "status", "latency_ms", "nope");
-  const shape = fc.constantFrom(
-    (s: string) => `sum by (app) (rate(${s}))`,
-    (s: string) => `sum(rate(${s}))`,
-    (s: string) => `sum by (method) (rate(${s}))`,
-    (s: string) => `sum by (cluster, namespace) (rate(${s}))`,
-    (s: string) => `stddev_over_time(${s}) by (cluster)`,
-    (s: string) => `stdvar_over_time(${s}) by (app, pod)`,
-    (s: string) => `stddev_over_time(${s}) by (path)`,
-    (s: string) => `stdvar_over_time(${s}) by (method, namespace)`,
-    (s: string) => `first_over_time(${s}) by (path)`,
-    (s: string) => `last_over_time(${s}) by (cluster)`,
-    (s: string) => `first_over_time(${s}) by (app, pod)`,
-    (s: string) => `last_over_time(${s}) by (method)`,
-  );
-  const errorFilter = fc.constantFrom("", ' | __error__=""');
-  const seconds = fc.constantFrom(60, 300, 600, 1800, 3600);
-
-  it("range queries (property)", async () => {
-    let pushedCount = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        selector,
-        field,
-        shape,
-        errorFilter,
-        seconds,
-        seconds,
-        fc.integer({ min: 0, max: 4 * 3600 }),
-        fc.constantFrom(0, 0, 1800),
-        async (sel, f, wrap, errf, range, step, startOffset, offset) => {
-          const start = DATA_START + startOffset;
-          const end = Math.min(DATA_END, start + step * 60);
-          const off = offset ? ` offset ${offset}s` : "";
-          const query = wrap(`${sel} | json | unwrap ${f}${errf} [${range}s]${off}`);
-          const { pushed } = await pushedAndLocal(query, {
-            start: String(start),
-            end: String(end),
-            step: String(step),
-          });
-          if (pushed.linesScanned === 0) pushedCount++;
-        },
-      ),
-      { numRuns: 48, seed: 20261126 },
-    );
-    // The property must exercise push-down itself, not only its fallback.
-    expect(pushedCount).toBeGreaterThan(10);
-  });
-
-  it("instant queries (property)", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        selector,
-        field,
-        shape,
-        seconds,
-        fc.integer({ min: 600, max: 6 * 3600 }),
-        async (sel, f, wrap, range, at) => {
-          const query = wrap(`${sel} | json | unwrap ${f} [${range}s]`);
-          await pushedAndLocal(query, { time: String(DATA_START + at) });
-        },
-      ),
-      { numRuns: 20, seed: 20261127 },
-    );
+  unwrapProperties({
+    selectors: [
+      '{app=~"checkout|payments"}',
+      '{app="api-gateway", namespace="prod"}',
+      '{namespace="prod"} |= "order"',
+      '{app="checkout"}',
+    ],
+    shapes: [
+      (s: string) => `sum by (app) (rate(${s}))`,
+      (s: string) => `sum(rate(${s}))`,
+      (s: string) => `sum by (method) (rate(${s}))`,
+      (s: string) => `sum by (cluster, namespace) (rate(${s}))`,
+      (s: string) => `stddev_over_time(${s}) by (cluster)`,
+      (s: string) => `stdvar_over_time(${s}) by (app, pod)`,
+      (s: string) => `stddev_over_time(${s}) by (path)`,
+      (s: string) => `stdvar_over_time(${s}) by (method, namespace)`,
+      (s: string) => `first_over_time(${s}) by (path)`,
+      (s: string) => `last_over_time(${s}) by (cluster)`,
+      (s: string) => `first_over_time(${s}) by (app, pod)`,
+      (s: string) => `last_over_time(${s}) by (method)`,
+    ],
+    range: { numRuns: 48, seed: 20261126, minPushed: 10 },
+    instant: { numRuns: 20, seed: 20261127 },
   });
 
   it("sums, variances, firsts and lasts: the origin sends buckets, not lines", async () => {

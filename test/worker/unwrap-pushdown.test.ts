@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { askMetric, expectSameAnswer, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
+import { unwrapProperties } from "./support/unwrap-properties";
 import { watchOrigin } from "../support/watch-origin";
 import { env } from "cloudflare:workers";
 import { readConfig, type Env } from "../../src/config";
@@ -17,73 +18,27 @@ const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
 
 describe("unwrap push-down on the compat data", () => {
-  const selector = fc.constantFrom(
-    '{app=~"checkout|payments"}',
-    '{app="api-gateway", namespace="prod"}',
-    '{namespace="prod"} |= "order"',
-    '{app="payments"}',
-  );
-  const field = fc.constantFrom("bytes", "status", "latency_ms", "nope");
-  const shape = fc.constantFrom(
-    (s: string) => `sum by (app) (sum_over_time(${s}))`,
-    (s: string) => `sum(sum_over_time(${s}))`,
-    (s: string) => `max by (cluster, namespace) (max_over_time(${s}))`,
-    (s: string) => `min(min_over_time(${s}))`,
-    (s: string) => `avg_over_time(${s}) by (cluster)`,
-    (s: string) => `max_over_time(${s}) by (app, pod)`,
-    (s: string) => `max_over_time(${s}) by (method)`,
-    (s: string) => `min_over_time(${s}) by (namespace)`,
-    (s: string) => `quantile_over_time(0.9, ${s}) by (cluster)`,
-    (s: string) => `quantile_over_time(0.25, ${s}) by (app, pod)`,
-  );
-  const errorFilter = fc.constantFrom("", ' | __error__=""');
-  const seconds = fc.constantFrom(60, 300, 600, 1800, 3600);
-
-  it("range queries", async () => {
-    let pushedCount = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        selector,
-        field,
-        shape,
-        errorFilter,
-        seconds,
-        seconds,
-        fc.integer({ min: 0, max: 4 * 3600 }),
-        fc.constantFrom(0, 0, 1800),
-        async (sel, f, wrap, errf, range, step, startOffset, offset) => {
-          const start = DATA_START + startOffset;
-          const end = Math.min(DATA_END, start + step * 60);
-          const off = offset ? ` offset ${offset}s` : "";
-          const query = wrap(`${sel} | json | unwrap ${f}${errf} [${range}s]${off}`);
-          const { pushed } = await pushedAndLocal(query, {
-            start: String(start),
-            end: String(end),
-            step: String(step),
-          });
-          if (pushed.linesScanned === 0) pushedCount++;
-        },
-      ),
-      { numRuns: 40, seed: 20260202 },
-    );
-    // The property must exercise push-down itself, not only its fallback.
-    expect(pushedCount).toBeGreaterThan(10);
-  });
-
-  it("instant queries", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        selector,
-        field,
-        shape,
-        seconds,
-        fc.integer({ min: 600, max: 6 * 3600 }),
-        async (sel, f, wrap, range, at) => {
-          await pushedAndLocal(wrap(`${sel} | json | unwrap ${f} [${range}s]`), { time: String(DATA_START + at) });
-        },
-      ),
-      { numRuns: 20, seed: 11 },
-    );
+  unwrapProperties({
+    selectors: [
+      '{app=~"checkout|payments"}',
+      '{app="api-gateway", namespace="prod"}',
+      '{namespace="prod"} |= "order"',
+      '{app="payments"}',
+    ],
+    shapes: [
+      (s: string) => `sum by (app) (sum_over_time(${s}))`,
+      (s: string) => `sum(sum_over_time(${s}))`,
+      (s: string) => `max by (cluster, namespace) (max_over_time(${s}))`,
+      (s: string) => `min(min_over_time(${s}))`,
+      (s: string) => `avg_over_time(${s}) by (cluster)`,
+      (s: string) => `max_over_time(${s}) by (app, pod)`,
+      (s: string) => `max_over_time(${s}) by (method)`,
+      (s: string) => `min_over_time(${s}) by (namespace)`,
+      (s: string) => `quantile_over_time(0.9, ${s}) by (cluster)`,
+      (s: string) => `quantile_over_time(0.25, ${s}) by (app, pod)`,
+    ],
+    range: { numRuns: 40, seed: 20260202, minPushed: 10 },
+    instant: { numRuns: 20, seed: 11 },
   });
 
   it("pushes integer and decimal fields of the compat data down", async () => {
