@@ -145,6 +145,8 @@ describe("the first parsed value of a label within a line wins", () => {
     expect(run([logfmt, { kind: "PatternParser", pattern: "<g> <_>" }], row("g=a x"))!.parsed).toEqual({ g: "a" });
     const unpack: PipelineStage = { kind: "UnpackParser" };
     expect(run([json, unpack], row('{"_entry":"e","g":"j"}'))!.parsed).toEqual({ _entry: "e", g: "j" });
+    // Within one object `unpack` sets every key it did not skip in turn: the last of a repeated key stays.
+    expect(run([unpack], row('{"_entry":"e","g":"a","g":"b"}'))!.parsed).toEqual({ g: "b" });
   });
   it("an empty value extracted first blocks a later one", () => {
     expect(run([json, logfmt], row('{"g":""} g=l'))!.parsed).toEqual({ g: "" });
