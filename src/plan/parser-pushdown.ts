@@ -26,7 +26,8 @@
  * read from the one top-level key of its name, from another top-level key, or from a path of
  * object keys, which VictoriaLogs' `unpack_json` flattens into the field `a.b`), optionally
  * followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's own field, else
- * logfmt's non-empty value (it overwrites JSON's), else JSON's; the expression parser gives a
+ * JSON's where `| json` set the label (an empty value too: Loki's later parser skips a label already
+ * extracted from the line), else logfmt's non-empty value; the expression parser gives a
  * missing key an empty label, so such a label is declined under typed filters, and grouped apart
  * where Loki set it to "" (emptyGroup: on the lines the expression parser reads) unless a filter
  * requires a value. The expression parser errs before reading any key on a line not starting with
@@ -569,8 +570,11 @@ function jsonNames(chain: ParserChain, relevant: readonly string[]): string[] {
 
 /**
  * parsedValuePipes for a chain: each parser unpacks under a prefix of its own, and Loki's value is
- * the row's own field, else the last parser's non-empty value (`| logfmt` overwrites what `| json`
- * set, and sets nothing for an empty value), else the first's.
+ * the row's own field, else the first parser's where it set the label (Loki's later parsers skip a
+ * label already extracted from the line, even an empty one), else `| logfmt`'s non-empty value.
+ * `| json` sets a label where the line has its key (an empty value the guard sends where the line
+ * names the key); `| json name="…"` sets every one of its labels on each line it reads (starting
+ * `"`, `{` or `[`), so `| logfmt` sets them only on the lines it refuses.
  */
 export function chainValuePipes(chain: ParserChain, relevant: readonly string[], repeats: RepeatCounters): string[] {
   const pipes: string[] = [];
@@ -585,8 +589,12 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
     for (const n of relevant) {
       const v = value(n);
       pipes.push(`format ${quote(`<${base(n)}>`)} as ${v}`);
-      if (chain.logfmt) pipes.push(`format if (${v}:"") ${quote(`<${logfmtParsed(n)}>`)} as ${v}`);
-      if (fromJson.includes(n)) pipes.push(`format if (${v}:"") ${quote(`<${jsonParsed(n)}>`)} as ${v}`);
+      const json = fromJson.includes(n);
+      if (json) pipes.push(`format if (${v}:"") ${quote(`<${jsonParsed(n)}>`)} as ${v}`);
+      if (chain.logfmt) {
+        const unset = json && chain.json !== "all" ? `${v}:"" -_msg:~${quote(JSON_EXPRESSION_LINE)}` : `${v}:""`;
+        pipes.push(`format if (${unset}) ${quote(`<${logfmtParsed(n)}>`)} as ${v}`);
+      }
     }
   }
   if (chain.logfmt) pipes.push(...ODD_QUOTES_PIPES);
@@ -597,11 +605,13 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
 
 /**
  * guard for a chain: each parser's terms where that parser's value decides Loki's. A `| json`
- * value decides only where the row has no field of its own and `| logfmt` found none, and its
- * line-level terms matter only on lines VictoriaLogs may read as JSON; `| logfmt`'s line-level
- * terms matter only on lines naming a key it could read as a relevant label (elsewhere neither
- * side's logfmt reading sets one). `| json name="…"` reads the first top-level `name` exactly,
- * and the raw text of an object, array or number: a superset of `| json`'s differences, plus a
+ * value decides wherever the row has no field of its own (an empty one too: a line naming the key
+ * with no value VictoriaLogs read is a guard row), and its line-level terms matter only on lines
+ * VictoriaLogs may read as JSON; a `| logfmt` value decides only where `| json` set nothing (for
+ * `| json name="…"`, on the lines it refuses), and its line-level terms only on lines naming a key
+ * it could read as a relevant label (elsewhere neither side's logfmt reading sets one).
+ * `| json name="…"` reads the first top-level `name` exactly, and the raw text of an object,
+ * array or number: a superset of `| json`'s differences, plus a
  * value VictoriaLogs took from a line Loki's expression parser refuses (one not starting `{`). A
  * nested path's terms name its keys (pathIn, pathAmbiguous) instead of the label's spellings.
  */
@@ -639,15 +649,22 @@ export function chainGuard(
     if (chain.logfmt) mentions.push(`${pl}:*`, logfmtKeyIn(n));
     if (mentions.length > 0) terms.push(`(${b}:* not {${n}=~".+"} (${mentions.join(" or ")}))`);
     if (chain.logfmt) {
+      // Where `| logfmt` decides: `| json` set nothing (no value VictoriaLogs read, and, as the
+      // JSON terms below send the rest, a line not naming the key).
+      const unset = !json
+        ? `${b}:""`
+        : chain.json === "all"
+          ? `${b}:"" ${pj}:""`
+          : `${b}:"" -_msg:~${quote(JSON_EXPRESSION_LINE)}`;
       terms.push(
-        `(${b}:"" ${pl}:"" ${logfmtKeyIn(n)})`,
-        `(${b}:"" (${twiceIn(n, logfmtKey(n), repeats)}))`,
-        `(${b}:"" ${pl}:~${quote(String.raw`[="\\]`)})`,
+        `(${unset} ${pl}:"" ${logfmtKeyIn(n)})`,
+        `(${unset} (${twiceIn(n, logfmtKey(n), repeats)}))`,
+        `(${unset} ${pl}:~${quote(String.raw`[="\\]`)})`,
       );
     }
     if (json) {
-      // Where `| logfmt` gave a value, it is the one Loki keeps.
-      const decides = chain.logfmt ? `${b}:"" ${pl}:""` : `${b}:""`;
+      // Loki's later `| logfmt` skips a label `| json` set, even to "".
+      const decides = `${b}:""`;
       const ambiguous = nested ? pathAmbiguous(nested, repeats) : jsonAmbiguous(n, repeats);
       terms.push(
         `(${decides} ${pj}:"" ${named})`,

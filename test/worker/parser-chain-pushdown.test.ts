@@ -105,6 +105,13 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     'g=l {"g": "j"}',
     '{"g": ""} g=l',
     '{"msg": "a g= b", "g": "j"}',
+    // Loki keeps the first parser's label, even ""; logfmt sets it where JSON set none.
+    '{"h": "k"} g=l',
+    '{"g": null} g=l',
+    '{"g": [1]} g=l',
+    '{"x": {"g": "n"}} g=l',
+    "[1] g=l",
+    '"q" g=l',
     // Values `| json g="…"` reads as raw text, or not at all.
     '{"g": null, "num": 1}',
     '{"g": {"x": 1}, "num": 2}',

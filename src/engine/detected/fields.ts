@@ -106,7 +106,9 @@ function jsonLabelPaths(line: string, b: LabelsBuilder): Map<string, string[]> {
       const name = prefix === "" ? sanitizeLabelKey(key) : prefix + "_" + sanitizeLabelKey(key);
       if (value.type === "object") return walk(name, [...path, key], value.start, value.end);
       if (value.type === "string" || value.type === "number" || value.type === "boolean") {
-        paths.set(b.parsedName(name), [...path, key]);
+        // The parser keeps a label's first value within the line, and so its first path.
+        const label = b.parsedName(name);
+        if (!paths.has(label)) paths.set(label, [...path, key]);
       }
       return undefined;
     });

@@ -37,6 +37,8 @@ export function labelFormatStage(ops: LabelFormatOp[]): Stage {
         const found = b.getWithCategory(op.src);
         if (found !== undefined) {
           b.set(found[1], op.dst, found[0]);
+          // Loki sets the renamed label as parsed, so a later parser does not overwrite it.
+          b.extracted.add(op.dst);
           b.del(op.src);
         }
         continue;

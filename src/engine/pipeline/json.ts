@@ -1,6 +1,8 @@
 /**
- * `| json` (every scalar field, nested objects flattened with `_`, arrays and nulls ignored) and
- * `| json a="path", ...` (chosen values by path). Numbers keep their text as written (`35.0`).
+ * `| json` (every scalar field, nested objects flattened with `_`, arrays and nulls ignored; of a
+ * label already extracted from the line, by an earlier stage or an earlier key, the first value
+ * stays) and `| json a="path", ...` (chosen values by path, set even over an extracted label).
+ * Numbers keep their text as written (`35.0`).
  */
 import type { ExtractionParam } from "../../logql/ast";
 import { Category } from "./labels";
@@ -35,6 +37,9 @@ export function jsonParserStage(): Stage {
         }
         if (value.type !== "string" && value.type !== "number" && value.type !== "boolean") return undefined;
         const name = b.parsedName(prefix === "" ? sanitizeLabelKey(key) : prefix + "_" + sanitizeLabelKey(key));
+        // The first value of a label within the line wins: a key the line repeats, or one an
+        // earlier parser extracted, is skipped.
+        if (b.extracted.has(name)) return undefined;
         b.set(Category.Parsed, name, scalarText(line, value));
         return undefined;
       });

@@ -20,12 +20,11 @@ export class LabelsBuilder {
   readonly add: [Map<string, string>, Map<string, string>, Map<string, string>] = [new Map(), new Map(), new Map()];
   readonly deleted = new Set<string>();
   /**
-   * Names some stage set as parsed labels on this row, kept by a `drop` too (Loki's parser hints'
-   * record of extracted labels, which `| logfmt name="key"` consults); tracked only when
-   * `trackExtracted` is on.
+   * Names some stage set as parsed labels on this row, kept by a `drop` too (Loki's record of
+   * extracted labels). Within one line the first parsed value of a label wins: every parser skips
+   * a name recorded here, so a later parser, or a key the line repeats, does not overwrite it.
    */
   readonly extracted = new Set<string>();
-  trackExtracted = false;
   err = "";
   errDetails = "";
 
@@ -73,7 +72,7 @@ export class LabelsBuilder {
     if (category === Category.Parsed) {
       meta.delete(name);
       stream.delete(name);
-      if (this.trackExtracted) this.extracted.add(name);
+      this.extracted.add(name);
     } else if (category === Category.Metadata) {
       stream.delete(name);
       if (parsed.has(name)) return;

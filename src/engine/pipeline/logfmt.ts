@@ -238,20 +238,18 @@ function scanPairs(
 }
 
 /**
- * `| logfmt`: every pair; of a key the line repeats, the first value Loki sets wins (it skips a key
- * it already extracted; an empty value skipped without `--keep-empty` sets nothing).
+ * `| logfmt`: every pair; a key already extracted from the line — repeated by the line, or set by
+ * an earlier parser, even to "" — keeps its first value (an empty value skipped without
+ * `--keep-empty` sets nothing).
  */
 export function logfmtParserStage(strict: boolean, keepEmpty: boolean): Stage {
   const dec = new LogfmtDecoder();
-  const set = new Set<string>();
   const visit = (b: LabelsBuilder, key: string, value: string) => {
     const name = b.parsedName(key);
-    if (set.has(name) || (!keepEmpty && value.length === 0)) return;
-    set.add(name);
+    if (b.extracted.has(name) || (!keepEmpty && value.length === 0)) return;
     b.set(Category.Parsed, name, value);
   };
   return (_ts, line, b) => {
-    set.clear();
     scanPairs(dec, line, strict, b, visit);
     return line;
   };

@@ -1,4 +1,7 @@
-/** `| regexp`, `| pattern` and `| unpack`: the parsers that are not json or logfmt. */
+/**
+ * `| regexp`, `| pattern` and `| unpack`: the parsers that are not json or logfmt. None of them
+ * overwrites a label an earlier parser extracted from the same line.
+ */
 import { compileGoRegexp, namedGroup } from "../../logql/go-regexp";
 import { goRegexGroupNames } from "../../logql/regex";
 import { Category } from "./labels";
@@ -25,7 +28,10 @@ export function regexpParserStage(source: string): Stage {
     const m = re.exec(line);
     if (m === null) return line;
     for (const name of names) {
-      b.set(Category.Parsed, b.parsedName(name), namedGroup(re, m, name));
+      const label = b.parsedName(name);
+      // A label an earlier parser extracted from this line keeps its value.
+      if (b.extracted.has(label)) continue;
+      b.set(Category.Parsed, label, namedGroup(re, m, name));
     }
     return line;
   };
@@ -38,8 +44,9 @@ export function patternParserStage(text: string): Stage {
     const values = matchPattern(p, line);
     if (values === null) return line;
     for (let i = 0; i < values.length; i++) {
-      const name = p.names[i]!;
-      b.set(Category.Parsed, b.parsedName(name), values[i]!);
+      const name = b.parsedName(p.names[i]!);
+      if (b.extracted.has(name)) continue;
+      b.set(Category.Parsed, name, values[i]!);
     }
     return line;
   };
@@ -71,6 +78,9 @@ export function unpackParserStage(): Stage {
         return undefined;
       }
       const field = b.parsedName(key);
+      // Skipped when an earlier parser extracted it; the object's own repeated keys are all kept
+      // for the flush below, where the last one wins.
+      if (b.extracted.has(field)) return undefined;
       pending.push(sanitizeLabelKey(field), jsonStringValue(line, value));
       return undefined;
     });

@@ -60,8 +60,6 @@ export class StageRunner {
     // Every route runs its stages here, planned or not: one Loki cannot build is its 400, not a crash.
     checkPipelineBuilds(stages);
     this.stages = reorderLineFilters(stages).map((s) => compileStage(s, hints));
-    // Only `| logfmt name="key"` reads which labels earlier stages extracted.
-    this.builder.trackExtracted = stages.some((s) => s.kind === "LogfmtParser" && s.params.length > 0);
   }
 
   /** The final line, or null when a stage dropped the row. Labels are left in `builder`. */

@@ -265,14 +265,15 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
   const MIXED =
     'sum by (service_version) (count_over_time({namespace="shop", service_name="x"} | json service_version="[\\"service_version\\"]" | logfmt | drop __error__, __error_details__ | service_version!="" [1m]))';
 
-  it('pushes `| json name="[\\"name\\"]" | logfmt`: logfmt\'s value over the JSON key\'s', () => {
+  it('pushes `| json name="[\\"name\\"]" | logfmt`: the JSON key\'s value, logfmt\'s on lines JSON refuses', () => {
+    // Loki's `| json name="…"` sets its label on every line it reads, and `| logfmt` then skips it.
     const p = plan(MIXED)!;
     expect(p.logsql).toContain(
       'unpack_json from _msg fields (service_version) result_prefix "__pj_" | ' +
         'unpack_logfmt from _msg fields (service_version) result_prefix "__pl_" | ' +
         'format "<__b_service_version>" as __v_service_version | ' +
-        'format if (__v_service_version:"") "<__pl_service_version>" as __v_service_version | ' +
-        'format if (__v_service_version:"") "<__pj_service_version>" as __v_service_version',
+        'format if (__v_service_version:"") "<__pj_service_version>" as __v_service_version | ' +
+        'format if (__v_service_version:"" -_msg:~"^[\\"{\\\\[]") "<__pl_service_version>" as __v_service_version',
     );
     expect(p.logsql).toContain('count() if (-__v_service_version:="") as __c');
     expect(p.labels).toEqual(["service_version"]);

@@ -56,6 +56,14 @@ describe("detected fields", () => {
     ]);
   });
 
+  it("a label two keys of a line name keeps the first key's value and path, as Loki's parser does", () => {
+    const fields = collect([entry(dev, '{"a":{"b":"n"},"a_b":"t","c":"1","c":"x"}')]);
+    expect(fields).toEqual([
+      { label: "a_b", type: "string", cardinality: 1, parsers: ["json"], jsonPath: ["a", "b"] },
+      { label: "c", type: "int", cardinality: 1, parsers: ["json"], jsonPath: ["c"] },
+    ]);
+  });
+
   it("takes new fields only up to the limit, in the order met, and keeps counting those", () => {
     expect(collect(ENTRIES, 3)).toEqual([
       { label: "detected_level", type: "string", cardinality: 1, parsers: null },

@@ -78,8 +78,10 @@ describe("json parser", () => {
     expect(e.parsed).toEqual({ app_extracted: "x", trace_extracted: "p" });
     expect(e.metadata).toEqual({ trace: "m" });
   });
-  it("keeps the last of duplicate keys", () => {
-    expect(run([json], row('{"a":"1","a":"2"}'))!.parsed).toEqual({ a: "2" });
+  it("keeps the first of duplicate keys (Loki skips a key it already extracted)", () => {
+    expect(run([json], row('{"a":"1","a":"2"}'))!.parsed).toEqual({ a: "1" });
+    // A nested key flattens to the name of a later top-level one: the first still wins.
+    expect(run([json], row('{"a":{"b":"n"},"a_b":"t"}'))!.parsed).toEqual({ a_b: "n" });
   });
   it("marks non-JSON lines with the scanner's error", () => {
     expect(run([json], row("plain text"))!.parsed).toEqual({
@@ -131,6 +133,33 @@ describe("logfmt parser", () => {
       params: [{ label: "lvl", expression: "level" }, { label: "took", expression: "duration" }, { label: "job" }],
     };
     expect(run([stage], row("level=warn msg=x job=7"))!.parsed).toEqual({ lvl: "warn", took: "", job_extracted: "7" });
+  });
+});
+
+describe("the first parsed value of a label within a line wins", () => {
+  const re = (regex: string): PipelineStage => ({ kind: "RegexpParser", regex });
+  const keepEmpty: PipelineStage = { kind: "LogfmtParser", strict: false, keepEmpty: true, params: [] };
+  it("a later parser skips a label an earlier one extracted", () => {
+    expect(run([json, logfmt], row('{"g": "j"} g=l h=m'))!.parsed).toEqual({ g: "j", h: "m" });
+    expect(run([logfmt, re("g=(?P<g>\\w+) g=(?P<h>\\w+)")], row("g=a g=b"))!.parsed).toEqual({ g: "a", h: "b" });
+    expect(run([logfmt, { kind: "PatternParser", pattern: "<g> <_>" }], row("g=a x"))!.parsed).toEqual({ g: "a" });
+    const unpack: PipelineStage = { kind: "UnpackParser" };
+    expect(run([json, unpack], row('{"_entry":"e","g":"j"}'))!.parsed).toEqual({ _entry: "e", g: "j" });
+    // Within one object `unpack` sets every key it did not skip in turn: the last of a repeated key stays.
+    expect(run([unpack], row('{"_entry":"e","g":"a","g":"b"}'))!.parsed).toEqual({ g: "b" });
+  });
+  it("an empty value extracted first blocks a later one", () => {
+    expect(run([json, logfmt], row('{"g":""} g=l'))!.parsed).toEqual({ g: "" });
+    expect(run([keepEmpty, re("g= (?P<g>\\w+)")], row("g= j"))!.parsed).toEqual({ g: "", j: "" });
+  });
+  it("suffixed names are recorded as suffixed", () => {
+    expect(run([json, logfmt], row('{"app":"j"} app=l'))!.parsed).toEqual({ app_extracted: "j" });
+  });
+  it("a label_format result blocks a later parser; json with paths overwrites", () => {
+    const tmpl: PipelineStage = { kind: "LabelFormat", ops: [{ dst: "g", src: "x", isTemplate: true }] };
+    expect(run([tmpl, logfmt], row("g=l"))!.parsed).toEqual({ g: "x" });
+    const path: PipelineStage = { kind: "JsonParser", params: [{ label: "g", expression: "g" }] };
+    expect(run([logfmt, path], row('{"g":"j"} g=l'))!.parsed).toEqual({ g: "j" });
   });
 });
 
