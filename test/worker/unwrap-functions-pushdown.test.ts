@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { askMetric, expectSameAnswer, pushCounted, pushedAndLocal } from "./support/metric-answers";
+import { exactValue } from "./support/exact-values";
 import { expectBucketsNotLines } from "./support/traffic";
 import { unwrapProperties } from "./support/unwrap-properties";
 
@@ -123,17 +124,6 @@ describe("rate, variances, first and last over unwrap on the compat data", () =>
 describe("generated values for rate and variances (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "26:801" };
   const base = BigInt(DATA_START) * 1_000_000_000n;
-  const exactValue = fc.oneof(
-    fc.integer({ min: -999_999_999, max: 999_999_999 }).map(String),
-    fc
-      .tuple(
-        fc.integer({ min: -99_999, max: 99_999 }),
-        fc.integer({ min: 0, max: 999_999 }),
-        fc.integer({ min: 1, max: 6 }),
-      )
-      .map(([i, f, d]) => `${i}.${String(f).padStart(6, "0").slice(0, d)}`)
-      .filter((s) => !/^-0(\.0*)?$/.test(s)),
-  );
   // Close values of a large magnitude: the variance is small beside the values, where the order of
   // the updates shows most in the rounding.
   const closeValues = fc

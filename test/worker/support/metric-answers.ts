@@ -165,3 +165,35 @@ export async function pushCounted(
     return seen === String(total) || `saw ${seen ?? "none"} of ${total} lines`;
   });
 }
+
+/**
+ * An instant answer as `name=value,…` (labels sorted) → the sample's value; an empty object for no
+ * series. For tests whose expected answers are worked out by hand.
+ */
+export async function labelledValues(
+  query: string,
+  at: Record<string, string>,
+  pushdown: boolean,
+  headers: Record<string, string>,
+): Promise<Record<string, string>> {
+  const res = await askMetric(query, at, pushdown, headers);
+  expect(res.status, `${query}: ${res.body}`).toBe(200);
+  const out: Record<string, string> = {};
+  for (const [key, points] of res.series) {
+    const labels = (JSON.parse(key) as [string, string][]).map(([k, v]) => `${k}=${v}`).join(",");
+    out[labels] = points[0]![1];
+  }
+  return out;
+}
+
+/** labelledValues with push-down off and on, each equal to `expected`. */
+export async function expectLabelledValues(
+  query: string,
+  at: Record<string, string>,
+  headers: Record<string, string>,
+  expected: Record<string, string>,
+): Promise<void> {
+  for (const pushdown of [false, true]) {
+    expect(await labelledValues(query, at, pushdown, headers), `${query} (pushdown ${pushdown})`).toEqual(expected);
+  }
+}
