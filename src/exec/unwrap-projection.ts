@@ -20,6 +20,8 @@ export interface ProjectionGuard {
   readonly found: Promise<boolean>;
   /** Whether `found` has resolved true: the range's projected samples are void. */
   readonly refused: boolean;
+  /** Settles once the stream index has said whether projected rows may be read at all. */
+  readonly indexed: Promise<void>;
 }
 
 /**
@@ -35,7 +37,7 @@ export function projectionGuard(
   client: OriginClient,
   projection: UnwrapProjection,
   window: TimeWindow,
-): ProjectionGuard & { readonly labelsChecked: Promise<void> } {
+): ProjectionGuard {
   const lineOnly =
     projection.groupBy.length === 0
       ? Promise.resolve(false)
@@ -45,16 +47,21 @@ export function projectionGuard(
           () => false,
         );
   const found = lineOnly.then((refused) => refused || firstRow(client, projection.guard, window));
-  const guard = { found, refused: false, labelsChecked: Promise.resolve() };
-  guard.labelsChecked = lineOnly.then((refused) => {
-    if (refused) guard.refused = true;
-  });
+  let refused = false;
   // Settled here so that an evaluation ending early leaves no unhandled rejection behind.
   found.then(
-    (row) => (guard.refused = row),
+    (row) => (refused = row),
     () => {},
   );
-  return guard;
+  return {
+    found,
+    get refused() {
+      return refused;
+    },
+    indexed: lineOnly.then((lines) => {
+      if (lines) refused = true;
+    }),
+  };
 }
 
 /** The split interval of projected unwrap samples (see projectedRangeSamples). */
@@ -90,9 +97,9 @@ export async function* projectedSamples(
   projection: UnwrapProjection,
   window: TimeWindow,
   stats: ScanStats,
-  guard: ProjectionGuard & { readonly labelsChecked?: Promise<void> },
+  guard: ProjectionGuard,
 ): AsyncGenerator<ExtractedSample[]> {
-  await guard.labelsChecked;
+  await guard.indexed;
   if (guard.refused) return;
   stats.subqueries++;
   const { groupBy, valueField } = projection;

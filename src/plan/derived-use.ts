@@ -4,7 +4,7 @@
  * every range aggregation ends up grouped by other labels, and whose stages never read them,
  * gets the same answer without it.
  */
-import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import type { LabelFilterExpr, PatternParserStage, PipelineStage, RegexpParserStage, SampleExpr } from "../logql/ast";
 import { isKind, some, type SyntaxNode } from "../logql/walk";
 import { vectorAggregation } from "../logql/functions";
 import { goRegexGroupNames } from "../logql/regex";
@@ -86,9 +86,8 @@ export function levelsCanWait(local: readonly PipelineStage[], derived: Readonly
         // Without parameters, any key of the line may be extracted.
         return s.params.length > 0 && !s.params.some((p) => derived.has(p.label));
       case "RegexpParser":
-        return !goRegexGroupNames(s.regex).some((name) => derived.has(name));
       case "PatternParser":
-        return !patternCaptureNames(s.pattern).some((name) => derived.has(name));
+        return !captureNames(s).some((name) => derived.has(name));
       case "UnpackParser":
         return false;
       case "LabelFilter":
@@ -105,10 +104,14 @@ function reads(f: LabelFilterExpr, derived: ReadonlySet<string>): boolean {
   return some(f, (node) => namesDerived(node, derived));
 }
 
-/** A pattern's named captures (none for one Loki refuses, which fails before any row is read). */
-export function patternCaptureNames(pattern: string): string[] {
+/**
+ * The labels a `regexp` or `pattern` stage may set: its named groups or captures (none for a
+ * pattern Loki refuses, which fails before any row is read).
+ */
+export function captureNames(stage: RegexpParserStage | PatternParserStage): string[] {
+  if (stage.kind === "RegexpParser") return goRegexGroupNames(stage.regex);
   try {
-    return compilePattern(pattern, false).names;
+    return compilePattern(stage.pattern, false).names;
   } catch {
     return [];
   }

@@ -60,6 +60,7 @@ import {
   pushableName,
 } from "./parser-pushdown";
 import { compilePattern } from "../engine/pipeline/pattern";
+import { isNoErrorFilter } from "./unwrap-pushdown";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 
 const ERROR = "__error__";
@@ -414,7 +415,7 @@ function filtersAfter(stages: readonly PipelineStage[]): FilterStages | undefine
     } else if (stage.kind === "LabelFilter") {
       const f = stage.filter;
       // Neither parser sets an error, and a row with an `__error__` field is guarded: a no-op.
-      if (f.type === "string" && f.name === ERROR && f.op === "=" && f.value === "") continue;
+      if (isNoErrorFilter(f)) continue;
       filters.push(f);
     } else return undefined;
   }

@@ -20,6 +20,7 @@
  * Loki refuses.
  */
 import type { LabelFilterExpr } from "../logql/ast";
+import { isKind, some } from "../logql/walk";
 import { ipRangeOf } from "../util/ip";
 
 const OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
@@ -42,8 +43,5 @@ function dottedQuad(value: bigint): string {
 
 /** Whether `f` holds an ip() filter. */
 export function hasIpFilter(f: LabelFilterExpr): boolean {
-  if (f.type === "ip") return true;
-  if (f.type === "paren") return hasIpFilter(f.expr);
-  if (f.type === "binary") return hasIpFilter(f.left) || hasIpFilter(f.right);
-  return false;
+  return some(f, (node) => isKind(node, "LabelFilterExpr") && node.type === "ip");
 }

@@ -59,8 +59,7 @@ import {
   type ParsedCounting,
 } from "./parser-pushdown";
 import { rangeFunction } from "../logql/functions";
-import { goRegexGroupNames } from "../logql/regex";
-import { patternCaptureNames } from "./derived-use";
+import { captureNames } from "./derived-use";
 import { extractedCounting } from "./extract-pushdown";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
@@ -282,9 +281,7 @@ function parsedLevelRows(
   if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") {
     // A capture named `detected_level` is Loki's `detected_level_extracted`, which nothing here
     // reads; declined all the same, as the Worker's reading of such a row is what the guard keeps.
-    const captures =
-      first.kind === "RegexpParser" ? goRegexGroupNames(first.regex) : patternCaptureNames(first.pattern);
-    if (captures.includes(DETECTED_LEVEL)) return undefined;
+    if (captureNames(first).includes(DETECTED_LEVEL)) return undefined;
     const extracted = extractedCounting(stages, labels, pushableName(derived));
     // A grouped capture Loki may set to "" is a group of its own, which the level's groups do not keep.
     return extracted && !extracted.setEmpty ? extracted : undefined;

@@ -18,9 +18,9 @@
  * Which filters: the label filters right after the parser, through `drop`s without matchers and
  * line filters, up to the first other stage (which could change labels). A filter it cannot push
  * (or one reading a dropped label) is passed over: every row the Worker keeps passes the others,
- * so their conjunction still holds a superset. After the parser
- * chains Logs Drilldown writes (`| json | logfmt`, `| json name="…" [| logfmt]`), the filters and
- * `drop`s right after the chain are pushed all together or not at all (chainFilterPipes).
+ * so their conjunction still holds a superset. After the parser chains Logs Drilldown writes
+ * (`| json | logfmt`, `| json name="…" [| logfmt]`), the filters and `drop`s right after the chain
+ * are pushed all together or not at all (chainFilterPipes).
  *
  * Errors: the Worker's typed filters (as Loki's) keep a row by its value alone: missing fails,
  * a value that does not parse passes (marked LabelFilterErr), so a row's fate under the pushed
@@ -43,6 +43,7 @@ import type {
   RegexpParserStage,
 } from "../logql/ast";
 import type { DerivedFieldRules } from "../engine/derived-fields";
+import { isKind, some } from "../logql/walk";
 import {
   COUNTING_FIELDS,
   filterLogsQL,
@@ -56,10 +57,8 @@ import {
 } from "./parser-pushdown";
 import { extractedValues } from "./extract-pushdown";
 import { hasIpFilter } from "./ip-filter";
-import { RepeatCounters } from "./unwrap-pushdown";
+import { isNoErrorFilter, RepeatCounters } from "./unwrap-pushdown";
 import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
-
-const ERROR = "__error__";
 
 /**
  * The log query's plan for reading its rows as they are (log queries, metrics evaluated in the
@@ -152,7 +151,7 @@ function pushedFilters(stages: readonly PipelineStage[], usable: (name: string) 
     if (stage.kind !== "LabelFilter") break;
     const f = stage.filter;
     // Only removes rows: passed over.
-    if (f.type === "string" && f.name === ERROR && f.op === "=" && f.value === "") continue;
+    if (isNoErrorFilter(f)) continue;
     const read = new Set<string>();
     const condition = filterLogsQL(f, typed, read, usable, !mayErr);
     if (condition === undefined || [...read].some((n) => dropped.has(n))) {
@@ -168,9 +167,11 @@ function pushedFilters(stages: readonly PipelineStage[], usable: (name: string) 
 
 /** Whether `f` holds a numeric, duration or bytes filter (which marks values it cannot read). */
 function holdsTypedFilter(f: LabelFilterExpr): boolean {
-  if (f.type === "paren") return holdsTypedFilter(f.expr);
-  if (f.type === "binary") return holdsTypedFilter(f.left) || holdsTypedFilter(f.right);
-  return f.type === "number" || f.type === "duration" || f.type === "bytes";
+  return some(
+    f,
+    (node) =>
+      isKind(node, "LabelFilterExpr") && (node.type === "number" || node.type === "duration" || node.type === "bytes"),
+  );
 }
 
 /**
@@ -182,8 +183,7 @@ function holdsTypedFilter(f: LabelFilterExpr): boolean {
 function chainFilterPipes(stages: readonly PipelineStage[], derived?: DerivedFieldRules): string | undefined {
   const [first, second] = stages;
   if (first?.kind !== "JsonParser" || (first.params.length === 0 && second?.kind !== "LogfmtParser")) return undefined;
-  const parsers = second?.kind === "LogfmtParser" ? 2 : 1;
-  let end = parsers;
+  let end = second?.kind === "LogfmtParser" ? 2 : 1;
   while (stages[end]?.kind === "LabelFilter" || stages[end]?.kind === "Drop") end++;
   const counting = parsedCounting(stages.slice(0, end), [], pushableName(derived));
   if (!counting || counting.counted === "") return undefined;

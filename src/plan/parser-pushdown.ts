@@ -108,7 +108,14 @@ import { escapeRegex, quote, stringMatch } from "./logsql";
 import { CANONICAL_IPV4, hasIpFilter, ipFilterLogsQL } from "./ip-filter";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
-import { EXACT_NUMBER, type ParsedLabelValues, looseKey, MIN_COUNTED, RepeatCounters } from "./unwrap-pushdown";
+import {
+  EXACT_NUMBER,
+  isNoErrorFilter,
+  type ParsedLabelValues,
+  looseKey,
+  MIN_COUNTED,
+  RepeatCounters,
+} from "./unwrap-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
 
@@ -843,10 +850,6 @@ function requiresValue(f: LabelFilterExpr, name: string): boolean {
   return (f.op === "!=" && f.value === "") || (f.op === "=" && f.value !== "");
 }
 
-function isNoErrorFilter(f: LabelFilterExpr): boolean {
-  return f.type === "string" && f.name === ERROR && f.op === "=" && f.value === "";
-}
-
 /**
  * The LogsQL filter matching the rows `f` keeps, over the fields holding Loki's values; records
  * the labels it reads (in `names`; typed ones also in `typed`, with the value shapes they need). Undefined when it cannot be
@@ -976,7 +979,7 @@ function logfmtKeyIn(name: string): string {
  * typed filter to the Worker.
  */
 function logfmtKey(name: string): string {
-  return `(?:^|[\\x00-\\x20"])${wildcardName(name)}${KEY_TAIL}`;
+  return `${logfmtBareKey(name)}${KEY_TAIL}`;
 }
 
 /**

@@ -2,8 +2,9 @@
  * Loki's per-entry label model. Every label belongs to one category — stream, structured metadata
  * or parsed — and the categories shadow each other (parsed > metadata > stream). Parsers never
  * shadow a stream label or structured metadata: Loki extracts a key named like one as
- * `…_extracted` (parsedName). The error label pair lives outside the maps and is reported as parsed. One builder is reused for every row of a
- * query, so processing allocates only for labels a stage actually adds.
+ * `…_extracted` (parsedName). The error label pair lives outside the maps and is reported as
+ * parsed. One builder is reused for every row of a query, so processing allocates only for labels
+ * a stage actually adds.
  */
 import type { Labels, LogEntry } from "../types";
 

@@ -9,6 +9,7 @@
  * hinted label is set, which leaves a `--strict` error later in the line unmarked, is not modelled.
  */
 import type { Grouping, LabelFilterExpr, PipelineStage, RangeAggregationExpr, SampleExpr } from "../../logql/ast";
+import { walk } from "../../logql/walk";
 import { templateFieldNames } from "../template";
 import { DUPLICATE_SUFFIX } from "./labels";
 
@@ -85,12 +86,11 @@ function stageLabelNames(stage: PipelineStage): string[] {
 }
 
 function filterLabelNames(f: LabelFilterExpr): string[] {
-  switch (f.type) {
-    case "binary":
-      return [...filterLabelNames(f.left), ...filterLabelNames(f.right)];
-    case "paren":
-      return filterLabelNames(f.expr);
-    default:
-      return [f.name];
-  }
+  const names: string[] = [];
+  walk(f, {
+    LabelFilterExpr: (node) => {
+      if (node.type !== "binary" && node.type !== "paren") names.push(node.name);
+    },
+  });
+  return names;
 }
