@@ -2,10 +2,10 @@
  * Runs a level push-down (src/plan/level-pushdown.ts): VictoriaLogs counts rows per (bucket, raw
  * inputs of Loki's level rules); each group's `detected_level` is derived once, by the rules rows go
  * through, and groups with the same labels add up. A group whose inputs do not settle the level
- * declines the whole answer ("declined"), as does any row a parser's guard counts: it is then
- * evaluated from rows.
+ * declines the whole answer ("declined"): it is then evaluated from rows. Rows a parser's guard
+ * counts are counted apart by the Worker (exec/guarded-rows.ts).
  */
-import type { Labels, Series } from "../engine/types";
+import type { Labels } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import { INPUT, LEVEL_LABEL_INPUTS, type LevelBucketPlan } from "../plan/level-pushdown";
@@ -21,7 +21,8 @@ import { PointLimitError } from "../engine/metric/errors";
 import type { ScanStats } from "./logs";
 import type { LabelFilterExpr } from "../logql/ast";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
-import { bucketRows, groupLabelsOf, windowTotals, type GroupBuckets } from "./metric-pushdown";
+import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
+import type { GuardedCounts } from "./guarded-rows";
 
 export async function runLevelPlan(
   client: CachedOrigin,
@@ -29,7 +30,7 @@ export async function runLevelPlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "declined"> {
+): Promise<GuardedCounts | "declined"> {
   let rows;
   try {
     rows = await bucketRows(client, plan, grid, stats, maxPoints, plan.guarded ? ["__v", "__bad", "__c"] : ["__v"]);
@@ -44,10 +45,14 @@ export async function runLevelPlan(
   const byGroup: (GroupBuckets | null | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
   const labelFields = plan.labelFields ?? plan.labels;
+  let guardedRows = 0;
   for (let i = 0; i < table.length; i++) {
     if (plan.guarded) {
-      // A row the origin may read otherwise than Loki anywhere: the whole answer is evaluated from rows.
-      if (table.value(i, 1) !== 0) return "declined";
+      // Rows the origin may read otherwise than Loki: counted apart by the Worker where the plan
+      // can read them back, else the whole answer is evaluated from rows.
+      const bad = table.value(i, 1);
+      if (bad !== 0 && !plan.guardedRows) return "declined";
+      guardedRows += bad;
       // The stats pipe also makes groups of rows the parsed filters refused: Loki has no sample for them.
       if (table.value(i, 2) === 0) continue;
     }
@@ -70,7 +75,7 @@ export async function runLevelPlan(
     g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, 0));
   }
-  return windowTotals(groups.values(), grid, plan, rankEnds);
+  return { groups: [...groups.values()], rankEnds, guardedRows };
 }
 
 /**

@@ -42,6 +42,13 @@ export class LocalRows {
     if (this.planned > this.max) throw new LocalRowsError(estimateMessage(this.planned, this.max, shape));
   }
 
+  /** `n` rows the origin already counted, to be read to evaluate `shape`: refused past the budget. */
+  plan(n: number, shape: string): void {
+    this.planned += n;
+    if (this.max !== 0 && this.planned > this.max)
+      throw new LocalRowsError(estimateMessage(this.planned, this.max, shape));
+  }
+
   /** `n` more rows read to evaluate `shape`: refused once the request has read more than the budget. */
   count(n: number, shape: string): void {
     this.read += n;

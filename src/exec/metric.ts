@@ -6,7 +6,7 @@
  * holding the rows. The one decision left to run time is the guards': an origin answer or projected
  * samples a guard voids give way to the strategy's fallback, as a value the executor returns.
  */
-import type { RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import type { PipelineStage, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import type { ExtractedSample, MetricResult, Series } from "../engine/types";
 import { compileSampleExtractor, type ParserHints } from "../engine/pipeline";
 import {
@@ -38,6 +38,8 @@ import { restrictToGroups } from "./breakdown-groups";
 import { breakdownPart } from "../plan/breakdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { runParserPlan } from "./parser-pushdown";
+import { countedSeries, seriesOf } from "./guarded-rows";
+import type { GuardedRows } from "../plan/guarded-rows";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import { runLevelPlan } from "./level-pushdown";
 import type { LevelBucketPlan } from "../plan/level-pushdown";
@@ -154,7 +156,8 @@ class MetricRun {
       opts.maxSeries,
       stats,
     );
-    if (restriction.kind === "guarded" && plan.kind === "parsed") this.parserGuarded = true;
+    // Without a way to count the guard's rows apart, the strategy's own push-down would find them too.
+    if (restriction.kind === "guarded" && plan.kind === "parsed" && !plan.plan.guarded) this.parserGuarded = true;
     if (restriction.kind !== "cut") return undefined;
     const outcome = await this.runPart({ kind: plan.kind, plan: runsAsCut(restriction.plan) } as PartPlan, aligned);
     if (outcome.outcome !== "answered") return undefined;
@@ -313,20 +316,56 @@ class MetricRun {
       : { outcome: "answered", series: outcome };
   }
 
-  /** A counting metric over a parser, unless its same-request guard found rows Loki may read differently. */
+  /**
+   * A counting metric over a parser: the origin's counts, plus the Worker's of the rows its
+   * same-request guard found (rows Loki may read differently), unless the plan cannot tell those
+   * apart.
+   */
   private async runParsed(plan: ParserBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
     if (this.parserGuarded) return { outcome: "declined", reason: "parser-guarded" };
-    const outcome = await runParserPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
-    if (outcome !== "guarded") return { outcome: "answered", series: outcome };
+    const counts = await runParserPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
+    if (counts !== "guarded") {
+      const guarded =
+        counts.guardedRows > 0 && plan.guarded ? await this.guardedTotals(plan.guarded, grid, counts.guardedRows) : [];
+      if (guarded) return { outcome: "answered", series: countedSeries(counts, grid, plan, guarded) };
+    }
     this.parserGuarded = true;
     return { outcome: "declined", reason: "parser-guarded" };
+  }
+
+  /**
+   * The series of `guarded.expr` over the `rows` rows of `guarded.logsql` only, evaluated by the
+   * Worker; undefined when they alone pass the series limit of a request that may be answered in
+   * part (the whole evaluation then cuts the answer as Loki does).
+   */
+  private async guardedTotals(guarded: GuardedRows, grid: MetricQuery, rows: number): Promise<Series[] | undefined> {
+    const source: SampleSource = {
+      samples: (agg, from, to, hints) =>
+        rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive, hints, {
+          logsql: guarded.logsql,
+          local: agg.range.selector.pipeline,
+          count: rows,
+        }),
+    };
+    try {
+      return seriesOf(await evaluateMetric(guarded.expr, grid, source, this.strict));
+    } catch (err) {
+      if (err instanceof QueryLimitError && this.opts.partialSeries) return undefined;
+      throw err;
+    }
   }
 
   /** A count by `detected_level` from groups of the level rules' inputs, unless one does not settle it. */
   private async runLevels(plan: LevelBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
     if (this.levelsUnsettled) return { outcome: "declined", reason: "levels-unsettled" };
-    const outcome = await runLevelPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
-    if (outcome !== "declined") return { outcome: "answered", series: outcome };
+    const counts = await runLevelPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
+    if (counts !== "declined") {
+      const guarded =
+        counts.guardedRows > 0 && plan.guardedRows
+          ? await this.guardedTotals(plan.guardedRows, grid, counts.guardedRows)
+          : [];
+      if (guarded) return { outcome: "answered", series: countedSeries(counts, grid, plan, guarded) };
+    }
     this.levelsUnsettled = true;
     return { outcome: "declined", reason: "levels-unsettled" };
   }
@@ -349,7 +388,20 @@ function sameGrid(a: MetricQuery, b: MetricQuery): boolean {
   return a.start === b.start && a.end === b.end && a.step === b.step && a.instant === b.instant;
 }
 
-/** Samples with ts in (from, to] read from whole lines: the origin window is [from + 1ns, to + 1ns). */
+/**
+ * Rows of a range aggregation read by other LogsQL than its selector's (GuardedRows): `local` is
+ * the pipeline the Worker runs over them, and `count` how many the origin counted.
+ */
+export interface CountedRows {
+  logsql: string;
+  local: PipelineStage[];
+  count: number;
+}
+
+/**
+ * Samples with ts in (from, to] read from whole lines: the origin window is [from + 1ns, to + 1ns).
+ * The rows are the selector's (its filters the origin applies), or `counted`'s.
+ */
 export function rangeSamples(
   client: OriginClient,
   agg: RangeAggregationExpr,
@@ -359,9 +411,10 @@ export function rangeSamples(
   stats: ScanStats,
   derive: boolean,
   hints?: ParserHints,
+  counted?: CountedRows,
 ): AsyncIterable<readonly ExtractedSample[]> {
   const range = { start: from + 1n, end: to + 1n };
-  const plan = planLogRows(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
+  const plan = counted ?? planLogRows(agg.range.selector, { prefilter: opts.pushdown, derived: client.derivedFields });
   const extractor = compileSampleExtractor(
     { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } },
     agg.op,
@@ -395,7 +448,8 @@ export function rangeSamples(
   if (!local) return read();
   // Every row of the range is read: the origin counts them first, and too many are refused unread.
   return (async function* () {
-    await local.admit(client, plan.logsql, range, shape);
+    if (counted) local.plan(counted.count, shape);
+    else await local.admit(client, plan.logsql, range, shape);
     yield* read();
   })();
 }
@@ -406,7 +460,8 @@ export function rangeSamples(
  * first plan's groups, behind.
  */
 function runsAsCut<P extends object>(plan: P): P {
-  if (!("streams" in plan)) return plan;
-  const { streams: _unused, ...rest } = plan;
+  // The guard's rows counted apart would add groups the restriction left out: a guard row found
+  // since the groups were asked declines the cut instead.
+  const { streams: _streams, guarded: _guarded, ...rest } = plan as P & { streams?: unknown; guarded?: unknown };
   return rest as P;
 }

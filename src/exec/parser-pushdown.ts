@@ -1,16 +1,17 @@
 /**
  * Runs a pushed-down counting metric over a parser (src/plan/parser-pushdown.ts): VictoriaLogs
  * returns per (bucket, group) how many rows passed the label filters (and their bytes), and how
- * many rows anywhere it could not prove Loki reads the same way. Any such row means "evaluate
- * locally" ("guarded"); otherwise each evaluation window adds up its buckets.
+ * many rows anywhere it could not prove Loki reads the same way (its guard's): the Worker counts
+ * those itself and adds them in (exec/guarded-rows.ts), or, for a plan that cannot tell them
+ * apart, evaluates the query locally ("guarded").
  */
-import type { Series } from "../engine/types";
 import { PointLimitError } from "../engine/metric/errors";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import type { ScanStats } from "./logs";
-import { bucketRows, groupLabelsOf, windowTotals, type GroupBuckets } from "./metric-pushdown";
+import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
+import type { GuardedCounts } from "./guarded-rows";
 
 export async function runParserPlan(
   client: CachedOrigin,
@@ -18,7 +19,7 @@ export async function runParserPlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "guarded"> {
+): Promise<GuardedCounts | "guarded"> {
   const values = plan.value === "count" ? ["__c", "__bad"] : ["__c", "__bad", "__v"];
   let rows;
   try {
@@ -34,8 +35,11 @@ export async function runParserPlan(
   const value = plan.value === "count" ? 0 : 2;
   const byGroup: (GroupBuckets | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
+  let guardedRows = 0;
   for (let i = 0; i < table.length; i++) {
-    if (table.value(i, 1) !== 0) return "guarded";
+    const bad = table.value(i, 1);
+    if (bad !== 0 && !plan.guarded) return "guarded";
+    guardedRows += bad;
     // The stats pipe also makes groups of rows the filters refused: Loki has no sample for them.
     if (table.value(i, 0) === 0) continue;
     const gi = table.groupIndex(i);
@@ -52,5 +56,5 @@ export async function runParserPlan(
     g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, value));
   }
-  return windowTotals(groups.values(), grid, plan, rankEnds);
+  return { groups: [...groups.values()], rankEnds, guardedRows };
 }

@@ -54,6 +54,7 @@ import { bucketsOf, type MetricGrid } from "./metric-pushdown";
 import {
   countingShape,
   filterLogsQL,
+  guardedCounting,
   type ParsedCounting,
   type ParserBucketPlan,
   parsedValueField,
@@ -62,6 +63,7 @@ import {
 import { compilePattern } from "../engine/pipeline/pattern";
 import { isNoErrorFilter } from "./unwrap-pushdown";
 import type { DerivedFieldRules } from "../engine/derived-fields";
+import { guardedRows } from "./guarded-rows";
 
 const ERROR = "__error__";
 /** The row's own value of a relevant label, copied before the extraction may overwrite it. */
@@ -87,21 +89,24 @@ export function planExtractPushdown(
   const shape = countingShape(expr, derived);
   if (!shape) return undefined;
   const { inner, lines, groupBy, usable, plan } = shape;
-  const counting = extractedCounting(plan.local, groupBy, usable);
+  const extracted = extractedCounting(plan.local, groupBy, usable);
   const buckets = bucketsOf(inner.range, grid);
-  if (!counting || !buckets) return undefined;
-  const { pipes, counted, bad, grouped } = counting;
+  if (!extracted || !buckets) return undefined;
+  const { pipes, counted, bad, grouped } = extracted;
+  // The guard's rows go to the Worker with their stored fields: `extract_regexp` overwrites those
+  // named like a group of the user's regexp, so the same values are computed restoring them.
+  const restoring = extractedCounting(plan.local, groupBy, usable, [], true);
 
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
-  const kept = counted === "" ? "" : ` if (${counted})`;
-  const stats = [`count()${kept} as __c`];
-  if (bytes) stats.push(`sum(__n)${kept} as __v`);
-  stats.push(`count() if (${bad}) as __bad`);
   const by = [buckets.timeGrouping, ...grouped].join(", ");
   const rows = `${plan.logsql}${buckets.inWindows}${pipes.map((p) => ` | ${p}`).join("")}`;
+  const { pipes: counting, kept, guard } = guardedCounting(extracted);
+  const stats = [`count() if (${kept}) as __c`];
+  if (bytes) stats.push(`sum(__n) if (${kept}) as __v`);
+  stats.push(`count() if (${guard}) as __bad`);
   return {
-    logsql: `${rows} | stats by (${by}) ${stats.join(", ")}`,
+    logsql: [rows, ...counting, `stats by (${by}) ${stats.join(", ")}`].join(" | "),
     ...buckets.grid,
     groupBy: grouped,
     groups: { rows, fields: grouped, ...(counted !== "" && { counted }), bad },
@@ -109,6 +114,16 @@ export function planExtractPushdown(
     setEmpty: SET_EMPTY,
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
+    ...(restoring && {
+      guarded: guardedRows(
+        shape.part,
+        inner,
+        plan.local,
+        `${plan.logsql}${buckets.inWindows}${restoring.pipes.map((p) => ` | ${p}`).join("")}`,
+        restoring.bad,
+        [...restoring.restored, `delete ${restoring.added.join(", ")}`],
+      ),
+    }),
   };
 }
 
@@ -116,18 +131,24 @@ export function planExtractPushdown(
 export interface ExtractedCounting extends ParsedCounting {
   /** The origin's field for each grouped label: its value, or its group where Loki may set it to "". */
   grouped: string[];
+  /** Every field the pipes add (ExtractedValues.added). */
+  added: string[];
+  /** With `restore`, the pipes giving the row back the stored fields the extraction overwrote. */
+  restored: string[];
 }
 
 /**
  * The pipes, kept rows and guard that count through `| regexp` or `| pattern` and the label
  * filters and `drop`s after it (the module comment), for the labels `groupBy`, those filtered and
- * `read` (whose values the caller reads: an unwrapped label, empty where Loki's is unset or "").
+ * `read` (whose values the caller reads: an unwrapped label, empty where Loki's is unset or "");
+ * with `restore`, as extractedValues restores.
  */
 export function extractedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
   read: readonly string[] = [],
+  restore = false,
 ): ExtractedCounting | undefined {
   const [parser, ...after] = stages;
   if (parser?.kind !== "RegexpParser" && parser?.kind !== "PatternParser") return undefined;
@@ -147,9 +168,9 @@ export function extractedCounting(
   if ([...names].some((n) => filtered.dropped.has(n))) return undefined;
   const relevant = [...names];
 
-  const values = extractedValues(parser, relevant, typed, groupBy);
+  const values = extractedValues(parser, relevant, typed, groupBy, restore);
   if (!values) return undefined;
-  const { pipes, grouped } = values;
+  const { pipes, grouped, added, restored } = values;
   // A grouped capture Loki may set to "": grouped under its own value (SET_EMPTY).
   const setEmpty = groupBy.filter((n, i) => grouped[i] !== parsedValueField(n));
   return {
@@ -157,6 +178,8 @@ export function extractedCounting(
     counted: conditions.join(" "),
     bad: values.bad,
     grouped,
+    added,
+    restored,
     ...(setEmpty.length > 0 && { setEmpty }),
   };
 }

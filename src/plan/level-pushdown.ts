@@ -49,9 +49,9 @@
  */
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import {
-  guardRow,
+  COUNTING_FIELDS,
+  guardedCounting,
   infallibleTemplate,
-  keptOrGuarded,
   parsedCounting,
   parsedKeyMention,
   parsedValueField,
@@ -63,6 +63,7 @@ import { captureNames } from "./derived-use";
 import { extractedCounting } from "./extract-pushdown";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
+import { guardedRows, type GuardedRows } from "./guarded-rows";
 import {
   DETECTED_LEVEL,
   LEVEL_FIELDS,
@@ -85,6 +86,8 @@ export interface LevelBucketPlan extends BucketGrid {
    * and (`__c`) the rows the parsed filters keep.
    */
   guarded?: boolean;
+  /** The rows `__bad` counts, for the Worker to count and add in (guarded-rows.ts). */
+  guardedRows?: GuardedRows;
   /** Whether `detected_level` is one of the answer's labels. */
   byLevel: boolean;
   /** Label filters on `detected_level` alone, applied to each group's level, in order. */
@@ -224,13 +227,14 @@ export function planLevelPushdown(
   const labelFields = parsed ? labels.map(parsedValueField) : labels;
   const fields = [...new Set([...labelFields, ...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)])];
   const value = lines.total;
-  const kept = parsed?.counted ? ` if (${parsed.counted})` : "";
+  const counting = parsed && guardedCounting(parsed.counting);
+  const kept = counting ? ` if (${counting.kept})` : "";
   const stats = [value === "count" ? `count()${kept} as __v` : `sum(__n)${kept} as __v`];
   // Groups whose rows the parsed filters all refused are told apart by their count (a sum is NaN).
-  if (parsed) stats.push(`count() if (${guardRow(parsed)}) as __bad`, `count()${kept} as __c`);
+  if (counting) stats.push(`count() if (${counting.guard}) as __bad`, `count()${kept} as __c`);
   // Behind a parser, only the rows its filters keep and its guard rows reach the level inputs and the groups.
   const pipes = [
-    ...(parsed ? [...parsed.pipes, ...keptOrGuarded(parsed)] : []),
+    ...(parsed && counting ? [...parsed.counting.pipes, ...counting.pipes] : []),
     LEVEL_INPUT_PIPES,
     ...(value === "bytes" ? ["len(_msg) as __n"] : []),
   ];
@@ -247,7 +251,18 @@ export function planLevelPushdown(
       levelFilters.length === 0 &&
       !parsed && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
     labels,
-    ...(parsed && { labelFields, guarded: true }),
+    ...(parsed && {
+      labelFields,
+      guarded: true,
+      guardedRows: guardedRows(
+        expr,
+        inner,
+        plan.local,
+        [`${plan.logsql}${buckets.inWindows}`, ...parsed.back.pipes].join(" | "),
+        parsed.back.bad,
+        parsed.back.cleanup,
+      ),
+    }),
     byLevel: groupBy.includes(DETECTED_LEVEL),
     levelFilters,
     value,
@@ -275,7 +290,7 @@ function parsedLevelRows(
   labels: readonly string[],
   derived: DerivedFieldRules,
   total: "count" | "bytes",
-): ParsedCounting | undefined {
+): { counting: ParsedCounting; back: RowsBack } | undefined {
   if (stages.some(touchesLevel)) return undefined;
   const first = stages[0];
   if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") {
@@ -284,7 +299,11 @@ function parsedLevelRows(
     if (captureNames(first).includes(DETECTED_LEVEL)) return undefined;
     const extracted = extractedCounting(stages, labels, pushableName(derived));
     // A grouped capture Loki may set to "" is a group of its own, which the level's groups do not keep.
-    return extracted && !extracted.setEmpty ? extracted : undefined;
+    if (!extracted || extracted.setEmpty) return undefined;
+    // The guard's rows, read back restoring the fields the extraction overwrote (extract-pushdown.ts).
+    const restoring = extractedCounting(stages, labels, pushableName(derived), [], true)!;
+    const cleanup = [...restoring.restored, `delete ${restoring.added.join(", ")}`];
+    return { counting: extracted, back: { pipes: restoring.pipes, bad: restoring.bad, cleanup } };
   }
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up; the level
   // is read from the line as stored, before any stage (Loki derives it when the entry is written).
@@ -292,7 +311,16 @@ function parsedLevelRows(
   const counting = parsedCounting(stages, labels, pushableName(derived), { reshaping });
   const mention = parsedKeyMention(stages, DETECTED_LEVEL);
   if (!counting || mention === undefined) return undefined;
-  return { ...counting, bad: `${counting.bad} or ${mention}` };
+  const bad = `${counting.bad} or ${mention}`;
+  const back = { pipes: counting.pipes, bad, cleanup: [`delete ${COUNTING_FIELDS.join(", ")}`] };
+  return { counting: { ...counting, bad }, back };
+}
+
+/** The pipes giving rows the fields a guard reads, the guard, and the pipes giving them back their stored fields only. */
+interface RowsBack {
+  pipes: string[];
+  bad: string;
+  cleanup: string[];
 }
 
 /** A `keep` without `detected_level` removes it; a `label_format` may write it. */

@@ -47,10 +47,11 @@
  * The answer depends only on the "relevant" labels (grouped by or filtered on). For each one the
  * origin computes the value Loki would give the label: the row's own field (a stream label or
  * structured metadata) when it has one, else the parsed key, unpacked under a prefix so that it
- * never overwrites a row field. VictoriaLogs then filters and counts per `_time` bucket and group,
- * and in the SAME stats pipe counts (`__bad`) every row where its unpacking could differ from
- * Loki's. Any such row sends the query back to local evaluation. The differences found (VictoriaLogs
- * v1.121), and the guard term that catches each:
+ * never overwrites a row field. VictoriaLogs then filters and counts per `_time` bucket and group
+ * the rows where its unpacking cannot differ from Loki's, and in the SAME stats pipe counts
+ * (`__bad`) every other row: the Worker reads those back, counts them itself and adds them in
+ * (guarded-rows.ts). The differences found (VictoriaLogs v1.121), and the guard term that catches
+ * each:
  * - Both parsers: `\u` escapes (keys or values could be spelled with them; lone surrogates) and
  *   U+FFFD (Loki drops or blanks it): for logfmt any such line; for JSON a line with one in a key,
  *   or a surrogate, control character or U+FFFD anywhere (JSON_UNSURE_ESCAPES, json-escapes.ts). A field named `__error__` (metadata Loki reads
@@ -118,6 +119,7 @@ import {
 } from "./unwrap-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
+import { guardedRows, type GuardedRows } from "./guarded-rows";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -127,6 +129,8 @@ export interface ParserBucketPlan extends BucketGrid {
   labels: string[];
   /** The group value standing for a label Loki set to "" (a series label of its own), if any. */
   setEmpty?: string;
+  /** The rows `__bad` counts, for the Worker to count and add in (guarded-rows.ts); without it they void the answer. */
+  guarded?: GuardedRows;
 }
 
 export type Parser = "json" | "logfmt";
@@ -167,7 +171,7 @@ const value = (name: string) => `__v_${name}`;
 /**
  * Every field parsedCounting's pipes may write, as `delete` names (a trailing `*` is a prefix): the
  * values above, a chain's (`__pj_`, `__pl_`), groups (`__g_`), the guard's counters, the JSON
- * wrapper and ODD_QUOTES_FIELDS. None can be a field the Worker reads (it ignores names starting
+ * wrapper and ODD_QUOTES_FIELDS, logfmtParamsCounting's keys (`__q_`) and the byte counts' lengths. None can be a field the Worker reads (it ignores names starting
  * with `_`, but reads `__error__`, which none of these is).
  */
 export const COUNTING_FIELDS = [
@@ -182,6 +186,8 @@ export const COUNTING_FIELDS = [
   "__len",
   "__unquoted",
   "__odd",
+  "__q_*",
+  "__n",
 ];
 
 /**
@@ -224,7 +230,7 @@ export function countingShape(expr: SampleExpr, derived?: DerivedFieldRules) {
   if (!groupBy.every(usable)) return undefined;
   // Label filters must not become the origin's prefilters: the guard must see every parsed row.
   const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
-  return { inner, lines, groupBy, usable, plan };
+  return { part: expr, inner, lines, groupBy, usable, plan };
 }
 
 export function planParserPushdown(
@@ -248,17 +254,18 @@ export function planParserPushdown(
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
-  const kept = counted === "" ? "" : ` if (${counted})`;
-  const stats = [`count()${kept} as __c`];
-  if (bytes) stats.push(`sum(__n)${kept} as __v`);
-  // The guard reads `_msg` (here or in keptOrGuarded), which is also what makes VictoriaLogs
-  // (v1.121) read the line for the prefixed unpack at all.
-  stats.push(`count() if (${guardRow(parsedRows)}) as __bad`);
   const by = [buckets.timeGrouping, ...fields].join(", ");
   const rows = [`${plan.logsql}${buckets.inWindows}`, ...pipes].join(" | ");
-  const counting = [rows, ...keptOrGuarded(parsedRows)].join(" | ");
+  // The guard reads `_msg`, which is also what makes VictoriaLogs (v1.121) read the line for the
+  // prefixed unpack at all.
+  const { pipes: counting, kept, guard } = guardedCounting(parsedRows);
+  const stats = [`count() if (${kept}) as __c`];
+  if (bytes) stats.push(`sum(__n) if (${kept}) as __v`);
+  stats.push(`count() if (${guard}) as __bad`);
+  // The pipes only add fields (each under a name of COUNTING_FIELDS): deleted, the row is as stored.
+  const cleanup = [`delete ${COUNTING_FIELDS.join(", ")}`];
   return {
-    logsql: `${counting} | stats by (${by}) ${stats.join(", ")}`,
+    logsql: [rows, ...counting, `stats by (${by}) ${stats.join(", ")}`].join(" | "),
     ...buckets.grid,
     groupBy: fields,
     groups: {
@@ -271,6 +278,7 @@ export function planParserPushdown(
     ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
+    guarded: guardedRows(shape.part, inner, plan.local, rows, bad, cleanup),
   };
 }
 
@@ -320,22 +328,25 @@ const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
  */
 export const JSON_REJECTED_LINES = `-_msg:~${quote(JSON_OBJECT_START)}`;
 
-/** Set on the rows the guard matches by keptOrGuarded. */
-const GUARD_ROW = "__guard_row";
-
 /**
- * Pipes that leave only the rows the filters keep and the guard's rows: the others count nowhere,
- * and would still make groups (of zero) of their own. The guard is evaluated once, into a flag.
+ * The pipes after a counting push-down's rows, and its stats' conditions: rows the filters keep
+ * count (`kept`) unless the guard matches them, and those count only as guard rows (`guard`), for
+ * the Worker to count apart (guarded-rows.ts). The guard is evaluated once per row, into a flag;
+ * rows neither kept nor guarded are dropped before they make groups of their own.
  */
-export function keptOrGuarded({ counted, bad }: ParsedCounting): string[] {
-  if (counted === "") return [];
-  return [`delete ${GUARD_ROW}`, `format if (${bad}) "1" as ${GUARD_ROW}`, `filter (${counted}) or ${GUARD_ROW}:=1`];
+export function guardedCounting({ counted, bad }: Pick<ParsedCounting, "counted" | "bad">): {
+  pipes: string[];
+  kept: string;
+  guard: string;
+} {
+  const pipes = [`delete ${GUARD_ROW}`, `format if (${bad}) "1" as ${GUARD_ROW}`];
+  if (counted !== "") pipes.push(`filter (${counted}) or ${GUARD_ROW}:=1`);
+  const unguarded = `-${GUARD_ROW}:=1`;
+  return { pipes, kept: counted === "" ? unguarded : `${unguarded} (${counted})`, guard: `${GUARD_ROW}:=1` };
 }
 
-/** The guard's filter after the pipes of keptOrGuarded. */
-export function guardRow({ counted, bad }: ParsedCounting): string {
-  return counted === "" ? bad : `${GUARD_ROW}:=1`;
-}
+/** Set on the rows the guard matches by guardedCounting. */
+const GUARD_ROW = "__guard_row";
 
 /**
  * Loki's values of labels a parser may set, and the rows label filters over them keep, for the

@@ -132,25 +132,33 @@ describe("a multi-tenant query", () => {
   });
 });
 
-describe("a push-down whose guard declines", () => {
-  it("is counted before its fallback reads a row, and refused past the budget", async () => {
+describe("a push-down whose guard finds rows", () => {
+  it("counts them in the same request: past the budget it is refused before a row is read", async () => {
     // A JSON object under the grouped name (Loki names its members instead): the guard finds such
-    // rows and the Worker would evaluate the query from whole lines.
+    // rows, which the Worker would read and count itself.
     const shape = 'count_over_time({app="payments"} | json | drop __error__[10m])';
     const params = { query: `sum by (http) (${shape})`, step: "600" };
     const calls = watchOrigin(inject("originUrl"));
     const refused = await ask(params, { MAX_LOCAL_ROWS: "100" });
     expect(refused.status, refused.body).toBe(400);
-    const paths = calls.map((c) => c.path);
-    // The guarded push-down, then the count; no row was read after it.
-    expect(paths.at(-1)).toBe("/select/logsql/hits");
-    expect(paths.slice(0, -1).every((p) => p === "/select/logsql/query")).toBe(true);
-    expect(calls.slice(0, -1).every((c) => c.query.includes("stats"))).toBe(true);
-    const rows = await originCount(calls.at(-1)!);
+    // Only the guarded push-down was asked: no count of its own, no row read.
+    expect(calls.map((c) => c.path)).toEqual(["/select/logsql/query"]);
+    const pushed = calls[0]!;
+    expect(pushed.query).toContain("| stats by");
+    const guardRows = {
+      ...pushed,
+      query: `${pushed.query.slice(0, pushed.query.indexOf(" | stats by"))} | filter __guard_row:=1`,
+    };
+    const rows = await originCount(guardRows);
+    expect(rows).toBeGreaterThan(100);
     expect(refused.body).toBe(
       `the query would evaluate ${rows} rows in the Worker, more than 100 (MAX_LOCAL_ROWS): ` +
         `${shape} is evaluated row by row; ${ADVICE}`,
     );
+    // Within the budget, those rows are read and counted, and nothing else.
+    const answered = await ask(params, { MAX_LOCAL_ROWS: String(rows) });
+    expect(answered.status, answered.body).toBe(200);
+    expect(answered.json.data.stats.summary.totalLinesProcessed).toBe(rows);
   });
 
   it("a push-down whose guard finds nothing is never counted nor refused", async () => {

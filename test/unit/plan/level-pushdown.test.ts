@@ -53,10 +53,14 @@ describe("planLevelPushdown", () => {
     expect(p.logsql).toContain(
       'unpack_json from __lvw_w fields (__lvw_ok, "__lvw.level", "__lvw.status") result_prefix "__p_"',
     );
-    expect(p.logsql).toContain("count() if (__v_status:>=500) as __v, count() if (");
+    expect(p.logsql).toContain(
+      "count() if (-__guard_row:=1 (__v_status:>=500)) as __v, count() if (__guard_row:=1) as __bad",
+    );
     // A key the parser could name `detected_level` (which then wins over the derived one) is guarded.
     expect(p.logsql).toContain('or _msg:~"detected(?:(?s:.)|');
-    expect(p.logsql).toMatch(/ as __bad, count\(\) if \(__v_status:>=500\) as __c$/);
+    expect(p.logsql).toMatch(/ as __bad, count\(\) if \(-__guard_row:=1 \(__v_status:>=500\)\) as __c$/);
+    // The guard's rows are read back with their own fields, for the Worker to count.
+    expect(p.guardedRows?.logsql).toMatch(/ \| filter .* \| delete __b_\*, __p_\*/);
     const logfmt = plan(
       'sum by (detected_level) (count_over_time({app="x"} | logfmt | level="error" | drop __error__ [1m]))',
     )!;

@@ -23,8 +23,11 @@ describe("planParserPushdown", () => {
         'format "<__b_job>" as __v_job | format if (__v_job:"") "<__p_job>" as __v_job | ',
     );
     expect(p.logsql).toContain(
-      "| stats by (_time:60000000000ns offset 1ns, __v_job) count() if (__v_attempt:>3) as __c, count() if (",
+      "| stats by (_time:60000000000ns offset 1ns, __v_job) count() if (-__guard_row:=1 (__v_attempt:>3)) as __c, " +
+        "count() if (__guard_row:=1) as __bad",
     );
+    // The guard is evaluated once per row, into the flag the counts read.
+    expect(p.logsql).toContain("| delete __guard_row | format if (__error__:* or ");
     expect(p.logsql).toMatch(/ as __bad$/);
     expect(p).toMatchObject({
       groupBy: ["__v_job"],
@@ -60,7 +63,7 @@ describe("planParserPushdown", () => {
 
   it("counts rows Loki could read differently in the same stats pipe", () => {
     const p = plan('sum by (method) (count_over_time({app="x"} | json | drop __error__, __error_details__ [1m]))')!;
-    const guard = p.logsql.slice(p.logsql.indexOf("count() if (__error__:*"));
+    const guard = p.logsql.slice(p.logsql.indexOf("format if (__error__:*"));
     for (const term of [
       String.raw`_msg:~"\\\\u|\\x{FFFD}"`, // `\u` escapes, U+FFFD
       String.raw`_msg:~"\\x{212A}"`, // the Kelvin sign, which the wide classes below leave out
@@ -73,7 +76,9 @@ describe("planParserPushdown", () => {
     ]) {
       expect(guard, term).toContain(term);
     }
-    expect(p.logsql).toContain("| stats by (_time:60000000000ns offset 1ns, __v_method) count() as __c, count() if (");
+    expect(p.logsql).toContain(
+      "| stats by (_time:60000000000ns offset 1ns, __v_method) count() if (-__guard_row:=1) as __c, count() if (__guard_row:=1) as __bad",
+    );
   });
 
   it("guards logfmt quoting and number shapes of numeric filters", () => {
@@ -81,7 +86,7 @@ describe("planParserPushdown", () => {
     expect(p.logsql).toContain("math ((__len - __unquoted) % 2) as __odd");
     expect(p.logsql).toContain("__odd:>0");
     expect(p.logsql).toContain('(__v_n:* -__v_n:~"^-?(0|[1-9][0-9]{0,8})(\\\\.[0-9]{1,6})?$")');
-    expect(p.logsql).toContain("count() if (__v_n:>=2) as __c");
+    expect(p.logsql).toContain("count() if (-__guard_row:=1 (__v_n:>=2)) as __c");
     expect(p.groupBy).toEqual([]);
   });
 
@@ -108,7 +113,7 @@ describe("planParserPushdown", () => {
     ];
     for (const [filter, logsql] of cases) {
       const p = plan(`sum(count_over_time({app="x"} | logfmt | ${filter} [1m]))`);
-      expect(p?.logsql, filter).toContain(`count() if (${logsql}) as __c`);
+      expect(p?.logsql, filter).toContain(`count() if (-__guard_row:=1 (${logsql})) as __c`);
     }
   });
 
@@ -126,7 +131,9 @@ describe("planParserPushdown", () => {
     // Only the rows the filters keep and the guard's reach the groups.
     expect(p.logsql).toContain('| filter (__v_level:="error") or __guard_row:=1 | stats by (');
     expect(p.logsql).toMatch(/count\(\) if \(__guard_row:=1\) as __bad$/);
-    expect(p.logsql).toContain('count() if (__v_level:="error") as __c, sum(__n) if (__v_level:="error") as __v');
+    expect(p.logsql).toContain(
+      'count() if (-__guard_row:=1 (__v_level:="error")) as __c, sum(__n) if (-__guard_row:=1 (__v_level:="error")) as __v',
+    );
     expect(p).toMatchObject({ value: "bytes", perSeconds: 120, labels: ["app"] });
     expect(plan('sum(rate({app="x"} | logfmt [5m]))')).toMatchObject({ value: "count", perSeconds: 300 });
   });
@@ -146,13 +153,15 @@ describe("planParserPushdown", () => {
     // a line that did not parse or names the wrapper's key.
     expect(fails.logsql).toContain(`format if ((-${objectLine} __v_b:="y") or __error__:*`);
     expect(fails.logsql).toContain(`(${objectLine} -__p___lvw_ok:*) or _msg:__lvw or`);
-    expect(fails.logsql).toContain('count() if (__v_b:="y") as __c');
+    expect(fails.logsql).toContain('count() if (-__guard_row:=1 (__v_b:="y")) as __c');
 
     const excludes = plan('sum by (a) (count_over_time({app="x"} | json | __error__="" [1m]))')!;
     expect(excludes.logsql).toContain(unpack);
     expect(excludes.logsql).toContain(`format if (${objectLine} (__error__:*`);
     expect(excludes.logsql).toContain(`| filter (${objectLine}) or __guard_row:=1 | stats by (`);
-    expect(excludes.logsql).toContain(`count() if (${objectLine}) as __c, count() if (__guard_row:=1) as __bad`);
+    expect(excludes.logsql).toContain(
+      `count() if (-__guard_row:=1 (${objectLine})) as __c, count() if (__guard_row:=1) as __bad`,
+    );
 
     // Dropped errors keep the plain unpack.
     const dropped = plan('sum by (a) (count_over_time({app="x"} | json | drop __error__ | __error__="" [1m]))')!;
@@ -164,10 +173,12 @@ describe("planParserPushdown", () => {
     const range = "__v_ip:ipv4_range(10.2.0.0, 10.2.255.255)";
     const shape = String.raw`(__v_ip:* -__v_ip:~"^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}`;
     const logfmt = plan('sum by (a) (count_over_time({app="x"} | logfmt | ip = ip("10.2.0.0/16") [1m]))')!;
-    expect(logfmt.logsql).toContain(`count() if (${range}) as __c`);
+    expect(logfmt.logsql).toContain(`count() if (-__guard_row:=1 (${range})) as __c`);
     expect(logfmt.logsql).toContain(shape);
     const negated = plan('sum by (a) (count_over_time({app="x"} | logfmt | ip != ip("10.0.0.1-10.0.0.5") [1m]))')!;
-    expect(negated.logsql).toContain("count() if ((__v_ip:* -__v_ip:ipv4_range(10.0.0.1, 10.0.0.5))) as __c");
+    expect(negated.logsql).toContain(
+      "count() if (-__guard_row:=1 ((__v_ip:* -__v_ip:ipv4_range(10.0.0.1, 10.0.0.5)))) as __c",
+    );
     // Without `__error__=""` Loki's ip() keeps every line its JSON parser rejects, and the query
     // fails on them: each one is a guard row, whatever the filters.
     const objectLine = String.raw`_msg:~"^[ \\t\\n\\r]*\\{"`;
@@ -175,7 +186,9 @@ describe("planParserPushdown", () => {
     expect(json.logsql).toContain("__lvw_w");
     expect(json.logsql).toContain(`format if ((-${objectLine}) or __error__:*`);
     const excluded = plan('sum by (a) (count_over_time({app="x"} | json | ip = ip("10.2.0.1") | __error__="" [1m]))')!;
-    expect(excluded.logsql).toContain(`count() if (${objectLine} __v_ip:ipv4_range(10.2.0.1, 10.2.0.1)) as __c`);
+    expect(excluded.logsql).toContain(
+      `count() if (-__guard_row:=1 (${objectLine} __v_ip:ipv4_range(10.2.0.1, 10.2.0.1))) as __c`,
+    );
   });
 
   it("accepts drops and no-op error filters", () => {
@@ -275,7 +288,7 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
         'format if (__v_service_version:"") "<__pj_service_version>" as __v_service_version | ' +
         'format if (__v_service_version:"" -_msg:~"^[\\"{\\\\[]") "<__pl_service_version>" as __v_service_version',
     );
-    expect(p.logsql).toContain('count() if (-__v_service_version:="") as __c');
+    expect(p.logsql).toContain('count() if (-__guard_row:=1 (-__v_service_version:="")) as __c');
     expect(p.labels).toEqual(["service_version"]);
   });
 

@@ -1,0 +1,56 @@
+/**
+ * The rows a counting push-down's guard matches, read by the Worker instead of voiding the origin's
+ * counts.
+ *
+ * A guard (parser-pushdown.ts, extract-pushdown.ts) matches every row VictoriaLogs might read
+ * otherwise than Loki; the origin's counts leave those rows out. Loki's count of a window is a sum
+ * over its rows, each adding one (or its line's bytes) to the series its labels make, so the rows
+ * the guard matched can be counted apart, by the Worker from whole lines as it counts any row, and
+ * added in: the answer is exact while only they cross the network. A rare odd line (an escaped
+ * character, a repeated key) then costs its own row, not every row of the range.
+ *
+ * Counts add exactly (integers well below 2^53); a rate is the added count divided by the range's
+ * seconds, as the origin's own answer is.
+ */
+import type { PipelineStage, RangeAggregationExpr, RangeAggregationOp, VectorAggregationExpr } from "../logql/ast";
+
+export interface GuardedRows {
+  /** The guard's rows (LogsQL, no time filter), each with only the fields the row has stored. */
+  logsql: string;
+  /**
+   * The pushed part as the Worker counts those rows: over the pipeline the origin leaves to it, and
+   * with totals per window where the part has rates (the caller divides after adding).
+   */
+  expr: VectorAggregationExpr;
+}
+
+/** The total each rate divides. */
+const TOTALS: Partial<Record<RangeAggregationOp, RangeAggregationOp>> = {
+  rate: "count_over_time",
+  bytes_rate: "bytes_over_time",
+};
+
+/**
+ * `part` (`sum [by (…)] (counting function (…))`, `inner` its range aggregation) counted over the
+ * rows of `rows` (the push-down's LogsQL before it counts, with every field the guard reads) that
+ * the guard `bad` matches; `local` is the pipeline the origin left to the Worker, and `cleanup` the
+ * pipes that give each row back its stored fields only (the Worker would read added ones as labels).
+ */
+export function guardedRows(
+  part: VectorAggregationExpr,
+  inner: RangeAggregationExpr,
+  local: readonly PipelineStage[],
+  rows: string,
+  bad: string,
+  cleanup: readonly string[],
+): GuardedRows {
+  const counted: RangeAggregationExpr = {
+    ...inner,
+    op: TOTALS[inner.op] ?? inner.op,
+    range: { ...inner.range, selector: { ...inner.range.selector, pipeline: [...local] } },
+  };
+  return {
+    logsql: [rows, `filter ${bad}`, ...cleanup].join(" | "),
+    expr: { ...part, expr: counted },
+  };
+}

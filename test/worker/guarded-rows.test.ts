@@ -1,0 +1,149 @@
+/**
+ * A counting push-down whose guard matches some rows (lines VictoriaLogs might read otherwise than
+ * Loki) counts only those rows in the Worker and adds them to the origin's counts: the answer is
+ * the Worker's own evaluation of every row (push-down off), while only the guard's rows are read.
+ * Each stream below holds plain lines and a few odd ones the guard must match (an escaped key,
+ * a repeated key, a nested object, a lenient number, an odd quote, a typed value in exponent form,
+ * structured metadata named like a capture); the rows read must be exactly the odd ones.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { askMetric, expectSameAnswer, pushCounted } from "./support/metric-answers";
+import type { Env } from "../../src/config";
+
+const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
+const TENANT_ID = "26:95";
+const TENANT = { "X-Scope-OrgID": TENANT_ID };
+const base = BigInt(DATA_START) * 1_000_000_000n;
+
+type Line = string | [string, Record<string, string>];
+
+const METHODS = ["GET", "POST", "PUT"];
+const plainJson = (i: number) =>
+  JSON.stringify({ method: METHODS[i % 3], status: i % 4 === 0 ? 503 : 200, path: `/p${i % 2}` });
+const plainLogfmt = (i: number) => `level=${i % 3 === 0 ? "error" : "info"} job=j${i % 2} attempt=${i % 7}`;
+const plainNginx = (i: number) =>
+  `10.0.0.${i % 5} - - [01/Feb/2026] "${METHODS[i % 3]} /p${i % 2} HTTP/1.1" ${i % 4 === 0 ? 503 : 200} ${100 + i}`;
+
+/** Odd lines, each placed among the plain ones (their index in the stream), by stream. */
+const ODD: Record<string, Record<number, Line>> = {
+  json: {
+    3: String.raw`{"meth\u006fd":"DELETE","status":500}`,
+    11: '{"method":"GET","method":"POST","status":504}',
+    19: '{"method":{"verb":"GET"},"status":200}',
+    27: '{"status":+1,"method":"PATCH"}',
+  },
+  logfmt: {
+    5: 'level=error job="j1 attempt=9',
+    13: String.raw`level=warn job=j\u0030 attempt=8`,
+    21: "level=error job=j1 job=j2 attempt=4",
+  },
+  nginx: {
+    7: '10.0.0.9 - - [01/Feb/2026] "GET /p1 HTTP/1.1" 1e3 77',
+    17: ['10.0.0.8 - - [01/Feb/2026] "POST /p0 HTTP/1.1" 503 88', { status: "meta" }],
+  },
+};
+const PLAIN: Record<string, (i: number) => string> = { json: plainJson, logfmt: plainLogfmt, nginx: plainNginx };
+/** Lines per stream, 10 s apart from DATA_START. */
+const LINES = 36;
+
+const NGINX = String.raw`(?P<ip>\S+) - - \[[^\]]*\] "(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\S+) (?P<size>\d+)`;
+
+/**
+ * Each query, with the odd lines (their indexes) its guard matches: an escape, an odd quote or a
+ * lenient number on any line; a repeated key, a nested object, a typed value or metadata only where
+ * the query reads that label.
+ */
+const QUERIES: [string, number[]][] = [
+  [
+    'sum by (method) (count_over_time({app="gr", set="json"} | json | drop __error__, __error_details__ [1m]))',
+    [3, 11, 19, 27],
+  ],
+  ['sum by (method) (rate({app="gr", set="json"} | json | status >= 500 [2m]))', [3, 11, 19, 27]],
+  ['sum(bytes_over_time({app="gr", set="json"} | json | method=~"GET|POST" [5m]))', [3, 11, 19, 27]],
+  ['sum by (job) (count_over_time({app="gr", set="logfmt"} | logfmt | attempt > 3 [1m]))', [5, 13, 21]],
+  ['sum by (level) (bytes_rate({app="gr", set="logfmt"} | logfmt [2m]))', [5, 13]],
+  [
+    `sum by (method) (count_over_time({app="gr", set="nginx"} | regexp \`${NGINX}\` | status >= 500 | drop __error__, __error_details__ [1m]))`,
+    [7, 17],
+  ],
+  [`sum by (status) (count_over_time({app="gr", set="nginx"} | regexp \`${NGINX}\` [1m]))`, [17]],
+];
+
+/** Loki's level discovery (detected_level), as Explore's logs volume counts by it. */
+const DISCOVERY: Partial<Env> = { DISCOVER_LOG_LEVELS: "true" };
+
+const RANGE = { start: String(DATA_START), end: String(DATA_START + LINES * 10), step: "30" };
+
+describe("rows a counting push-down's guard matches are counted apart", () => {
+  beforeAll(async () => {
+    const streams = Object.entries(PLAIN).map(([set, plain]) => ({
+      stream: { app: "gr", set },
+      values: Array.from({ length: LINES }, (_, i) => {
+        const ts = String(base + BigInt(i * 10) * 1_000_000_000n);
+        const line = ODD[set]![i] ?? plain(i);
+        return typeof line === "string" ? [ts, line] : [ts, line[0], line[1]];
+      }),
+    }));
+    await pushCounted(TENANT_ID, "gr", streams, DATA_START);
+  });
+
+  it.each(QUERIES)("%s", async (query, odd) => {
+    const [pushed, local] = await Promise.all([
+      askMetric(query, RANGE, true, TENANT),
+      askMetric(query, RANGE, false, TENANT),
+    ]);
+    expectSameAnswer(pushed, local, query);
+    expect(local.series.size, query).toBeGreaterThan(0);
+    // The push-down read the odd lines only; the local evaluation read every line.
+    expect(pushed.linesScanned, query).toBe(odd.length);
+    expect(local.linesScanned, query).toBe(LINES);
+  });
+
+  it("instant queries add the guard's rows too", async () => {
+    const at = { time: String(DATA_START + 300) };
+    for (const [query, odd] of QUERIES) {
+      const instant = query.replace(/\[(1m|2m)\]/, "[5m]");
+      const [pushed, local] = await Promise.all([
+        askMetric(instant, at, true, TENANT),
+        askMetric(instant, at, false, TENANT),
+      ]);
+      expectSameAnswer(pushed, local, instant);
+      // The window is (DATA_START, DATA_START + 300 s]: lines 1 to 30.
+      expect(pushed.linesScanned, instant).toBe(odd.filter((i) => i >= 1 && i <= 30).length);
+    }
+  });
+
+  it("Explore's logs volume over a parser (the level counts) adds the guard's rows too", async () => {
+    // The method is not read here: its repeated key and nested object are no odd lines.
+    const volume: [string, number[]][] = [
+      [
+        'sum by (level, detected_level) (count_over_time({app="gr", set="json"} | json | status >= 500 | drop __error__, __error_details__ [1m]))',
+        [3, 27],
+      ],
+      ['sum by (detected_level) (count_over_time({app="gr", set="logfmt"} | logfmt | attempt > 3 [1m]))', [5, 13]],
+      [
+        `sum by (level, detected_level) (count_over_time({app="gr", set="nginx"} | regexp \`${NGINX}\` | status >= 500 | drop __error__, __error_details__ [1m]))`,
+        [7, 17],
+      ],
+    ];
+    for (const [query, odd] of volume) {
+      const [pushed, local] = await Promise.all([
+        askMetric(query, RANGE, true, TENANT, false, DISCOVERY),
+        askMetric(query, RANGE, false, TENANT, false, DISCOVERY),
+      ]);
+      expectSameAnswer(pushed, local, query);
+      expect(local.series.size, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, query).toBe(odd.length);
+    }
+  });
+
+  it("within MAX_LOCAL_ROWS when only the guard's rows are read", async () => {
+    const query = QUERIES[0]![0];
+    const vars = { MAX_LOCAL_ROWS: "10" };
+    const pushed = await askMetric(query, RANGE, true, TENANT, false, vars);
+    expect(pushed.status, pushed.body).toBe(200);
+    expect(pushed.linesScanned).toBe(4);
+    const local = await askMetric(query, RANGE, false, TENANT, false, vars);
+    expect(local.status).toBe(400);
+  });
+});
