@@ -28,25 +28,25 @@ export async function runSeriesPlan(
   maxPoints?: number,
 ): Promise<Series[] | "declined"> {
   const all = plan.fields === "all";
-  // With every field grouped by, the fields are found first, beside the streams; otherwise the
-  // streams are asked for beside the buckets.
-  const found = all ? await metadataFields(client, plan, stats) : undefined;
-  const fields = found?.fields ?? (plan.fields as readonly string[]);
+  // The selected streams (and, with every field grouped by, the field names) over all their rows:
+  // answered from the origin's index and block headers, they cost no scan of the lines.
+  const [streams, names] = await Promise.all([
+    selectedStreams(client, plan, stats),
+    all ? fieldNames(client, plan, stats) : undefined,
+  ]);
+  const fields = names ? metadataFields(names, streams) : (plan.fields as readonly string[]);
   if (fields.length > MAX_SERIES_FIELDS) return "declined";
-  const query = seriesStatsQuery(plan, fields);
   let rows;
-  let streams;
   try {
-    [rows, streams] = await Promise.all([
-      bucketRows(client, query, grid, stats, maxPoints, COUNTED[plan.value]),
-      found?.streams ?? countedStreams(client, plan, stats),
-    ]);
+    rows = await bucketRows(client, seriesStatsQuery(plan, fields), grid, stats, maxPoints);
   } catch (err) {
     // More groups than the answer may hold points: local evaluation holds only its own series.
     if (err instanceof PointLimitError) return "declined";
     throw err;
   }
-  if (all && !sameRows(rows, streams, plan)) return "declined";
+  // A row written since the field names were asked could carry a field not grouped by: the streams'
+  // rows, counted again, must be those the names were found in.
+  if (all && !sameStreams(streams, await selectedStreams(client, plan, stats))) return "declined";
   const labelsOf = groupLabeller(plan, client);
   const { table, ranks, rankEnds } = rows;
   const inWindow = inWindowOf(rows, plan);
@@ -61,7 +61,7 @@ export async function runSeriesPlan(
     let g = byGroup[gi];
     if (g === undefined) {
       let group = table.groups[gi]!;
-      // A stream the buckets hold and the streams' answer did not: rows written between the two.
+      // A stream the buckets hold and the streams' answer did not: rows written since it was asked.
       const stream = streams.get(group._stream_id ?? "");
       if (!stream) return "declined";
       group = { ...group, _stream: stream.text };
@@ -87,64 +87,66 @@ export async function runSeriesPlan(
   return windowTotals(groups.values(), grid, { ...plan.buckets, perSeconds: plan.perSeconds }, rankEnds);
 }
 
-/** The stats results read: the value, and the rows counted (the value itself for a count). */
-const COUNTED = { count: ["__v"], bytes: ["__v", "__c"] } as const;
-
-/** A stream of the rows counted: its labels as `_stream` spells them, and how many rows it has. */
-interface CountedStream {
+/** A selected stream: its labels as `_stream` spells them, and how many rows it has in the window. */
+interface SelectedStream {
   text: string;
   rows: number;
 }
 
 /**
- * The metadata fields of the rows counted, and their streams (countedStreams). The fields are those
- * the origin names for the rows but its own (a leading `_`, which rows never carry as labels:
- * origin/rows.ts) and but those that are stream labels wherever they are set: a field's hits are
- * the rows where it is set, and when the streams that carry it as a label hold that many rows it
- * is never metadata (a stream label is a field of every row of its stream); grouping by the stream
- * already tells its values apart.
+ * The metadata fields of the selected streams' rows: the fields the origin names for them but its
+ * own (a leading `_`, which rows never carry as labels: origin/rows.ts) and but those that are
+ * stream labels wherever they are set: a field's hits are the rows where it is set, and when the
+ * streams that carry it as a label hold that many rows it is never metadata (a stream label is a
+ * field of every row of its stream); grouping by the stream already tells its values apart.
  */
-async function metadataFields(
-  client: CachedOrigin,
-  plan: SeriesBucketPlan,
-  stats: ScanStats,
-): Promise<{ fields: string[]; streams: Map<string, CountedStream> }> {
-  stats.subqueries++;
-  const [names, streams] = await Promise.all([
-    client.statsRows(`${plan.rows} | field_names`, plan.buckets.window),
-    countedStreams(client, plan, stats),
-  ]);
+function metadataFields(
+  names: readonly Record<string, string>[],
+  streams: ReadonlyMap<string, SelectedStream>,
+): string[] {
   const asLabel = new Map<string, number>();
   for (const stream of streams.values()) {
     for (const name of Object.keys(parseStreamLabels(stream.text))) {
       asLabel.set(name, (asLabel.get(name) ?? 0) + stream.rows);
     }
   }
-  const fields = names
+  return names
     .filter((row) => {
       const name = row.name ?? "";
       return name !== "" && !name.startsWith("_") && Number(row.hits ?? "0") > (asLabel.get(name) ?? 0);
     })
     .map((row) => row.name!)
     .sort();
-  return { fields, streams };
 }
 
-/** The streams of the rows counted, by `_stream_id` (the stats query groups by the short id). */
-async function countedStreams(
+/** The field names of the selected streams' rows in the plan's window, with their hits. */
+function fieldNames(client: CachedOrigin, plan: SeriesBucketPlan, stats: ScanStats) {
+  stats.subqueries++;
+  return client.statsRows(`${plan.streams} | field_names`, plan.buckets.window);
+}
+
+/** The selected streams with rows in the plan's window, by `_stream_id` (the stats query groups by the short id). */
+async function selectedStreams(
   client: CachedOrigin,
   plan: SeriesBucketPlan,
   stats: ScanStats,
-): Promise<Map<string, CountedStream>> {
+): Promise<Map<string, SelectedStream>> {
   stats.subqueries++;
   const rows = await client.statsRows(
-    `${plan.rows} | stats by (_stream_id, _stream) count() as __n`,
+    `${plan.streams} | stats by (_stream_id, _stream) count() as __n`,
     plan.buckets.window,
   );
-  const streams = new Map<string, CountedStream>();
+  const streams = new Map<string, SelectedStream>();
   for (const row of rows)
     streams.set(row._stream_id ?? "", { text: row._stream ?? "{}", rows: Number(row.__n ?? "0") });
   return streams;
+}
+
+/** Whether two answers of selectedStreams hold the same streams with the same rows. */
+function sameStreams(a: ReadonlyMap<string, SelectedStream>, b: ReadonlyMap<string, SelectedStream>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, stream] of a) if (b.get(id)?.rows !== stream.rows) return false;
+  return true;
 }
 
 /** Whether an answer row's bucket lies in the plan's window. */
@@ -152,26 +154,6 @@ function inWindowOf({ table, ends }: BucketRows, plan: SeriesBucketPlan): (row: 
   const { window, width } = plan.buckets;
   const inside = ends.map((end) => end - width + 1n >= window.start && end - width + 1n < window.end);
   return (row) => inside[table.timeIndex(row)]!;
-}
-
-/**
- * Whether the buckets hold, stream by stream, the rows the field names were found in: rows written
- * between the requests could carry a field not grouped by. (The buckets may come from a chunk
- * asked for earlier; it then holds other rows only if the rows changed since: declined alike.)
- */
-function sameRows(rows: BucketRows, streams: ReadonlyMap<string, CountedStream>, plan: SeriesBucketPlan): boolean {
-  const { table } = rows;
-  const inWindow = inWindowOf(rows, plan);
-  const column = plan.value === "count" ? 0 : 1;
-  const totals = new Map<string, number>();
-  for (let i = 0; i < table.length; i++) {
-    if (!inWindow(i)) continue;
-    const id = table.groups[table.groupIndex(i)]!._stream_id ?? "";
-    totals.set(id, (totals.get(id) ?? 0) + table.value(i, column));
-  }
-  if (totals.size !== streams.size) return false;
-  for (const [id, stream] of streams) if (totals.get(id) !== stream.rows) return false;
-  return true;
 }
 
 /**

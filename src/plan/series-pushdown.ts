@@ -27,8 +27,9 @@
  * whose labels carry a pipeline error.
  *
  * Which metadata can matter: for the series themselves, every field (`fields: "all"`, named by a
- * `field_names` request over the same rows, exec/series-pushdown.ts, which also checks that the
- * buckets hold the rows the names were found in); for a `sum by (…)` that keeps only some labels,
+ * `field_names` request over every row of the selected streams, exec/series-pushdown.ts: grouping
+ * by a field no counted row holds changes no group, and the streams' rows are counted again after
+ * the buckets, so that a row written in between declines the answer); for a `sum by (…)` that keeps only some labels,
  * the grouped labels and the labels the Worker's stages read. A metadata field named like a label
  * the Worker derives is grouped by too: its value is then kept under Loki's `_extracted` name, as
  * the rows' labels keep it.
@@ -47,9 +48,14 @@ import { INPUT, LEVEL_INPUT_PIPES, LEVEL_LABEL_INPUTS } from "./level-pushdown";
 export interface SeriesBucketPlan {
   /** The rows counted: selector, line filters and label-filter prefilters, then the in-windows pipes. */
   rows: string;
+  /**
+   * The stream selector alone: every row of the selected streams, a superset of the rows counted,
+   * whose field names and streams the origin tells from its index and block headers in a few ms.
+   */
+  streams: string;
   /** The pipes between the rows and the stats pipe (the level inputs), each led by ` | `. */
   pipes: string;
-  /** The stats pipe's functions: the value (`__v`), and for bytes the rows counted (`__c`). */
+  /** The stats pipe's function: the value (`__v`). */
   stats: string;
   /** The `_time` grouping of the buckets. */
   timeGrouping: string;
@@ -118,8 +124,9 @@ function planRange(
   const value = lines.total;
   return {
     rows: plan.logsql + buckets.inWindows,
+    streams: planLogQuery({ ...agg.range.selector, pipeline: [] }, { derived }).logsql,
     pipes: levels ? ` | ${LEVEL_INPUT_PIPES}` : "",
-    stats: value === "count" ? "count() as __v" : "sum_len(_msg) as __v, count() as __c",
+    stats: value === "count" ? "count() as __v" : "sum_len(_msg) as __v",
     timeGrouping: buckets.timeGrouping,
     buckets: buckets.grid,
     fields,

@@ -7,11 +7,12 @@
  * which answers really were pushed (no rows scanned).
  */
 import fc from "fast-check";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { askMetric, pushCounted, pushedAndLocal, type MetricAnswer } from "./support/metric-answers";
 import type { Env } from "../../src/config";
 import { queryTraffic } from "./support/traffic";
 import { DEFAULT_SERVICE_NAME_LABELS } from "../../src/engine/derived-fields";
+import { watchOrigin } from "../support/watch-origin";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
@@ -122,6 +123,26 @@ describe("origin traffic of the series push-down (compat data, 6 h)", () => {
       expect(local.rows, query).toBeGreaterThan(500);
       expect(pushed.originBytes, query).toBeLessThan(local.originBytes * atMost);
     }
+  });
+});
+
+describe("requests of the series push-down", () => {
+  it("only the buckets read the lines: field names and streams come from the selected streams alone", async () => {
+    const calls = watchOrigin(inject("originUrl"));
+    const params = { start: String(DATA_START), end: String(DATA_END), step: "60" };
+    const { pushed } = await pushedAndLocal('count_over_time({app="auth"} |= "ERROR" [5m])', params, {}, DISCOVERY);
+    expect(pushed.linesScanned).toBe(0);
+    const asked = calls.filter((c) => c.start !== "" && /\| (field_names|stats by)/.test(c.query));
+    const withLineFilter = asked.filter((c) => c.query.includes("ERROR"));
+    // The pushed answer's requests: streams and field names, the buckets, the streams again; the
+    // local answer's hits count and rows are not among them.
+    expect(asked.filter((c) => c.query.includes("| field_names")).map((c) => c.query.includes("ERROR"))).toEqual([
+      false,
+    ]);
+    expect(
+      asked.filter((c) => c.query.includes("| stats by (_stream_id, _stream)")).map((c) => c.query.includes("ERROR")),
+    ).toEqual([false, false]);
+    expect(withLineFilter.filter((c) => c.query.includes("| stats by (_time:"))).toHaveLength(1);
   });
 });
 
