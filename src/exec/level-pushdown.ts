@@ -1,9 +1,10 @@
 /**
  * Runs a level push-down (src/plan/level-pushdown.ts): VictoriaLogs counts rows per (bucket, raw
  * inputs of Loki's level rules); each group's `detected_level` is derived once, by the rules rows go
- * through, and groups with the same labels add up. A group whose inputs do not settle the level
- * declines the whole answer ("declined"): it is then evaluated from rows. Rows a parser's guard
- * counts are counted apart by the Worker (exec/guarded-rows.ts).
+ * through, and groups with the same labels add up. The rows of a group whose inputs do not settle
+ * the level, and the rows a parser's guard counts, are read back and counted by the Worker
+ * (exec/guarded-rows.ts); past MAX_READ_BACK_GROUPS such groups, or where the plan cannot read a
+ * group's rows back, the whole answer is declined ("declined") and evaluated from rows.
  */
 import type { Labels } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
@@ -23,6 +24,16 @@ import type { LabelFilterExpr } from "../logql/ast";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
 import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
 import type { GuardedCounts } from "./guarded-rows";
+import { fieldName, quote } from "../plan/logsql";
+
+/** A level push-down's counts, and which rows the Worker reads back to count itself (`filter`). */
+export interface LevelCounts extends GuardedCounts {
+  /** The rows read back (LogsQL filter on LevelReadBack.rows), when `guardedRows` is not 0. */
+  filter: string;
+}
+
+/** More unsettled groups than this and their rows are no longer a few: evaluated from rows. */
+const MAX_READ_BACK_GROUPS = 50;
 
 export async function runLevelPlan(
   client: CachedOrigin,
@@ -30,10 +41,13 @@ export async function runLevelPlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<GuardedCounts | "declined"> {
+): Promise<LevelCounts | "declined"> {
+  // `__c`: a group's rows (the value itself for an unguarded count).
+  const values = plan.guarded ? ["__v", "__bad", "__c"] : plan.value === "bytes" ? ["__v", "__c"] : ["__v"];
+  const rowsColumn = values.length - 1;
   let rows;
   try {
-    rows = await bucketRows(client, plan, grid, stats, maxPoints, plan.guarded ? ["__v", "__bad", "__c"] : ["__v"]);
+    rows = await bucketRows(client, plan, grid, stats, maxPoints, values);
   } catch (err) {
     // More groups of inputs than the answer may hold points: local evaluation holds only its own.
     if (err instanceof PointLimitError) return "declined";
@@ -41,18 +55,19 @@ export async function runLevelPlan(
   }
   const keeps = plan.levelFilters.map(levelPredicate);
   const { table, ranks, rankEnds } = rows;
-  // Each group of inputs is read once: its series (undefined: filtered out), or "declined".
-  const byGroup: (GroupBuckets | null | undefined)[] = [];
+  // Each group of inputs is read once: its series (undefined: filtered out; "read back": its rows
+  // are read back), or "declined".
+  const byGroup: (GroupBuckets | null | "read back" | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
   const labelFields = plan.labelFields ?? plan.labels;
-  let guardedRows = 0;
+  // Rows the origin may read otherwise than Loki, and the groups whose inputs do not settle the
+  // level: read back and counted by the Worker.
+  let readRows = 0;
+  let guardRows = 0;
+  const unsettled: string[] = [];
   for (let i = 0; i < table.length; i++) {
     if (plan.guarded) {
-      // Rows the origin may read otherwise than Loki: counted apart by the Worker where the plan
-      // can read them back, else the whole answer is evaluated from rows.
-      const bad = table.value(i, 1);
-      if (bad !== 0 && !plan.guardedRows) return "declined";
-      guardedRows += bad;
+      guardRows += table.value(i, 1);
       // The stats pipe also makes groups of rows the parsed filters refused: Loki has no sample for them.
       if (table.value(i, 2) === 0) continue;
     }
@@ -61,8 +76,11 @@ export async function runLevelPlan(
     if (g === undefined) {
       const row = table.groups[gi]!;
       const level = levelOfGroup(row);
-      if (level === undefined) return "declined";
-      if (keeps.every((keep) => keep(level))) {
+      if (level === undefined) {
+        if (!plan.readBack.groups || unsettled.length === MAX_READ_BACK_GROUPS) return "declined";
+        unsettled.push(groupFilter(row, plan.groupBy));
+        g = "read back";
+      } else if (keeps.every((keep) => keep(level))) {
         const labels = groupLabelsOf(row, labelFields, plan.labels);
         if (plan.byLevel) labels[DETECTED_LEVEL] = level;
         const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -72,10 +90,23 @@ export async function runLevelPlan(
       byGroup[gi] = g;
     }
     if (g === null) continue;
+    if (g === "read back") {
+      readRows += table.value(i, rowsColumn);
+      continue;
+    }
     g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, 0));
   }
-  return { groups: [...groups.values()], rankEnds, guardedRows };
+  const filter = [...(guardRows > 0 ? [GUARD_ROW_FILTER] : []), ...unsettled].join(" or ");
+  return { groups: [...groups.values()], rankEnds, guardedRows: guardRows + readRows, filter };
+}
+
+/** The guard's rows, as the rows read back carry its flag (plan/parser-pushdown.ts guardedCounting). */
+const GUARD_ROW_FILTER = "__guard_row:=1";
+
+/** The rows of one group: each field it is grouped by with the group's value (a missing one is ""). */
+function groupFilter(row: VLRow, fields: readonly string[]): string {
+  return `(${fields.map((f) => (row[f] ? `${fieldName(f)}:=${quote(row[f])}` : `${fieldName(f)}:""`)).join(" ")})`;
 }
 
 /**

@@ -39,7 +39,7 @@ import { breakdownPart } from "../plan/breakdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { runParserPlan } from "./parser-pushdown";
 import { countedSeries, seriesOf } from "./guarded-rows";
-import type { GuardedRows } from "../plan/guarded-rows";
+import { readBackQuery, type GuardedRows } from "../plan/guarded-rows";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import { runLevelPlan } from "./level-pushdown";
 import type { LevelBucketPlan } from "../plan/level-pushdown";
@@ -360,9 +360,14 @@ class MetricRun {
     if (this.levelsUnsettled) return { outcome: "declined", reason: "levels-unsettled" };
     const counts = await runLevelPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
     if (counts !== "declined") {
+      const { readBack } = plan;
       const guarded =
-        counts.guardedRows > 0 && plan.guardedRows
-          ? await this.guardedTotals(plan.guardedRows, grid, counts.guardedRows)
+        counts.guardedRows > 0
+          ? await this.guardedTotals(
+              { logsql: readBackQuery(readBack.rows, counts.filter, readBack.cleanup), expr: readBack.expr },
+              grid,
+              counts.guardedRows,
+            )
           : [];
       if (guarded) return { outcome: "answered", series: countedSeries(counts, grid, plan, guarded) };
     }

@@ -44,13 +44,24 @@ export function guardedRows(
   bad: string,
   cleanup: readonly string[],
 ): GuardedRows {
+  return { logsql: readBackQuery(rows, bad, cleanup), expr: countedPart(part, inner, local) };
+}
+
+/** The rows of `rows` that `filter` matches, given back their stored fields by `cleanup`. */
+export function readBackQuery(rows: string, filter: string, cleanup: readonly string[]): string {
+  return [rows, `filter ${filter}`, ...cleanup].join(" | ");
+}
+
+/** `part` as the Worker counts rows read back (GuardedRows.expr). */
+export function countedPart(
+  part: VectorAggregationExpr,
+  inner: RangeAggregationExpr,
+  local: readonly PipelineStage[],
+): VectorAggregationExpr {
   const counted: RangeAggregationExpr = {
     ...inner,
     op: TOTALS[inner.op] ?? inner.op,
     range: { ...inner.range, selector: { ...inner.range.selector, pipeline: [...local] } },
   };
-  return {
-    logsql: [rows, `filter ${bad}`, ...cleanup].join(" | "),
-    expr: { ...part, expr: counted },
-  };
+  return { ...part, expr: counted };
 }

@@ -45,9 +45,10 @@
  *   word of LEVEL_WORDS is bounded at a position (`err`/`error`, `warn`/`warning` exclude each other
  *   by the right boundary), so the leftmost match is the earliest word Loki's search finds.
  * A group's level is then `levelOfLineParts` / `levelOfWord` over these, the same functions a row's
- * line goes through. Declined groups make the whole answer local (exec/level-pushdown.ts).
+ * line goes through. The rows of declined groups are read back (readBack: the same pipes, then a
+ * filter on the group's values) and counted by the Worker from their lines (exec/level-pushdown.ts).
  */
-import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import type { LabelFilterExpr, PipelineStage, SampleExpr, VectorAggregationExpr } from "../logql/ast";
 import {
   COUNTING_FIELDS,
   guardedCounting,
@@ -63,7 +64,7 @@ import { captureNames } from "./derived-use";
 import { extractedCounting } from "./extract-pushdown";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
-import { guardedRows, type GuardedRows } from "./guarded-rows";
+import { countedPart } from "./guarded-rows";
 import {
   DETECTED_LEVEL,
   LEVEL_FIELDS,
@@ -86,14 +87,34 @@ export interface LevelBucketPlan extends BucketGrid {
    * and (`__c`) the rows the parsed filters keep.
    */
   guarded?: boolean;
-  /** The rows `__bad` counts, for the Worker to count and add in (guarded-rows.ts). */
-  guardedRows?: GuardedRows;
+  /**
+   * How the Worker reads back rows whose counts the groups cannot give (the guard's, and those of
+   * groups whose inputs do not settle the level), to count them itself and add them in
+   * (guarded-rows.ts).
+   */
+  readBack: LevelReadBack;
   /** Whether `detected_level` is one of the answer's labels. */
   byLevel: boolean;
   /** Label filters on `detected_level` alone, applied to each group's level, in order. */
   levelFilters: LabelFilterExpr[];
   value: "count" | "bytes";
   perSeconds: number;
+}
+
+/** The rows of a level push-down as the Worker reads some of them back (LevelBucketPlan.readBack). */
+export interface LevelReadBack {
+  /** The rows as they are grouped: every field a group names, and the guard's flag, computed. */
+  rows: string;
+  /** The pipes giving a row read back its stored fields only. */
+  cleanup: string[];
+  /** The part as the Worker counts the rows read back (GuardedRows.expr). */
+  expr: VectorAggregationExpr;
+  /**
+   * Whether the rows of an unsettled group can be read back by its fields' values: not behind
+   * `regexp` / `pattern`, whose rows are read back through other pipes (restoring the fields the
+   * extraction overwrote), which need not give a group the same values.
+   */
+  groups: boolean;
 }
 
 /** The origin's fields for the reduced inputs (see the module comment). */
@@ -232,15 +253,18 @@ export function planLevelPushdown(
   const stats = [value === "count" ? `count()${kept} as __v` : `sum(__n)${kept} as __v`];
   // Groups whose rows the parsed filters all refused are told apart by their count (a sum is NaN).
   if (counting) stats.push(`count() if (${counting.guard}) as __bad`, `count()${kept} as __c`);
+  // The rows of a group, for reading them back: a byte count's group tells them too.
+  else if (value === "bytes") stats.push("count() as __c");
   // Behind a parser, only the rows its filters keep and its guard rows reach the level inputs and the groups.
-  const pipes = [
-    ...(parsed && counting ? [...parsed.counting.pipes, ...counting.pipes] : []),
-    LEVEL_INPUT_PIPES,
-    ...(value === "bytes" ? ["len(_msg) as __n"] : []),
-  ];
+  const tail = [LEVEL_INPUT_PIPES, ...(value === "bytes" ? ["len(_msg) as __n"] : [])];
+  const pipes = [...(parsed && counting ? [...parsed.counting.pipes, ...counting.pipes] : []), ...tail];
+  const rows = `${plan.logsql}${buckets.inWindows}`;
   const by = [buckets.timeGrouping, ...fields.map(fieldName)].join(", ");
+  // Read back, behind a parser, through the pipes that also restore what an extraction overwrote.
+  const back = parsed && [...parsed.back.pipes, ...guardedCounting({ ...parsed.counting, bad: parsed.back.bad }).pipes];
+  const scratch = `delete ${[...Object.values(INPUT), ...(value === "bytes" ? ["__n"] : [])].join(", ")}`;
   return {
-    logsql: `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
+    logsql: `${rows} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
     ...buckets.grid,
     groupBy: fields,
     // Each of the answer's series is one value of `labels` and a level: restricted to some values
@@ -251,18 +275,13 @@ export function planLevelPushdown(
       levelFilters.length === 0 &&
       !parsed && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
     labels,
-    ...(parsed && {
-      labelFields,
-      guarded: true,
-      guardedRows: guardedRows(
-        expr,
-        inner,
-        plan.local,
-        [`${plan.logsql}${buckets.inWindows}`, ...parsed.back.pipes].join(" | "),
-        parsed.back.bad,
-        parsed.back.cleanup,
-      ),
-    }),
+    ...(parsed && { labelFields, guarded: true }),
+    readBack: {
+      rows: [rows, ...(back || []), ...tail].join(" | "),
+      cleanup: [scratch, ...(parsed ? parsed.back.cleanup : [])],
+      expr: countedPart(expr, inner, plan.local),
+      groups: !parsed?.extracted,
+    },
     byLevel: groupBy.includes(DETECTED_LEVEL),
     levelFilters,
     value,
@@ -290,7 +309,7 @@ function parsedLevelRows(
   labels: readonly string[],
   derived: DerivedFieldRules,
   total: "count" | "bytes",
-): { counting: ParsedCounting; back: RowsBack } | undefined {
+): { counting: ParsedCounting; back: RowsBack; extracted?: boolean } | undefined {
   if (stages.some(touchesLevel)) return undefined;
   const first = stages[0];
   if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") {
@@ -303,7 +322,7 @@ function parsedLevelRows(
     // The guard's rows, read back restoring the fields the extraction overwrote (extract-pushdown.ts).
     const restoring = extractedCounting(stages, labels, pushableName(derived), [], true)!;
     const cleanup = [...restoring.restored, `delete ${restoring.added.join(", ")}`];
-    return { counting: extracted, back: { pipes: restoring.pipes, bad: restoring.bad, cleanup } };
+    return { counting: extracted, back: { pipes: restoring.pipes, bad: restoring.bad, cleanup }, extracted: true };
   }
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up; the level
   // is read from the line as stored, before any stage (Loki derives it when the entry is written).

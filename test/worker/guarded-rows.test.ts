@@ -37,12 +37,26 @@ const ODD: Record<string, Record<number, Line>> = {
     13: String.raw`level=warn job=j\u0030 attempt=8`,
     21: "level=error job=j1 job=j2 attempt=4",
   },
+  // Lines whose level the origin's reduced inputs do not settle: a nested object or an array before
+  // the level member, a nested object and no level member, logfmt pairs without a level.
+  levels: {
+    4: '{"http":{"p":1},"level":"error","msg":"n"}',
+    9: "msg=hello user=bob",
+    14: '{"a":[1,2],"level":"warn"}',
+    22: '{"http":{"p":2},"msg":"no level here"}',
+  },
   nginx: {
     7: '10.0.0.9 - - [01/Feb/2026] "GET /p1 HTTP/1.1" 1e3 77',
     17: ['10.0.0.8 - - [01/Feb/2026] "POST /p0 HTTP/1.1" 503 88', { status: "meta" }],
   },
 };
-const PLAIN: Record<string, (i: number) => string> = { json: plainJson, logfmt: plainLogfmt, nginx: plainNginx };
+const plainLevels = (i: number) => JSON.stringify({ level: i % 3 === 0 ? "error" : "info", msg: `m${i}` });
+const PLAIN: Record<string, (i: number) => string> = {
+  json: plainJson,
+  logfmt: plainLogfmt,
+  nginx: plainNginx,
+  levels: plainLevels,
+};
 /** Lines per stream, 10 s apart from DATA_START. */
 const LINES = 36;
 
@@ -134,6 +148,28 @@ describe("rows a counting push-down's guard matches are counted apart", () => {
       expectSameAnswer(pushed, local, query);
       expect(local.series.size, query).toBeGreaterThan(0);
       expect(pushed.linesScanned, query).toBe(odd.length);
+    }
+  });
+
+  it("the level counts read back the rows of groups whose inputs do not settle the level", async () => {
+    // With a level filter the origin keeps only the rows that may have that level: of the odd lines,
+    // the one with `"level":"error"`.
+    for (const [query, odd] of [
+      ['sum by (detected_level) (count_over_time({app="gr", set="levels"} [1m]))', 4],
+      ['sum by (level, detected_level) (bytes_over_time({app="gr", set="levels"} [2m]))', 4],
+      ['sum(count_over_time({app="gr", set="levels"} | detected_level="error" [1m]))', 1],
+      [
+        'sum by (detected_level) (count_over_time({app="gr", set="levels"} | json | drop __error__, __error_details__ [1m]))',
+        4,
+      ],
+    ] as const) {
+      const [pushed, local] = await Promise.all([
+        askMetric(query, RANGE, true, TENANT, false, DISCOVERY),
+        askMetric(query, RANGE, false, TENANT, false, DISCOVERY),
+      ]);
+      expectSameAnswer(pushed, local, query);
+      expect(local.series.size, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, query).toBe(odd);
     }
   });
 

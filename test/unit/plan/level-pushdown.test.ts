@@ -59,8 +59,12 @@ describe("planLevelPushdown", () => {
     // A key the parser could name `detected_level` (which then wins over the derived one) is guarded.
     expect(p.logsql).toContain('or _msg:~"detected(?:(?s:.)|');
     expect(p.logsql).toMatch(/ as __bad, count\(\) if \(-__guard_row:=1 \(__v_status:>=500\)\) as __c$/);
-    // The guard's rows are read back with their own fields, for the Worker to count.
-    expect(p.guardedRows?.logsql).toMatch(/ \| filter .* \| delete __b_\*, __p_\*/);
+    // Rows are read back as grouped (the guard's flag and the level inputs computed), then given
+    // back their own fields, for the Worker to count.
+    expect(p.readBack.rows).toContain("| delete __guard_row | format if (");
+    expect(p.readBack.rows).toMatch(/ as __guard_row \| filter \(__v_status:>=500\) or __guard_row:=1 \| delete __dl_/);
+    expect(p.readBack.cleanup.join(" | ")).toMatch(/^delete __dl_s, .* \| delete __b_\*, __p_\*/);
+    expect(p.readBack.groups).toBe(true);
     const logfmt = plan(
       'sum by (detected_level) (count_over_time({app="x"} | logfmt | level="error" | drop __error__ [1m]))',
     )!;
