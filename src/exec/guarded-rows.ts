@@ -3,6 +3,8 @@
  * added to the origin's counts of the others.
  */
 import type { MetricResult, Series } from "../engine/types";
+import type { VLRow } from "../origin/rows";
+import { fieldName, quote } from "../plan/logsql";
 import { labelsKey } from "../engine/metric/labels";
 import type { BucketGrid, MetricGrid } from "../plan/metric-pushdown";
 import { windowTotals, type GroupBuckets } from "./metric-pushdown";
@@ -13,6 +15,25 @@ export interface GuardedCounts {
   /** The bucket ends the groups' ranks stand for. */
   rankEnds: readonly bigint[];
   guardedRows: number;
+}
+
+/** Counts from groups, and which rows the Worker reads back to count itself (`filter`). */
+export interface ReadBackCounts extends GuardedCounts {
+  /** The rows read back (a LogsQL filter on the rows as grouped), when `guardedRows` is not 0. */
+  filter: string;
+}
+
+/** More groups read back than this and their rows are no longer a few: evaluated from rows. */
+export const MAX_READ_BACK_GROUPS = 50;
+
+/** The rows of one group: each field it is grouped by with the group's value (a missing one is ""). */
+export function groupFilter(row: VLRow, fields: readonly string[]): string {
+  const terms = fields.map((f) => {
+    const v = row[f];
+    if (f === "_stream_id") return `_stream_id:${v ?? ""}`;
+    return v ? `${fieldName(f)}:=${quote(v)}` : `${fieldName(f)}:""`;
+  });
+  return `(${terms.join(" ")})`;
 }
 
 /**

@@ -23,17 +23,7 @@ import type { ScanStats } from "./logs";
 import type { LabelFilterExpr } from "../logql/ast";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
 import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
-import type { GuardedCounts } from "./guarded-rows";
-import { fieldName, quote } from "../plan/logsql";
-
-/** A level push-down's counts, and which rows the Worker reads back to count itself (`filter`). */
-export interface LevelCounts extends GuardedCounts {
-  /** The rows read back (LogsQL filter on LevelReadBack.rows), when `guardedRows` is not 0. */
-  filter: string;
-}
-
-/** More unsettled groups than this and their rows are no longer a few: evaluated from rows. */
-const MAX_READ_BACK_GROUPS = 50;
+import { groupFilter, MAX_READ_BACK_GROUPS, type ReadBackCounts } from "./guarded-rows";
 
 export async function runLevelPlan(
   client: CachedOrigin,
@@ -41,7 +31,7 @@ export async function runLevelPlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<LevelCounts | "declined"> {
+): Promise<ReadBackCounts | "declined"> {
   // `__c`: a group's rows (the value itself for an unguarded count).
   const values = plan.guarded ? ["__v", "__bad", "__c"] : plan.value === "bytes" ? ["__v", "__c"] : ["__v"];
   const rowsColumn = values.length - 1;
@@ -103,11 +93,6 @@ export async function runLevelPlan(
 
 /** The guard's rows, as the rows read back carry its flag (plan/parser-pushdown.ts guardedCounting). */
 const GUARD_ROW_FILTER = "__guard_row:=1";
-
-/** The rows of one group: each field it is grouped by with the group's value (a missing one is ""). */
-function groupFilter(row: VLRow, fields: readonly string[]): string {
-  return `(${fields.map((f) => (row[f] ? `${fieldName(f)}:=${quote(row[f])}` : `${fieldName(f)}:""`)).join(" ")})`;
-}
 
 /**
  * The `detected_level` of every row of a group, from the group's inputs (see

@@ -38,7 +38,8 @@ import { restrictToGroups } from "./breakdown-groups";
 import { breakdownPart } from "../plan/breakdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { runParserPlan } from "./parser-pushdown";
-import { countedSeries, seriesOf } from "./guarded-rows";
+import { countedSeries, seriesOf, type ReadBackCounts } from "./guarded-rows";
+import { INPUT } from "../plan/level-pushdown";
 import { readBackQuery, type GuardedRows } from "../plan/guarded-rows";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import { runLevelPlan } from "./level-pushdown";
@@ -361,15 +362,8 @@ class MetricRun {
     const counts = await runLevelPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
     if (counts !== "declined") {
       const { readBack } = plan;
-      const guarded =
-        counts.guardedRows > 0
-          ? await this.guardedTotals(
-              { logsql: readBackQuery(readBack.rows, counts.filter, readBack.cleanup), expr: readBack.expr },
-              grid,
-              counts.guardedRows,
-            )
-          : [];
-      if (guarded) return { outcome: "answered", series: countedSeries(counts, grid, plan, guarded) };
+      const series = await this.withRowsReadBack(counts, grid, plan, readBack.rows, readBack.cleanup, readBack.expr);
+      if (series) return { outcome: "answered", series };
     }
     this.levelsUnsettled = true;
     return { outcome: "declined", reason: "levels-unsettled" };
@@ -378,10 +372,42 @@ class MetricRun {
   /** A counting metric's series from groups of rows sharing their labels' inputs, unless the groups decline it. */
   private async runSeries(plan: SeriesBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
     if (this.seriesDeclined) return { outcome: "declined", reason: "series-declined" };
-    const outcome = await runSeriesPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
-    if (outcome !== "declined") return { outcome: "answered", series: outcome };
+    const counts = await runSeriesPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
+    if (counts !== "declined") {
+      // The level inputs' fields, computed only to be grouped by.
+      const cleanup = plan.levels ? [`delete ${Object.values(INPUT).join(", ")}`] : [];
+      const window = { ...plan.buckets, perSeconds: plan.perSeconds };
+      const series = await this.withRowsReadBack(
+        counts,
+        grid,
+        window,
+        `${plan.rows}${plan.pipes}`,
+        cleanup,
+        plan.readBack,
+      );
+      if (series) return { outcome: "answered", series };
+    }
     this.seriesDeclined = true;
     return { outcome: "declined", reason: "series-declined" };
+  }
+
+  /**
+   * The series of counts from groups, with the rows read back (`rows` as grouped, filtered by
+   * `counts.filter`, given back their stored fields by `cleanup`) counted by the Worker as `expr`
+   * and added in; undefined where those rows alone pass the series limit of a request answered in part.
+   */
+  private async withRowsReadBack(
+    counts: ReadBackCounts,
+    grid: MetricQuery,
+    plan: Parameters<typeof countedSeries>[2],
+    rows: string,
+    cleanup: readonly string[],
+    expr: SampleExpr,
+  ): Promise<Series[] | undefined> {
+    if (counts.guardedRows === 0) return countedSeries(counts, grid, plan);
+    const logsql = readBackQuery(rows, counts.filter, cleanup);
+    const read = await this.guardedTotals({ logsql, expr }, grid, counts.guardedRows);
+    return read && countedSeries(counts, grid, plan, read);
   }
 
   private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint, hints?: ParserHints) {

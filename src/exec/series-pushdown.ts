@@ -2,11 +2,13 @@
  * Runs a series push-down (src/plan/series-pushdown.ts): VictoriaLogs counts rows per (bucket,
  * stream, metadata, level inputs); each group's labels are made once, from a row that holds only
  * what the group's rows share, through the pipeline the Worker would run on each of them; groups with
- * the same labels add up. "declined" when a group's inputs do not settle its level, its labels carry
- * a pipeline error, there are more groups or fields than an answer may hold, or the rows changed
- * between the requests: the query is then evaluated from rows, which decides it as Loki does.
+ * the same labels add up. A group whose inputs do not settle its level, or whose labels carry a
+ * pipeline error, has its rows read back and evaluated by the Worker, which decides them as Loki
+ * does (exec/guarded-rows.ts). "declined" when more groups than MAX_READ_BACK_GROUPS need that,
+ * there are more groups or fields than an answer may hold, or the rows changed between the
+ * requests: the query is then evaluated from rows.
  */
-import type { Labels, LogRow, Series } from "../engine/types";
+import type { Labels, LogRow } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import { MAX_SERIES_FIELDS, seriesStatsQuery, type SeriesBucketPlan } from "../plan/series-pushdown";
@@ -18,7 +20,8 @@ import { PointLimitError, SERIES_LABEL_TEXT_BUDGET, SeriesLabelsLimitError } fro
 import { groupLabels, isErrorSeries, labelsKey } from "../engine/metric/labels";
 import type { ScanStats } from "./logs";
 import { lineLevel } from "./level-pushdown";
-import { bucketRows, windowTotals, type BucketRows, type GroupBuckets } from "./metric-pushdown";
+import { bucketRows, type BucketRows, type GroupBuckets } from "./metric-pushdown";
+import { groupFilter, MAX_READ_BACK_GROUPS, type ReadBackCounts } from "./guarded-rows";
 
 export async function runSeriesPlan(
   client: CachedOrigin,
@@ -26,7 +29,7 @@ export async function runSeriesPlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "declined"> {
+): Promise<ReadBackCounts | "declined"> {
   const all = plan.fields === "all";
   // The selected streams (and, with every field grouped by, the field names) over all their rows:
   // answered from the origin's index and block headers, they cost no scan of the lines.
@@ -36,9 +39,10 @@ export async function runSeriesPlan(
   ]);
   const fields = names ? metadataFields(names, streams) : (plan.fields as readonly string[]);
   if (fields.length > MAX_SERIES_FIELDS) return "declined";
+  const query = seriesStatsQuery(plan, fields);
   let rows;
   try {
-    rows = await bucketRows(client, seriesStatsQuery(plan, fields), grid, stats, maxPoints);
+    rows = await bucketRows(client, query, grid, stats, maxPoints, ROWS[plan.value]);
   } catch (err) {
     // More groups than the answer may hold points: local evaluation holds only its own series.
     if (err instanceof PointLimitError) return "declined";
@@ -50,8 +54,12 @@ export async function runSeriesPlan(
   const labelsOf = groupLabeller(plan, client);
   const { table, ranks, rankEnds } = rows;
   const inWindow = inWindowOf(rows, plan);
-  const byGroup: (GroupBuckets | null | undefined)[] = [];
+  // Each group: its series, null (the stages drop its rows), or "read back" (its labels are not
+  // settled by what it is grouped by: its rows are read back and counted by the Worker).
+  const byGroup: (GroupBuckets | null | "read back" | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
+  const readBack: string[] = [];
+  let readRows = 0;
   let labelText = 0;
   for (let i = 0; i < table.length; i++) {
     // Whole chunks may hold buckets outside the window (exec/metric-pushdown.ts bucketRows): no
@@ -66,8 +74,11 @@ export async function runSeriesPlan(
       if (!stream) return "declined";
       group = { ...group, _stream: stream.text };
       const labels = labelsOf(group, fields);
-      if (labels === "declined") return "declined";
-      if (labels === null) g = null;
+      if (labels === "declined") {
+        if (readBack.length === MAX_READ_BACK_GROUPS) return "declined";
+        readBack.push(groupFilter(table.groups[gi]!, query.groupBy));
+        g = "read back";
+      } else if (labels === null) g = null;
       else {
         const key = labelsKey(labels);
         g = groups.get(key);
@@ -81,11 +92,18 @@ export async function runSeriesPlan(
       byGroup[gi] = g;
     }
     if (g === null) continue;
+    if (g === "read back") {
+      readRows += table.value(i, ROWS[plan.value].length - 1);
+      continue;
+    }
     g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, 0));
   }
-  return windowTotals(groups.values(), grid, { ...plan.buckets, perSeconds: plan.perSeconds }, rankEnds);
+  return { groups: [...groups.values()], rankEnds, guardedRows: readRows, filter: readBack.join(" or ") };
 }
+
+/** The stats results read: the value, and the rows counted (the value itself for a count). */
+const ROWS = { count: ["__v"], bytes: ["__v", "__c"] } as const;
 
 /** A selected stream: its labels as `_stream` spells them, and how many rows it has in the window. */
 interface SelectedStream {

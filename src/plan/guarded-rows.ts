@@ -12,7 +12,13 @@
  * Counts add exactly (integers well below 2^53); a rate is the added count divided by the range's
  * seconds, as the origin's own answer is.
  */
-import type { PipelineStage, RangeAggregationExpr, RangeAggregationOp, VectorAggregationExpr } from "../logql/ast";
+import type {
+  PipelineStage,
+  RangeAggregationExpr,
+  RangeAggregationOp,
+  SampleExpr,
+  VectorAggregationExpr,
+} from "../logql/ast";
 
 export interface GuardedRows {
   /** The guard's rows (LogsQL, no time filter), each with only the fields the row has stored. */
@@ -21,7 +27,7 @@ export interface GuardedRows {
    * The pushed part as the Worker counts those rows: over the pipeline the origin leaves to it, and
    * with totals per window where the part has rates (the caller divides after adding).
    */
-  expr: VectorAggregationExpr;
+  expr: SampleExpr;
 }
 
 /** The total each rate divides. */
@@ -58,10 +64,14 @@ export function countedPart(
   inner: RangeAggregationExpr,
   local: readonly PipelineStage[],
 ): VectorAggregationExpr {
-  const counted: RangeAggregationExpr = {
-    ...inner,
-    op: TOTALS[inner.op] ?? inner.op,
-    range: { ...inner.range, selector: { ...inner.range.selector, pipeline: [...local] } },
+  return { ...part, expr: countedRange(inner, local) };
+}
+
+/** A counting range aggregation as the Worker counts rows read back: totals, over `local`. */
+export function countedRange(range: RangeAggregationExpr, local: readonly PipelineStage[]): RangeAggregationExpr {
+  return {
+    ...range,
+    op: TOTALS[range.op] ?? range.op,
+    range: { ...range.range, selector: { ...range.range.selector, pipeline: [...local] } },
   };
-  return { ...part, expr: counted };
 }

@@ -22,9 +22,9 @@
  * same stream, the same metadata, and the same inputs to its level: the Worker rebuilds the labels
  * from them exactly as a row's (`service_name` derived from the stream, the level by
  * `detectLevelWith` over the stream and metadata with the line's part from the reduced inputs) and
- * runs the Worker's part of the pipeline on them, which reads nothing else. A group whose inputs do
- * not settle the level declines the answer (the query is then evaluated from rows), as does a group
- * whose labels carry a pipeline error.
+ * runs the Worker's part of the pipeline on them, which reads nothing else. The rows of a group
+ * whose inputs do not settle the level, or whose labels carry a pipeline error, are read back (the
+ * same rows and pipes, filtered by the group's values) and evaluated by the Worker (`readBack`).
  *
  * Which metadata can matter: for the series themselves, every field (`fields: "all"`, named by a
  * `field_names` request over every row of the selected streams, exec/series-pushdown.ts: grouping
@@ -41,6 +41,7 @@ import { rangeFunction } from "../logql/functions";
 import { walk } from "../logql/walk";
 import { DETECTED_LEVEL, type DerivedFieldRules } from "../engine/derived-fields";
 import { planLogQuery } from "./logquery";
+import { countedPart, countedRange } from "./guarded-rows";
 import { fieldName } from "./logsql";
 import { bucketsOf, type BucketGrid, type MetricGrid } from "./metric-pushdown";
 import { INPUT, LEVEL_INPUT_PIPES, LEVEL_LABEL_INPUTS } from "./level-pushdown";
@@ -55,7 +56,7 @@ export interface SeriesBucketPlan {
   streams: string;
   /** The pipes between the rows and the stats pipe (the level inputs), each led by ` | `. */
   pipes: string;
-  /** The stats pipe's function: the value (`__v`). */
+  /** The stats pipe's functions: the value (`__v`), and for bytes the rows counted (`__c`). */
   stats: string;
   /** The `_time` grouping of the buckets. */
   timeGrouping: string;
@@ -69,6 +70,11 @@ export interface SeriesBucketPlan {
   range: RangeAggregationExpr;
   /** Groupings applied in order to each group's labels (the range aggregation's, then an enclosing sum's). */
   groupings: Grouping[];
+  /**
+   * The part as the Worker counts rows read back (GuardedRows.expr): those of groups whose labels
+   * the groups cannot settle, read by `rows` and `pipes` and a filter on the group's values.
+   */
+  readBack: SampleExpr;
   value: "count" | "bytes";
   perSeconds: number;
 }
@@ -89,10 +95,10 @@ export function planSeriesPushdown(
     if (expr.op !== "sum" || !expr.grouping || expr.grouping.without) return undefined;
     const inner = expr.expr;
     if (inner.kind !== "RangeAggregation" || inner.grouping) return undefined;
-    return planRange(inner, grid, derived, [expr.grouping]);
+    return planRange(inner, grid, derived, [expr.grouping], expr);
   }
   if (expr.kind !== "RangeAggregation") return undefined;
-  return planRange(expr, grid, derived, expr.grouping ? [expr.grouping] : []);
+  return planRange(expr, grid, derived, expr.grouping ? [expr.grouping] : [], expr);
 }
 
 function planRange(
@@ -100,6 +106,7 @@ function planRange(
   grid: MetricGrid,
   derived: DerivedFieldRules | undefined,
   groupings: Grouping[],
+  part: SampleExpr,
 ): SeriesBucketPlan | undefined {
   if (agg.range.unwrap) return undefined;
   const lines = rangeFunction(agg.op).origin.lines;
@@ -126,13 +133,14 @@ function planRange(
     rows: plan.logsql + buckets.inWindows,
     streams: planLogQuery({ ...agg.range.selector, pipeline: [] }, { derived }).logsql,
     pipes: levels ? ` | ${LEVEL_INPUT_PIPES}` : "",
-    stats: value === "count" ? "count() as __v" : "sum_len(_msg) as __v",
+    stats: value === "count" ? "count() as __v" : "sum_len(_msg) as __v, count() as __c",
     timeGrouping: buckets.timeGrouping,
     buckets: buckets.grid,
     fields,
     levels,
     range: { ...agg, range: { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } } },
     groupings,
+    readBack: part.kind === "VectorAggregation" ? countedPart(part, agg, plan.local) : countedRange(agg, plan.local),
     value,
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };

@@ -173,6 +173,23 @@ describe("rows a counting push-down's guard matches are counted apart", () => {
     }
   });
 
+  it("the series push-down (alerts) reads back the rows of groups whose level is not settled", async () => {
+    for (const query of [
+      'count_over_time({app="gr", set="levels"} [1m])',
+      'max by (detected_level) (rate({app="gr", set="levels"} [2m]))',
+      'sum by (detected_level) (bytes_over_time({app="gr", set="levels"} |= "m" [1m]))',
+    ]) {
+      const [pushed, local] = await Promise.all([
+        askMetric(query, RANGE, true, TENANT, false, DISCOVERY),
+        askMetric(query, RANGE, false, TENANT, false, DISCOVERY),
+      ]);
+      expectSameAnswer(pushed, local, query);
+      expect(local.series.size, query).toBeGreaterThan(0);
+      const odd = Object.values(ODD.levels!).filter((line) => !query.includes('|= "m"') || String(line).includes("m"));
+      expect(pushed.linesScanned, query).toBe(odd.length);
+    }
+  });
+
   it("within MAX_LOCAL_ROWS when only the guard's rows are read", async () => {
     const query = QUERIES[0]![0];
     const vars = { MAX_LOCAL_ROWS: "10" };

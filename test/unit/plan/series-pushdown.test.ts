@@ -40,7 +40,7 @@ describe("planSeriesPushdown", () => {
   it("sums bytes with a row count beside them", () => {
     const p = plan('bytes_rate({app="x"}[5m])')!;
     expect(p.value).toBe("bytes");
-    expect(p.stats).toBe("sum_len(_msg) as __v");
+    expect(p.stats).toBe("sum_len(_msg) as __v, count() as __c");
   });
 
   it("declines parsers, stages that read the line, unwraps, other functions and other outer aggregations", () => {
