@@ -44,6 +44,8 @@ export async function runLevelPlan(
   const byGroup: (GroupBuckets | null | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
   const labelFields = plan.labelFields ?? plan.labels;
+  // A `keep` may have removed the level (plan/level-pushdown.ts): the groups then hold no input of it.
+  const readsLevel = plan.byLevel || plan.levelFilters.length > 0;
   for (let i = 0; i < table.length; i++) {
     if (plan.guarded) {
       // A row the origin may read otherwise than Loki anywhere: the whole answer is evaluated from rows.
@@ -55,10 +57,10 @@ export async function runLevelPlan(
     let g = byGroup[gi];
     if (g === undefined) {
       const row = table.groups[gi]!;
-      const level = levelOfGroup(row);
+      const level = readsLevel ? levelOfGroup(row) : "";
       if (level === undefined) return "declined";
       if (keeps.every((keep) => keep(level))) {
-        const labels = groupLabelsOf(row, labelFields, plan.labels);
+        const labels = groupLabelsOf(row, labelFields, plan.labels, plan.setEmpty);
         if (plan.byLevel) labels[DETECTED_LEVEL] = level;
         const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
         g = groups.get(id);

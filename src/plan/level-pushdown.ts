@@ -47,17 +47,21 @@
  * A group's level is then `levelOfLineParts` / `levelOfWord` over these, the same functions a row's
  * line goes through. Declined groups make the whole answer local (exec/level-pushdown.ts).
  */
-import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import type { LabelFilterExpr, LineFilterStage, PipelineStage, SampleExpr } from "../logql/ast";
 import {
+  emptyGroupField,
   guardRow,
   infallibleTemplate,
   keptOrGuarded,
+  logfmtParamsCounting,
   parsedCounting,
   parsedKeyMention,
   parsedValueField,
   pushableName,
+  SET_EMPTY,
   type ParsedCounting,
 } from "./parser-pushdown";
+import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
 import { rangeFunction } from "../logql/functions";
 import { captureNames } from "./derived-use";
 import { extractedCounting } from "./extract-pushdown";
@@ -85,6 +89,8 @@ export interface LevelBucketPlan extends BucketGrid {
    * and (`__c`) the rows the parsed filters keep.
    */
   guarded?: boolean;
+  /** The group value standing for a label Loki set to "" (a series label of its own), if any. */
+  setEmpty?: string;
   /** Whether `detected_level` is one of the answer's labels. */
   byLevel: boolean;
   /** Label filters on `detected_level` alone, applied to each group's level, in order. */
@@ -194,12 +200,7 @@ export function planLevelPushdown(
   const lines = rangeFunction(inner.op).origin.lines;
   if (!lines) return undefined;
   const groupBy = expr.grouping?.labels ?? [];
-  const labels = [...new Set(groupBy.filter((name) => name !== DETECTED_LEVEL))];
   const derivedNow = derivedNames(derived);
-  // `service_name` is a stream's, derived from its labels: grouping by it stays local.
-  if (labels.some((name) => isSpecialField(name) || derivedNow.has(name) || name.startsWith("__dl_"))) {
-    return undefined;
-  }
   // Parsers always run in the Worker's part of the plan: the query's own stages tell.
   const parses = inner.range.selector.pipeline.some(isParser);
   // With a parser, label filters must not become the origin's prefilters: its guard must see every row.
@@ -213,16 +214,35 @@ export function planLevelPushdown(
   }
   // Without detected_level in the answer or a filter on it, the count is pushed whole elsewhere.
   if (!groupBy.includes(DETECTED_LEVEL) && levelFilters.length === 0) return undefined;
-  const parsed = parses ? parsedLevelRows(rest, labels, derived, lines.total) : undefined;
+  const removed = removedByKeep(rest, groupBy);
+  if (!removed) return undefined;
+  // A level filter after a `keep` that removed the level would read it missing.
+  if (removed.has(DETECTED_LEVEL) && levelFilters.length > 0) return undefined;
+  const byLevel = groupBy.includes(DETECTED_LEVEL) && !removed.has(DETECTED_LEVEL);
+  const readsLevel = byLevel || levelFilters.length > 0;
+  const labels = [...new Set(groupBy.filter((name) => name !== DETECTED_LEVEL && !removed.has(name)))];
+  // `service_name` is a stream's, derived from its labels: grouping by it stays local.
+  if (labels.some((name) => isSpecialField(name) || derivedNow.has(name) || name.startsWith("__dl_"))) {
+    return undefined;
+  }
+  const hints = parserHints(inner, extractionGrouping(inner, expr));
+  const parsed = parses ? parsedLevelRows(rest, labels, derived, lines.total, hints) : undefined;
   const unparsed = (stage: PipelineStage) =>
-    dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]) || (lines.total === "count" && changesLineOnly(stage));
+    dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]) ||
+    keepsNamesOnly(stage) ||
+    (lines.total === "count" && changesLineOnly(stage));
   if (parses ? !parsed : !rest.every(unparsed)) return undefined;
 
   const buckets = bucketsOf(inner.range, grid);
   if (!buckets) return undefined;
 
-  const labelFields = parsed ? labels.map(parsedValueField) : labels;
-  const fields = [...new Set([...labelFields, ...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)])];
+  const setEmpty = new Set(parsed?.setEmpty ?? []);
+  const labelFields = parsed
+    ? labels.map((name) => (setEmpty.has(name) ? emptyGroupField(name) : parsedValueField(name)))
+    : labels;
+  // With the level removed by a `keep`, the groups are the labels' alone: no input of the level is read.
+  const levelFields = readsLevel ? [...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)] : [];
+  const fields = [...new Set([...labelFields, ...levelFields])];
   const value = lines.total;
   const kept = parsed?.counted ? ` if (${parsed.counted})` : "";
   const stats = [value === "count" ? `count()${kept} as __v` : `sum(__n)${kept} as __v`];
@@ -231,12 +251,12 @@ export function planLevelPushdown(
   // Behind a parser, only the rows its filters keep and its guard rows reach the level inputs and the groups.
   const pipes = [
     ...(parsed ? [...parsed.pipes, ...keptOrGuarded(parsed)] : []),
-    LEVEL_INPUT_PIPES,
+    ...(readsLevel ? [LEVEL_INPUT_PIPES] : []),
     ...(value === "bytes" ? ["len(_msg) as __n"] : []),
   ];
   const by = [buckets.timeGrouping, ...fields.map(fieldName)].join(", ");
   return {
-    logsql: `${plan.logsql}${buckets.inWindows} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
+    logsql: `${plan.logsql}${buckets.inWindows}${pipes.map((p) => ` | ${p}`).join("")} | stats by (${by}) ${stats.join(", ")}`,
     ...buckets.grid,
     groupBy: fields,
     // Each of the answer's series is one value of `labels` and a level: restricted to some values
@@ -248,7 +268,8 @@ export function planLevelPushdown(
       !parsed && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
     labels,
     ...(parsed && { labelFields, guarded: true }),
-    byLevel: groupBy.includes(DETECTED_LEVEL),
+    ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
+    byLevel,
     levelFilters,
     value,
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
@@ -269,37 +290,109 @@ function isParser(stage: PipelineStage): boolean {
  * but the level filters, which commute with them: they read only `detected_level`, which a parser
  * leaves as it is (Loki names a line's key of that name `detected_level_extracted`, the level
  * being structured metadata). Lines holding such a key still join the guard: the Worker reads them.
+ * `| logfmt name="key", …` sets only the labels it names, none of which may be `detected_level`
+ * (not a name the origin carries), so its own guard suffices.
  */
 function parsedLevelRows(
   stages: readonly PipelineStage[],
   labels: readonly string[],
   derived: DerivedFieldRules,
   total: "count" | "bytes",
+  hints: ParserHints,
 ): ParsedCounting | undefined {
-  if (stages.some(touchesLevel)) return undefined;
+  if (stages.some(writesLevel)) return undefined;
   const first = stages[0];
+  const usable = pushableName(derived);
   if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") {
     // A capture named `detected_level` is Loki's `detected_level_extracted`, which nothing here
     // reads; declined all the same, as the Worker's reading of such a row is what the guard keeps.
     if (captureNames(first).includes(DETECTED_LEVEL)) return undefined;
-    const extracted = extractedCounting(stages, labels, pushableName(derived));
+    const extracted = extractedCounting(stages, labels, usable);
     // A grouped capture Loki may set to "" is a group of its own, which the level's groups do not keep.
     return extracted && !extracted.setEmpty ? extracted : undefined;
+  }
+  if (first?.kind === "LogfmtParser" && first.params.length > 0) {
+    return logfmtParamsCounting(stages, labels, usable, hints);
   }
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up; the level
   // is read from the line as stored, before any stage (Loki derives it when the entry is written).
   const reshaping = total === "bytes" ? "labels" : "line";
-  const counting = parsedCounting(stages, labels, pushableName(derived), { reshaping });
-  const mention = parsedKeyMention(stages, DETECTED_LEVEL);
+  const counted = reshaping === "line" ? formattedLineFilters(stages) : stages;
+  if (!counted) return undefined;
+  const counting = parsedCounting(counted, labels, usable, { reshaping, emptyGroups: true });
+  const mention = parsedKeyMention(counted, DETECTED_LEVEL);
   if (!counting || mention === undefined) return undefined;
   return { ...counting, bad: `${counting.bad} or ${mention}` };
 }
 
-/** A `keep` without `detected_level` removes it; a `label_format` may write it. */
-function touchesLevel(stage: PipelineStage): boolean {
-  if (stage.kind === "Keep") return !stage.items.some((item) => item.name === DETECTED_LEVEL && !item.matcher);
+/** A `label_format` that may write `detected_level`. */
+function writesLevel(stage: PipelineStage): boolean {
   if (stage.kind !== "LabelFormat") return false;
   return stage.ops.some((op) => op.dst === DETECTED_LEVEL || (!op.isTemplate && op.src === DETECTED_LEVEL));
+}
+
+/**
+ * The grouped labels (`detected_level` included) some `keep` of names removes: Loki's `keep`
+ * deletes every label it does not list (stream labels and structured metadata too, only the error
+ * labels stay), so no series holds them and grouping by them groups by nothing. Undefined where
+ * that may not hold: a `keep` with value matchers, or a `label_format` that may write a removed
+ * label again (the parsers come before any `keep` in the stages pushed down).
+ */
+function removedByKeep(stages: readonly PipelineStage[], groupBy: readonly string[]): Set<string> | undefined {
+  const removed = new Set<string>();
+  for (const stage of stages) {
+    if (stage.kind !== "Keep") continue;
+    if (stage.items.some((item) => item.matcher)) return undefined;
+    for (const name of groupBy) if (!stage.items.some((item) => item.name === name)) removed.add(name);
+  }
+  const rewritten = stages.some((stage) => stage.kind === "LabelFormat" && stage.ops.some((op) => removed.has(op.dst)));
+  return rewritten ? undefined : removed;
+}
+
+/** `| keep` of names: it removes labels (removedByKeep) and leaves every row and line as it is. */
+function keepsNamesOnly(stage: PipelineStage): boolean {
+  return stage.kind === "Keep" && stage.items.every((item) => !item.matcher);
+}
+
+/** `{{ .name }}` alone (trim markers as Go writes them): the line becomes the label's value. */
+const LABEL_LINE = /^\{\{(?:- )? *\.([A-Za-z_][A-Za-z0-9_]*) *(?: -)?\}\}$/;
+
+/**
+ * The stages with each `|=` / `!=` of strings right after a `line_format "{{ .name }}"` read as
+ * the label filter it is: the line is then the label's value (Loki's `missingkey=zero` makes a
+ * missing label ""), so it holds a string exactly when the value matches `.*string.*` (the guard
+ * sends rows whose relevant values hold a control character, a newline among them, to the Worker,
+ * so `.` needs no flag). Undefined for other line filters after a `line_format` or `decolorize`,
+ * which read a line the origin does not have.
+ */
+function formattedLineFilters(stages: readonly PipelineStage[]): PipelineStage[] | undefined {
+  const out: PipelineStage[] = [];
+  // The label the line now is, "" for a line no longer the stored one nor a label's value.
+  let line: string | undefined;
+  for (const stage of stages) {
+    if (stage.kind === "LineFormat") line = LABEL_LINE.exec(stage.template)?.[1] ?? "";
+    else if (stage.kind === "Decolorize") line = "";
+    else if (stage.kind !== "LineFilter") line = line === undefined ? undefined : "";
+    if (stage.kind !== "LineFilter" || line === undefined) {
+      out.push(stage);
+      continue;
+    }
+    const filter = line === "" ? undefined : containsFilter(line, stage);
+    if (!filter) return undefined;
+    out.push({ kind: "LabelFilter", filter });
+  }
+  return out;
+}
+
+/** `|= "a" or "b"` / `!= "a" or "b"` on a line that is `name`'s value, as a label filter on `name`. */
+function containsFilter(name: string, stage: LineFilterStage): LabelFilterExpr | undefined {
+  if (stage.op !== "|=" && stage.op !== "!=") return undefined;
+  const needles: string[] = [];
+  for (const v of stage.values) {
+    if (v.type !== "string") return undefined;
+    needles.push(escapeRegex(v.value));
+  }
+  return { type: "string", name, op: stage.op === "|=" ? "=~" : "!~", value: `.*(?:${needles.join("|")}).*` };
 }
 
 /**
