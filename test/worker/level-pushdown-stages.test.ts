@@ -92,16 +92,11 @@ describe("hand-worked answers", () => {
 
   beforeAll(async () => {
     const at = (i: number) => String(base + BigInt(i * 10) * 1_000_000_000n);
-    await pushCounted(
-      "26:2691",
-      "lhand",
-      [
-        { stream: { app: "lhand", set: "json" }, values: JSON_LINES.map((l, i) => [at(i), l]) },
-        { stream: { app: "lhand", set: "logfmt" }, values: LOGFMT_LINES.map((l, i) => [at(i), l]) },
-      ],
-      DATA_START,
-      DISCOVERY,
-    );
+    const streams = [
+      { stream: { app: "lhand", set: "json" }, values: JSON_LINES.map((l, i) => [at(i), l]) },
+      { stream: { app: "lhand", set: "logfmt" }, values: LOGFMT_LINES.map((l, i) => [at(i), l]) },
+    ];
+    await pushCounted("26:2691", "lhand", streams, DATA_START, DISCOVERY);
   });
   /** The instant answer as `name=value,…` (labels sorted) → value, pushed and local, each `expected`. */
   const expectAnswer = async (query: string, expected: Record<string, string>) => {

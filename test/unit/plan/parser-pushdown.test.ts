@@ -233,7 +233,7 @@ describe("planParserPushdown", () => {
       // Stages that could change what is counted (line_format and decolorize: the bytes).
       'sum by (a) (bytes_over_time({app="x"} | logfmt | line_format "{{.a}}" [1m]))',
       'sum by (a) (bytes_rate({app="x"} | logfmt | decolorize [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | upper }}" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | urldecode }}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c=a [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c="{{ .a }}{{ .b }}", a="{{.b}}" [1m]))',
