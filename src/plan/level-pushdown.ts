@@ -10,13 +10,22 @@
  * the origin (planLogQuery), so a row's labels are its fields and the rows counted are Loki's; the
  * `drop`s name neither `detected_level` nor a grouped label, so they change no count; for line
  * counts `decolorize` and `line_format` (with templates that cannot fail) change only the line,
- * and the level is the stored line's (Loki derives it when the entry is written). Or the stages
- * besides the level filters are a parser chain with label filters, drops and the stages that
- * change nothing counted (`keep` listing `detected_level`, `label_format` not writing it, and
- * those line stages) that the parser push-down counts exactly (parsedCounting), or a `| regexp` /
- * `| pattern` with filters and drops that the extraction push-down counts (extractedCounting; not
- * grouped by a capture Loki may set to "", which would be a group of its own): the labels are then
- * Loki's parsed values, the rows counted those its filters keep, and its guard decides as there.
+ * and the level is the stored line's (Loki derives it when the entry is written); `keep`s of names
+ * change no count either (see below). Or the stages besides the level filters are a parser chain
+ * with label filters, drops and the stages that change nothing counted (`keep`, `label_format` not
+ * writing `detected_level`, and those line stages) that the parser push-down counts exactly
+ * (parsedCounting), `| logfmt name="key", …` with filters and drops (logfmtParamsCounting, under
+ * the query's own parser hints), or a `| regexp` / `| pattern` with filters and drops that the
+ * extraction push-down counts (extractedCounting; not grouped by a capture Loki may set to "",
+ * which would be a group of its own): the labels are then Loki's parsed values (a label the parser
+ * sets to "" grouped apart, SET_EMPTY), the rows counted those its filters keep, and its guard
+ * decides as there. A line filter right after `line_format "{{ .name }}"` reads the label's value:
+ * it is counted as the label filter it amounts to (formattedLineFilters).
+ *
+ * A `keep` not listing `detected_level` deletes it (Loki's keep deletes every label it does not
+ * list, structured metadata included), and every grouped label it does not list: no series holds
+ * them, so the counts are grouped by the kept labels alone and no input of the level is read
+ * (removedByKeep; a level filter with it, or a `label_format` writing a removed label, declines).
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only

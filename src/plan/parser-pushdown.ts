@@ -13,8 +13,9 @@
  * - stages that change nothing counted (Reshaping): `keep` of names (no value matchers) listing
  *   every label grouped or filtered by (it never removes the error labels); `label_format` whose
  *   renames and templates touch no such label nor the error labels; for line counts (not bytes,
- *   which add up the final line) `decolorize` and `line_format`. Their templates must be text and
- *   `{{ .name }}` only (infallibleTemplate): a failing template marks the row with an error.
+ *   which add up the final line) `decolorize` and `line_format`. Their templates must be text,
+ *   `{{ .name }}` and a few total string functions of it (infallibleTemplate): a failing template
+ *   marks the row with an error.
  * A line Loki's JSON parser rejects carries its error into the metric: with `drop __error__` the row
  * counts with the labels read before the error; with `__error__=""` it does not count; with neither,
  * Loki answers with a pipeline error. For the last two (single `| json` only) the origin reads the
