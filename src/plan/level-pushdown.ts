@@ -26,6 +26,8 @@
  * list, structured metadata included), and every grouped label it does not list: no series holds
  * them, so the counts are grouped by the kept labels alone and no input of the level is read
  * (removedByKeep; a level filter with it, or a `label_format` writing a removed label, declines).
+ * `| unpack` with a later `drop __error__` changes no label but on packed lines, which are guard
+ * rows (unpackedRows).
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
@@ -236,11 +238,15 @@ export function planLevelPushdown(
   }
   const hints = parserHints(inner, extractionGrouping(inner, expr));
   const parsed = parses ? parsedLevelRows(rest, labels, derived, lines.total, hints) : undefined;
+  const unpacked = parses ? undefined : unpackedRows(rest);
+  if (unpacked === null) return undefined;
   const unparsed = (stage: PipelineStage) =>
     dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]) ||
     keepsNamesOnly(stage) ||
     (lines.total === "count" && changesLineOnly(stage));
-  if (parses ? !parsed : !rest.every(unparsed)) return undefined;
+  if (parses ? !parsed : !(unpacked?.stages ?? rest).every(unparsed)) return undefined;
+  // The rows counted and the guard: a parser's, or the rows `| unpack` could give labels.
+  const counting = parsed ?? unpacked?.counting;
 
   const buckets = bucketsOf(inner.range, grid);
   if (!buckets) return undefined;
@@ -253,13 +259,13 @@ export function planLevelPushdown(
   const levelFields = readsLevel ? [...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)] : [];
   const fields = [...new Set([...labelFields, ...levelFields])];
   const value = lines.total;
-  const kept = parsed?.counted ? ` if (${parsed.counted})` : "";
+  const kept = counting?.counted ? ` if (${counting.counted})` : "";
   const stats = [value === "count" ? `count()${kept} as __v` : `sum(__n)${kept} as __v`];
   // Groups whose rows the parsed filters all refused are told apart by their count (a sum is NaN).
-  if (parsed) stats.push(`count() if (${guardRow(parsed)}) as __bad`, `count()${kept} as __c`);
+  if (counting) stats.push(`count() if (${guardRow(counting)}) as __bad`, `count()${kept} as __c`);
   // Behind a parser, only the rows its filters keep and its guard rows reach the level inputs and the groups.
   const pipes = [
-    ...(parsed ? [...parsed.pipes, ...keptOrGuarded(parsed)] : []),
+    ...(counting ? [...counting.pipes, ...keptOrGuarded(counting)] : []),
     ...(readsLevel ? [LEVEL_INPUT_PIPES] : []),
     ...(value === "bytes" ? ["len(_msg) as __n"] : []),
   ];
@@ -274,9 +280,10 @@ export function planLevelPushdown(
     // Behind a parser, the groups would also need its guard: not restricted either.
     ...(labels.length > 0 &&
       levelFilters.length === 0 &&
-      !parsed && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
+      !counting && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
     labels,
-    ...(parsed && { labelFields, guarded: true }),
+    ...(parsed && { labelFields }),
+    ...(counting && { guarded: true }),
     ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
     byLevel,
     levelFilters,
@@ -332,6 +339,34 @@ function parsedLevelRows(
   const mention = parsedKeyMention(counted, DETECTED_LEVEL);
   if (!counting || mention === undefined) return undefined;
   return { ...counting, bad: `${counting.bad} or ${mention}` };
+}
+
+/**
+ * Lines on which `| unpack` may set a label: Loki's unpack sets labels only from an object with a
+ * string member `_entry` (Promtail's `pack`), whose key a line can only spell as `_entry` or with
+ * a `\u` escape.
+ */
+const PACKED_LINE = `_msg:~${quote(String.raw`_entry|\\u`)}`;
+
+/**
+ * `| unpack` followed, anywhere after it, by a `drop` of `__error__`: the stages without it, and
+ * the guard of the rows it could change (PACKED_LINE); undefined without an unpack, null where it
+ * is not so. Every other line keeps its labels and its text: one that is not an object, or that
+ * the parser rejects, only gets the parser's error, which the `drop` removes (its details are no
+ * grouped label), and an object without `_entry` sets nothing.
+ */
+function unpackedRows(
+  stages: readonly PipelineStage[],
+): { stages: PipelineStage[]; counting: ParsedCounting } | null | undefined {
+  const at = stages.findIndex((stage) => stage.kind === "UnpackParser");
+  if (at < 0) return undefined;
+  const after = stages.slice(at + 1);
+  if (after.some((stage) => stage.kind === "UnpackParser")) return null;
+  const dropsError = after.some(
+    (stage) => stage.kind === "Drop" && stage.items.some((item) => item.name === "__error__" && !item.matcher),
+  );
+  if (!dropsError) return null;
+  return { stages: [...stages.slice(0, at), ...after], counting: { pipes: [], counted: "", bad: PACKED_LINE } };
 }
 
 /** A `label_format` that may write `detected_level`. */
