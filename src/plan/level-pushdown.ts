@@ -26,8 +26,8 @@
  * list, structured metadata included), and every grouped label it does not list: no series holds
  * them, so the counts are grouped by the kept labels alone and no input of the level is read
  * (removedByKeep; a level filter with it, or a `label_format` writing a removed label, declines).
- * `| unpack` with a later `drop __error__` changes no label but on packed lines, which are guard
- * rows (unpackedRows).
+ * `| unpack` changes no label but on packed lines, which are guard rows, as are, unless a later
+ * `drop __error__` removes its errors, the lines it may reject (unpackedRows).
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
@@ -349,11 +349,29 @@ function parsedLevelRows(
 const PACKED_LINE = `_msg:~${quote(String.raw`_entry|\\u`)}`;
 
 /**
- * `| unpack` followed, anywhere after it, by a `drop` of `__error__`: the stages without it, and
- * the guard of the rows it could change (PACKED_LINE); undefined without an unpack, null where it
- * is not so. Every other line keeps its labels and its text: one that is not an object, or that
- * the parser rejects, only gets the parser's error, which the `drop` removes (its details are no
- * grouped label), and an object without `_entry` sets nothing.
+ * Lines on which Loki's unpack surely succeeds: an object from the first character on (it rejects
+ * any other line, leading whitespace included) whose members, under keys without escapes, are
+ * plain values, arrays of them, or objects of those (two levels, what applications log): valid
+ * JSON, which its scanner reads to the closing brace, skipping the nested values and the values'
+ * escapes. Lines it may reject are among the others.
+ */
+const PLAIN_OBJECT = (() => {
+  // Values may hold JSON's escapes but `\u` (PACKED_LINE): the scanner skips them unread.
+  const string = String.raw`"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt])*"`;
+  const plain = `(?:${string}|${JSON_NUMBER}|true|false|null)`;
+  const list = (item: string) => `(?:${item}(?:,${item})*|${JSON_WS})`;
+  const array = `\\[${list(`${JSON_WS}${plain}${JSON_WS}`)}\\]`;
+  const member = (value: string) => `${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}(?:${value})${JSON_WS}`;
+  const inner = `\\{${list(member(`${plain}|${array}`))}\\}`;
+  return `^\\{${list(member(`${plain}|${array}|${inner}`))}\\}${JSON_WS}$`;
+})();
+
+/**
+ * `| unpack` (once): the stages without it, and the guard of the rows on which it could change
+ * what is counted; undefined without an unpack, null with two. Loki's unpack sets no label on a
+ * line without a string member `_entry` (PACKED_LINE): there it at most marks an error, which a
+ * later `drop` of `__error__` removes (its details are no grouped label). Without that `drop`,
+ * the error would fail the query: every line that is not a PLAIN_OBJECT is a guard row too.
  */
 function unpackedRows(
   stages: readonly PipelineStage[],
@@ -365,8 +383,8 @@ function unpackedRows(
   const dropsError = after.some(
     (stage) => stage.kind === "Drop" && stage.items.some((item) => item.name === "__error__" && !item.matcher),
   );
-  if (!dropsError) return null;
-  return { stages: [...stages.slice(0, at), ...after], counting: { pipes: [], counted: "", bad: PACKED_LINE } };
+  const bad = dropsError ? PACKED_LINE : `${PACKED_LINE} or -_msg:~${quote(PLAIN_OBJECT)}`;
+  return { stages: [...stages.slice(0, at), ...after], counting: { pipes: [], counted: "", bad } };
 }
 
 /** A `label_format` that may write `detected_level`. */

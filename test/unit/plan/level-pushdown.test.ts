@@ -106,13 +106,15 @@ describe("planLevelPushdown", () => {
     );
   });
 
-  it("passes over | unpack with its errors dropped, guarding the lines it could give labels", () => {
+  it("passes over | unpack, guarding the lines it could give labels", () => {
     const p = plan('sum by (level, detected_level) (count_over_time({app="x"} | unpack | drop __error__ [1m]))')!;
     expect(p).toMatchObject({ labels: ["level"], byLevel: true, guarded: true });
     expect(p.labelFields).toBeUndefined();
     expect(p.logsql).toContain(String.raw`count() if (_msg:~"_entry|\\\\u") as __bad, count() as __c`);
+    // Without the drop, the lines its parser may reject are guard rows too.
+    const failing = plan('sum by (detected_level) (count_over_time({app="x"} | unpack [1m]))')!;
+    expect(failing.logsql).toContain(String.raw`count() if (_msg:~"_entry|\\\\u" or -_msg:~"^\\{(?:`);
     for (const declined of [
-      'sum by (detected_level) (count_over_time({app="x"} | unpack [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | unpack | drop __error__="JSONParserErr" [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | unpack | unpack | drop __error__ [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | unpack | a="b" | drop __error__ [1m]))',
