@@ -65,6 +65,17 @@ describe("level push-down behind more stages (compat data, 6 h)", () => {
     });
   });
 
+  it("counts behind templates of total string functions in the parser push-down too", async () => {
+    for (const query of [
+      'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .job | upper }}" [5m]))',
+      'sum by (method) (count_over_time({app="checkout"} | json | line_format "{{ ToLower .path }}" | drop __error__ [5m]))',
+    ]) {
+      const { pushed, local } = await pushedAndLocal(query, range);
+      expect(local.linesScanned, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    }
+  });
+
   it("keeps local what it cannot push, with the same answer", async () => {
     for (const query of [
       // A label_format writes a grouped label; a template whose function may fail; a line filter
