@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parseExpr } from "../../../src/logql/parser";
 import type { SampleExpr } from "../../../src/logql/ast";
-import { planParserPushdown } from "../../../src/plan/parser-pushdown";
+import { infallibleTemplate, planParserPushdown } from "../../../src/plan/parser-pushdown";
 import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
 
 const S = 1_000_000_000n;
@@ -428,5 +428,33 @@ describe("the guard's regexes", () => {
       }
     }
     expect(classes).toBeGreaterThan(10);
+  });
+});
+
+describe("infallibleTemplate", () => {
+  it("takes text, label reads and total string functions of them; nothing that may fail", () => {
+    for (const template of [
+      "plain",
+      "{{.a}} and {{ .b }}",
+      "{{- .a -}}",
+      "{{.a | ToUpper}}",
+      "{{ .a | lower | trim }}",
+      "{{ ToLower .a }}",
+      "{{title .a}}: {{ .b | TrimSpace }}",
+    ]) {
+      expect(infallibleTemplate(template), template).toBe(true);
+    }
+    for (const template of [
+      "{{ .a | urldecode }}",
+      "{{ .a | ToUpper | urldecode }}",
+      "{{ ToUpper .a .b }}",
+      "{{ ToUpper }}",
+      "{{ .a.b | lower }}",
+      '{{ .a | replace "x" "y" }}',
+      "{{ lowerx .a }}",
+      "{{ __line__ | lower }}",
+    ]) {
+      expect(infallibleTemplate(template), template).toBe(false);
+    }
   });
 });
