@@ -458,4 +458,20 @@ export const SHAPES = [
     loki: (w) => lokiRange('sum by (level) (count_over_time({app="worker"} | logfmt level="level" [5m]))', w),
     vl: (w) => vlStats('{app="worker"} | unpack_logfmt fields (level) | stats by (level) count() c', w),
   },
+  {
+    id: "explore-volume-line-format",
+    name: 'Explore volume of a reshaped query `sum by (level, detected_level) (count_over_time({app="checkout"} | json | line_format "{{.method}}" |= "GET" [$__auto]))`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) =>
+      lokiRange(
+        `sum by (level, detected_level) (count_over_time({app="checkout"} | json | line_format "{{.method}}" |= "GET" [${auto(w.step)}]))`,
+        w,
+      ),
+    vl: (w) =>
+      vlStats(
+        '{app="checkout"} | unpack_json fields (level, method) | filter method:~"GET" | stats by (level) count() c',
+        w,
+      ),
+  },
 ];

@@ -50,6 +50,8 @@ export async function runLevelPlan(
   const byGroup: (GroupBuckets | null | "read back" | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
   const labelFields = plan.labelFields ?? plan.labels;
+  // A `keep` may have removed the level (plan/level-pushdown.ts): the groups then hold no input of it.
+  const readsLevel = plan.byLevel || plan.levelFilters.length > 0;
   // Rows the origin may read otherwise than Loki, and the groups whose inputs do not settle the
   // level: read back and counted by the Worker.
   let readRows = 0;
@@ -65,13 +67,13 @@ export async function runLevelPlan(
     let g = byGroup[gi];
     if (g === undefined) {
       const row = table.groups[gi]!;
-      const level = levelOfGroup(row);
+      const level = readsLevel ? levelOfGroup(row) : "";
       if (level === undefined) {
         if (!plan.readBack.groups || unsettled.length === MAX_READ_BACK_GROUPS) return "declined";
         unsettled.push(groupFilter(row, plan.groupBy));
         g = "read back";
       } else if (keeps.every((keep) => keep(level))) {
-        const labels = groupLabelsOf(row, labelFields, plan.labels);
+        const labels = groupLabelsOf(row, labelFields, plan.labels, plan.setEmpty);
         if (plan.byLevel) labels[DETECTED_LEVEL] = level;
         const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
         g = groups.get(id);

@@ -10,13 +10,24 @@
  * the origin (planLogQuery), so a row's labels are its fields and the rows counted are Loki's; the
  * `drop`s name neither `detected_level` nor a grouped label, so they change no count; for line
  * counts `decolorize` and `line_format` (with templates that cannot fail) change only the line,
- * and the level is the stored line's (Loki derives it when the entry is written). Or the stages
- * besides the level filters are a parser chain with label filters, drops and the stages that
- * change nothing counted (`keep` listing `detected_level`, `label_format` not writing it, and
- * those line stages) that the parser push-down counts exactly (parsedCounting), or a `| regexp` /
- * `| pattern` with filters and drops that the extraction push-down counts (extractedCounting; not
- * grouped by a capture Loki may set to "", which would be a group of its own): the labels are then
- * Loki's parsed values, the rows counted those its filters keep, and its guard decides as there.
+ * and the level is the stored line's (Loki derives it when the entry is written); `keep`s of names
+ * change no count either (see below). Or the stages besides the level filters are a parser chain
+ * with label filters, drops and the stages that change nothing counted (`keep`, `label_format` not
+ * writing `detected_level`, and those line stages) that the parser push-down counts exactly
+ * (parsedCounting), `| logfmt name="key", …` with filters and drops (logfmtParamsCounting, under
+ * the query's own parser hints), or a `| regexp` / `| pattern` with filters and drops that the
+ * extraction push-down counts (extractedCounting; not grouped by a capture Loki may set to "",
+ * which would be a group of its own): the labels are then Loki's parsed values (a label the parser
+ * sets to "" grouped apart, SET_EMPTY), the rows counted those its filters keep, and its guard
+ * decides as there. A line filter right after `line_format "{{ .name }}"` reads the label's value:
+ * it is counted as the label filter it amounts to (formattedLineFilters).
+ *
+ * A `keep` not listing `detected_level` deletes it (Loki's keep deletes every label it does not
+ * list, structured metadata included), and every grouped label it does not list: no series holds
+ * them, so the counts are grouped by the kept labels alone and no input of the level is read
+ * (removedByKeep; a level filter with it, or a `label_format` writing a removed label, declines).
+ * `| unpack` changes no label but on packed lines, which are guard rows, as are, unless a later
+ * `drop __error__` removes its errors, the lines it may reject (unpackedRows).
  *
  * Exactness. engine/derived-fields.ts `detectLevelWith` reads, for a row: `detected_level`, the
  * fourteen level fields and `severity_number` of its stream labels and structured metadata, and only
@@ -48,17 +59,21 @@
  * line goes through. The rows of declined groups are read back (readBack: the same pipes, then a
  * filter on the group's values) and counted by the Worker from their lines (exec/level-pushdown.ts).
  */
-import type { LabelFilterExpr, PipelineStage, SampleExpr, VectorAggregationExpr } from "../logql/ast";
+import type { LabelFilterExpr, LineFilterStage, PipelineStage, SampleExpr, VectorAggregationExpr } from "../logql/ast";
 import {
   COUNTING_FIELDS,
+  emptyGroupField,
   guardedCounting,
   infallibleTemplate,
+  logfmtParamsCounting,
   parsedCounting,
   parsedKeyMention,
   parsedValueField,
   pushableName,
+  SET_EMPTY,
   type ParsedCounting,
 } from "./parser-pushdown";
+import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
 import { rangeFunction } from "../logql/functions";
 import { captureNames } from "./derived-use";
 import { extractedCounting } from "./extract-pushdown";
@@ -93,6 +108,8 @@ export interface LevelBucketPlan extends BucketGrid {
    * (guarded-rows.ts).
    */
   readBack: LevelReadBack;
+  /** The group value standing for a label Loki set to "" (a series label of its own), if any. */
+  setEmpty?: string;
   /** Whether `detected_level` is one of the answer's labels. */
   byLevel: boolean;
   /** Label filters on `detected_level` alone, applied to each group's level, in order. */
@@ -218,12 +235,7 @@ export function planLevelPushdown(
   const lines = rangeFunction(inner.op).origin.lines;
   if (!lines) return undefined;
   const groupBy = expr.grouping?.labels ?? [];
-  const labels = [...new Set(groupBy.filter((name) => name !== DETECTED_LEVEL))];
   const derivedNow = derivedNames(derived);
-  // `service_name` is a stream's, derived from its labels: grouping by it stays local.
-  if (labels.some((name) => isSpecialField(name) || derivedNow.has(name) || name.startsWith("__dl_"))) {
-    return undefined;
-  }
   // Parsers always run in the Worker's part of the plan: the query's own stages tell.
   const parses = inner.range.selector.pipeline.some(isParser);
   // With a parser, label filters must not become the origin's prefilters: its guard must see every row.
@@ -237,34 +249,62 @@ export function planLevelPushdown(
   }
   // Without detected_level in the answer or a filter on it, the count is pushed whole elsewhere.
   if (!groupBy.includes(DETECTED_LEVEL) && levelFilters.length === 0) return undefined;
-  const parsed = parses ? parsedLevelRows(rest, labels, derived, lines.total) : undefined;
+  const removed = removedByKeep(rest, groupBy);
+  if (!removed) return undefined;
+  // A level filter after a `keep` that removed the level would read it missing.
+  if (removed.has(DETECTED_LEVEL) && levelFilters.length > 0) return undefined;
+  const byLevel = groupBy.includes(DETECTED_LEVEL) && !removed.has(DETECTED_LEVEL);
+  const readsLevel = byLevel || levelFilters.length > 0;
+  const labels = [...new Set(groupBy.filter((name) => name !== DETECTED_LEVEL && !removed.has(name)))];
+  // `service_name` is a stream's, derived from its labels: grouping by it stays local.
+  if (labels.some((name) => isSpecialField(name) || derivedNow.has(name) || name.startsWith("__dl_"))) {
+    return undefined;
+  }
+  const hints = parserHints(inner, extractionGrouping(inner, expr));
+  const parsedRows = parses ? parsedLevelRows(rest, labels, derived, lines.total, hints) : undefined;
+  const parsed = parsedRows?.counting;
+  const unpacked = parses ? undefined : unpackedRows(rest);
+  if (unpacked === null) return undefined;
   const unparsed = (stage: PipelineStage) =>
-    dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]) || (lines.total === "count" && changesLineOnly(stage));
-  if (parses ? !parsed : !rest.every(unparsed)) return undefined;
+    dropsNoneOf(stage, [...groupBy, DETECTED_LEVEL]) ||
+    keepsNamesOnly(stage) ||
+    (lines.total === "count" && changesLineOnly(stage));
+  if (parses ? !parsed : !(unpacked?.stages ?? rest).every(unparsed)) return undefined;
+  // The rows counted and the guard: a parser's, or the rows `| unpack` could give labels.
+  const counting = parsed ?? unpacked?.counting;
 
   const buckets = bucketsOf(inner.range, grid);
   if (!buckets) return undefined;
 
-  const labelFields = parsed ? labels.map(parsedValueField) : labels;
-  const fields = [...new Set([...labelFields, ...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)])];
+  const setEmpty = new Set(parsed?.setEmpty ?? []);
+  const labelFields = parsed
+    ? labels.map((name) => (setEmpty.has(name) ? emptyGroupField(name) : parsedValueField(name)))
+    : labels;
+  // With the level removed by a `keep`, the groups are the labels' alone: no input of the level is read.
+  const levelFields = readsLevel ? [...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)] : [];
+  const fields = [...new Set([...labelFields, ...levelFields])];
   const value = lines.total;
-  const counting = parsed && guardedCounting(parsed.counting);
-  const kept = counting ? ` if (${counting.kept})` : "";
+  const flagged = counting && guardedCounting(counting);
+  const kept = flagged ? ` if (${flagged.kept})` : "";
   const stats = [value === "count" ? `count()${kept} as __v` : `sum(__n)${kept} as __v`];
   // Groups whose rows the parsed filters all refused are told apart by their count (a sum is NaN).
-  if (counting) stats.push(`count() if (${counting.guard}) as __bad`, `count()${kept} as __c`);
+  if (flagged) stats.push(`count() if (${flagged.guard}) as __bad`, `count()${kept} as __c`);
   // The rows of a group, for reading them back: a byte count's group tells them too.
   else if (value === "bytes") stats.push("count() as __c");
   // Behind a parser, only the rows its filters keep and its guard rows reach the level inputs and the groups.
-  const tail = [LEVEL_INPUT_PIPES, ...(value === "bytes" ? ["len(_msg) as __n"] : [])];
-  const pipes = [...(parsed && counting ? [...parsed.counting.pipes, ...counting.pipes] : []), ...tail];
+  const counted = counting && flagged ? [...counting.pipes, ...flagged.pipes] : [];
+  const tail = [...(readsLevel ? [LEVEL_INPUT_PIPES] : []), ...(value === "bytes" ? ["len(_msg) as __n"] : [])];
   const rows = `${plan.logsql}${buckets.inWindows}`;
   const by = [buckets.timeGrouping, ...fields.map(fieldName)].join(", ");
-  // Read back, behind a parser, through the pipes that also restore what an extraction overwrote.
-  const back = parsed && [...parsed.back.pipes, ...guardedCounting({ ...parsed.counting, bad: parsed.back.bad }).pipes];
+  // Read back, behind regexp / pattern, through the pipes that also restore what the extraction overwrote.
+  const restoring = parsedRows?.restoring;
+  const back = restoring
+    ? [...restoring.pipes, ...guardedCounting({ ...restoring.counting, bad: restoring.bad }).pipes]
+    : counted;
   const scratch = `delete ${[...Object.values(INPUT), ...(value === "bytes" ? ["__n"] : [])].join(", ")}`;
+  const added = restoring ? restoring.cleanup : counting ? [`delete ${COUNTING_FIELDS.join(", ")}`] : [];
   return {
-    logsql: `${rows} | ${pipes.join(" | ")} | stats by (${by}) ${stats.join(", ")}`,
+    logsql: [rows, ...counted, ...tail, `stats by (${by}) ${stats.join(", ")}`].join(" | "),
     ...buckets.grid,
     groupBy: fields,
     // Each of the answer's series is one value of `labels` and a level: restricted to some values
@@ -273,16 +313,18 @@ export function planLevelPushdown(
     // Behind a parser, the groups would also need its guard: not restricted either.
     ...(labels.length > 0 &&
       levelFilters.length === 0 &&
-      !parsed && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
+      !counting && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
     labels,
-    ...(parsed && { labelFields, guarded: true }),
+    ...(parsed && { labelFields }),
+    ...(counting && { guarded: true }),
     readBack: {
-      rows: [rows, ...(back || []), ...tail].join(" | "),
-      cleanup: [scratch, ...(parsed ? parsed.back.cleanup : [])],
+      rows: [rows, ...back, ...tail].join(" | "),
+      cleanup: [scratch, ...added],
       expr: countedPart(expr, inner, plan.local),
-      groups: !parsed?.extracted,
+      groups: !restoring,
     },
-    byLevel: groupBy.includes(DETECTED_LEVEL),
+    ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
+    byLevel,
     levelFilters,
     value,
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
@@ -303,50 +345,170 @@ function isParser(stage: PipelineStage): boolean {
  * but the level filters, which commute with them: they read only `detected_level`, which a parser
  * leaves as it is (Loki names a line's key of that name `detected_level_extracted`, the level
  * being structured metadata). Lines holding such a key still join the guard: the Worker reads them.
+ * `| logfmt name="key", …` sets only the labels it names, none of which may be `detected_level`
+ * (not a name the origin carries), so its own guard suffices.
  */
 function parsedLevelRows(
   stages: readonly PipelineStage[],
   labels: readonly string[],
   derived: DerivedFieldRules,
   total: "count" | "bytes",
-): { counting: ParsedCounting; back: RowsBack; extracted?: boolean } | undefined {
-  if (stages.some(touchesLevel)) return undefined;
+  hints: ParserHints,
+): { counting: ParsedCounting; restoring?: Restoring } | undefined {
+  if (stages.some(writesLevel)) return undefined;
   const first = stages[0];
+  const usable = pushableName(derived);
   if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") {
     // A capture named `detected_level` is Loki's `detected_level_extracted`, which nothing here
     // reads; declined all the same, as the Worker's reading of such a row is what the guard keeps.
     if (captureNames(first).includes(DETECTED_LEVEL)) return undefined;
-    const extracted = extractedCounting(stages, labels, pushableName(derived));
+    const extracted = extractedCounting(stages, labels, usable);
     // A grouped capture Loki may set to "" is a group of its own, which the level's groups do not keep.
     if (!extracted || extracted.setEmpty) return undefined;
-    // The guard's rows, read back restoring the fields the extraction overwrote (extract-pushdown.ts).
-    const restoring = extractedCounting(stages, labels, pushableName(derived), [], true)!;
-    const cleanup = [...restoring.restored, `delete ${restoring.added.join(", ")}`];
-    return { counting: extracted, back: { pipes: restoring.pipes, bad: restoring.bad, cleanup }, extracted: true };
+    // Rows read back: the fields the extraction overwrote are restored (extract-pushdown.ts).
+    const back = extractedCounting(stages, labels, usable, [], true)!;
+    const cleanup = [...back.restored, `delete ${back.added.join(", ")}`];
+    return { counting: extracted, restoring: { counting: extracted, pipes: back.pipes, bad: back.bad, cleanup } };
+  }
+  if (first?.kind === "LogfmtParser" && first.params.length > 0) {
+    const counting = logfmtParamsCounting(stages, labels, usable, hints);
+    return counting && { counting };
   }
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up; the level
   // is read from the line as stored, before any stage (Loki derives it when the entry is written).
   const reshaping = total === "bytes" ? "labels" : "line";
-  const counting = parsedCounting(stages, labels, pushableName(derived), { reshaping });
-  const mention = parsedKeyMention(stages, DETECTED_LEVEL);
+  const counted = reshaping === "line" ? formattedLineFilters(stages) : stages;
+  if (!counted) return undefined;
+  const counting = parsedCounting(counted, labels, usable, { reshaping, emptyGroups: true });
+  const mention = parsedKeyMention(counted, DETECTED_LEVEL);
   if (!counting || mention === undefined) return undefined;
-  const bad = `${counting.bad} or ${mention}`;
-  const back = { pipes: counting.pipes, bad, cleanup: [`delete ${COUNTING_FIELDS.join(", ")}`] };
-  return { counting: { ...counting, bad }, back };
+  return { counting: { ...counting, bad: `${counting.bad} or ${mention}` } };
 }
 
-/** The pipes giving rows the fields a guard reads, the guard, and the pipes giving them back their stored fields only. */
-interface RowsBack {
+/** How rows behind `regexp` / `pattern` are read back: pipes computing the same values and guard, and those restoring the row's own fields. */
+interface Restoring {
+  counting: ParsedCounting;
   pipes: string[];
   bad: string;
   cleanup: string[];
 }
 
-/** A `keep` without `detected_level` removes it; a `label_format` may write it. */
-function touchesLevel(stage: PipelineStage): boolean {
-  if (stage.kind === "Keep") return !stage.items.some((item) => item.name === DETECTED_LEVEL && !item.matcher);
+/**
+ * Lines on which `| unpack` may set a label: Loki's unpack sets labels only from an object with a
+ * string member `_entry` (Promtail's `pack`), whose key a line can only spell as `_entry` or with
+ * a `\u` escape.
+ */
+const PACKED_LINE = `_msg:~${quote(String.raw`_entry|\\u`)}`;
+
+/**
+ * Lines on which Loki's unpack surely succeeds: an object from the first character on (it rejects
+ * any other line, leading whitespace included) whose members, under keys without escapes, are
+ * plain values, arrays of them, or objects of those (two levels, what applications log): valid
+ * JSON, which its scanner reads to the closing brace, skipping the nested values and the values'
+ * escapes. Lines it may reject are among the others.
+ */
+const PLAIN_OBJECT = (() => {
+  // Values may hold JSON's escapes but `\u` (PACKED_LINE): the scanner skips them unread.
+  const string = String.raw`"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt])*"`;
+  const plain = `(?:${string}|${JSON_NUMBER}|true|false|null)`;
+  // Items and their separators spelled so that each character decides the way on: Go's regexp
+  // matches such a regex about 2.5 times faster than the same lines spelled with choices.
+  const list = (item: string) => `${JSON_WS}(?:${item}${JSON_WS}(?:,${JSON_WS}${item}${JSON_WS})*)?`;
+  const array = `\\[${list(plain)}\\]`;
+  const member = (value: string) => `${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}(?:${value})`;
+  const inner = `\\{${list(member(`${plain}|${array}`))}\\}`;
+  return `^\\{${list(member(`${plain}|${array}|${inner}`))}\\}${JSON_WS}$`;
+})();
+
+/**
+ * `| unpack` (once): the stages without it, and the guard of the rows on which it could change
+ * what is counted; undefined without an unpack, null with two. Loki's unpack sets no label on a
+ * line without a string member `_entry` (PACKED_LINE): there it at most marks an error, which a
+ * later `drop` of `__error__` removes (its details are no grouped label). Without that `drop`,
+ * the error would fail the query: every line that is not a PLAIN_OBJECT is a guard row too.
+ */
+function unpackedRows(
+  stages: readonly PipelineStage[],
+): { stages: PipelineStage[]; counting: ParsedCounting } | null | undefined {
+  const at = stages.findIndex((stage) => stage.kind === "UnpackParser");
+  if (at < 0) return undefined;
+  const after = stages.slice(at + 1);
+  if (after.some((stage) => stage.kind === "UnpackParser")) return null;
+  const dropsError = after.some(
+    (stage) => stage.kind === "Drop" && stage.items.some((item) => item.name === "__error__" && !item.matcher),
+  );
+  const bad = dropsError ? PACKED_LINE : `${PACKED_LINE} or -_msg:~${quote(PLAIN_OBJECT)}`;
+  return { stages: [...stages.slice(0, at), ...after], counting: { pipes: [], counted: "", bad } };
+}
+
+/** A `label_format` that may write `detected_level`. */
+function writesLevel(stage: PipelineStage): boolean {
   if (stage.kind !== "LabelFormat") return false;
   return stage.ops.some((op) => op.dst === DETECTED_LEVEL || (!op.isTemplate && op.src === DETECTED_LEVEL));
+}
+
+/**
+ * The grouped labels (`detected_level` included) some `keep` of names removes: Loki's `keep`
+ * deletes every label it does not list (stream labels and structured metadata too, only the error
+ * labels stay), so no series holds them and grouping by them groups by nothing. Undefined where
+ * that may not hold: a `keep` with value matchers, or a `label_format` that may write a removed
+ * label again (the parsers come before any `keep` in the stages pushed down).
+ */
+function removedByKeep(stages: readonly PipelineStage[], groupBy: readonly string[]): Set<string> | undefined {
+  const removed = new Set<string>();
+  for (const stage of stages) {
+    if (stage.kind !== "Keep") continue;
+    if (stage.items.some((item) => item.matcher)) return undefined;
+    for (const name of groupBy) if (!stage.items.some((item) => item.name === name)) removed.add(name);
+  }
+  const rewritten = stages.some((stage) => stage.kind === "LabelFormat" && stage.ops.some((op) => removed.has(op.dst)));
+  return rewritten ? undefined : removed;
+}
+
+/** `| keep` of names: it removes labels (removedByKeep) and leaves every row and line as it is. */
+function keepsNamesOnly(stage: PipelineStage): boolean {
+  return stage.kind === "Keep" && stage.items.every((item) => !item.matcher);
+}
+
+/** `{{ .name }}` alone (trim markers as Go writes them): the line becomes the label's value. */
+const LABEL_LINE = /^\{\{(?:- )? *\.([A-Za-z_][A-Za-z0-9_]*) *(?: -)?\}\}$/;
+
+/**
+ * The stages with each `|=` / `!=` of strings right after a `line_format "{{ .name }}"` read as
+ * the label filter it is: the line is then the label's value (Loki's `missingkey=zero` makes a
+ * missing label ""), so it holds a string exactly when the value matches `.*string.*` (the guard
+ * sends rows whose relevant values hold a control character, a newline among them, to the Worker,
+ * so `.` needs no flag). Undefined for other line filters after a `line_format` or `decolorize`,
+ * which read a line the origin does not have.
+ */
+function formattedLineFilters(stages: readonly PipelineStage[]): PipelineStage[] | undefined {
+  const out: PipelineStage[] = [];
+  // The label the line now is, "" for a line no longer the stored one nor a label's value.
+  let line: string | undefined;
+  for (const stage of stages) {
+    if (stage.kind === "LineFormat") line = LABEL_LINE.exec(stage.template)?.[1] ?? "";
+    else if (stage.kind === "Decolorize") line = "";
+    else if (stage.kind !== "LineFilter") line = line === undefined ? undefined : "";
+    if (stage.kind !== "LineFilter" || line === undefined) {
+      out.push(stage);
+      continue;
+    }
+    const filter = line === "" ? undefined : containsFilter(line, stage);
+    if (!filter) return undefined;
+    out.push({ kind: "LabelFilter", filter });
+  }
+  return out;
+}
+
+/** `|= "a" or "b"` / `!= "a" or "b"` on a line that is `name`'s value, as a label filter on `name`. */
+function containsFilter(name: string, stage: LineFilterStage): LabelFilterExpr | undefined {
+  if (stage.op !== "|=" && stage.op !== "!=") return undefined;
+  const needles: string[] = [];
+  for (const v of stage.values) {
+    if (v.type !== "string") return undefined;
+    needles.push(escapeRegex(v.value));
+  }
+  return { type: "string", name, op: stage.op === "|=" ? "=~" : "!~", value: `.*(?:${needles.join("|")}).*` };
 }
 
 /**

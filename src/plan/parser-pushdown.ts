@@ -13,8 +13,9 @@
  * - stages that change nothing counted (Reshaping): `keep` of names (no value matchers) listing
  *   every label grouped or filtered by (it never removes the error labels); `label_format` whose
  *   renames and templates touch no such label nor the error labels; for line counts (not bytes,
- *   which add up the final line) `decolorize` and `line_format`. Their templates must be text and
- *   `{{ .name }}` only (infallibleTemplate): a failing template marks the row with an error.
+ *   which add up the final line) `decolorize` and `line_format`. Their templates must be text,
+ *   `{{ .name }}` and a few total string functions of it (infallibleTemplate): a failing template
+ *   marks the row with an error.
  * A line Loki's JSON parser rejects carries its error into the metric: with `drop __error__` the row
  * counts with the labels read before the error; with `__error__=""` it does not count; with neither,
  * Loki answers with a pipeline error. For the last two (single `| json` only) the origin reads the
@@ -306,8 +307,10 @@ export interface CountingOptions {
  * where it set it to "" — a series of its own, apart from rows without the label.
  */
 const emptyGroup = (name: string) => `__g_${name}`;
+/** The origin's field holding a grouped label's group where `ParsedCounting.setEmpty` names it. */
+export const emptyGroupField = emptyGroup;
 /** Stands for "set to the empty string": no used value holds a control character (guarded). */
-const SET_EMPTY = "\u0001";
+export const SET_EMPTY = "\u0001";
 /**
  * The lines on which `| json name="…"` sets every label: non-empty, starting with `"`, `{` or `[`
  * (on others Loki's expression parser reads nothing and marks a parser error, which a chain here
@@ -720,13 +723,26 @@ export type Reshaping = "labels" | "line";
 const ERROR_DETAILS = "__error_details__";
 
 /**
- * Templates whose execution cannot fail: text and `{{ .name }}` actions. Go's text/template reads
- * a missing key of the label map as its zero value, never an error (trim markers only as Go
- * writes them, `{{- ` and ` -}}`); any other action (a function, a pipe, a method) could fail on
- * some value and mark the row TemplateFormatErr, an error the metric would fail on unless dropped.
+ * Functions of one string that return a string for every string (Go's strings.ToLower, ToUpper,
+ * TrimSpace and their sprig spellings): called on a label's value they cannot fail.
+ */
+const TOTAL_STRING_FUNCTIONS = "ToLower|ToUpper|TrimSpace|lower|upper|title|trim";
+const FIELD = String.raw`\.[A-Za-z_][A-Za-z0-9_]*`;
+/** `.name`, `.name | f | g` or `f .name`, with f and g among TOTAL_STRING_FUNCTIONS. */
+const TOTAL_ACTION = new RegExp(
+  String.raw`\{\{(?:- )? *(?:${FIELD}(?: *\| *(?:${TOTAL_STRING_FUNCTIONS}))*|(?:${TOTAL_STRING_FUNCTIONS}) +${FIELD}) *(?: -)?\}\}`,
+  "g",
+);
+
+/**
+ * Templates whose execution cannot fail: text and actions reading a label's value, possibly through
+ * TOTAL_STRING_FUNCTIONS. Loki executes them with `missingkey=zero` over the map of labels, so a
+ * missing key reads as "", a string like any other value (trim markers only as Go writes them,
+ * `{{- ` and ` -}}`); any other action (another function, a method) could fail on some value and
+ * mark the row TemplateFormatErr, an error the metric would fail on unless dropped.
  */
 export function infallibleTemplate(template: string): boolean {
-  return !template.replace(/\{\{(?:- )? *\.[A-Za-z_][A-Za-z0-9_]* *(?: -)?\}\}/g, "").includes("{{");
+  return !template.replace(TOTAL_ACTION, "").includes("{{");
 }
 
 /**

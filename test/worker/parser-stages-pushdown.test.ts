@@ -203,7 +203,7 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (caller) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
       'sum by (level) (count_over_time({app="worker"} | logfmt | keep level=~"info|warn" [5m]))',
       // Templates that could fail.
-      'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .job | upper }}" [5m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .job | urldecode }}" [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format x="{{ div 1 .attempt }}" [5m]))',
       // Before the parser, decolorize changes what it reads.
       'sum by (level) (count_over_time({app="auth"} | decolorize | logfmt [5m]))',

@@ -73,13 +73,79 @@ describe("planLevelPushdown", () => {
     expect(logfmt.logsql).toContain('or _msg:~"detected(?s:.)level[^\\\\x00-\\\\x20=');
   });
 
+  it("groups by the labels alone where a keep removed the level", () => {
+    const p = plan('sum by (level, detected_level) (count_over_time({app="x"} | json | keep method, status [1m]))')!;
+    expect(p).toMatchObject({ labels: [], labelFields: [], byLevel: false, levelFilters: [], guarded: true });
+    expect(p.logsql).not.toContain("__dl_");
+    expect(p.logsql).toMatch(/\| stats by \(_time:60000000000ns offset 1ns\) count\(\) if \(-__guard_row:=1\) as __v, /);
+    const kept = plan('sum by (method, level, detected_level) (count_over_time({app="x"} | json | keep method [1m]))')!;
+    expect(kept).toMatchObject({ labels: ["method"], labelFields: ["__v_method"], byLevel: false });
+    const unparsed = plan('sum by (app, detected_level) (rate({app="x"} | keep app [1m]))')!;
+    expect(unparsed).toMatchObject({ labels: ["app"], byLevel: false, perSeconds: 60 });
+    expect(unparsed.logsql).toBe('{app="x"} | stats by (_time:60000000000ns offset 1ns, app) count() as __v');
+    // Listing detected_level, the keep leaves it.
+    expect(plan('sum by (detected_level) (count_over_time({app="x"} | keep detected_level [1m]))')).toMatchObject({
+      byLevel: true,
+    });
+  });
+
+  it('counts behind | logfmt name="key" with its own guard, a label it sets to "" grouped apart', () => {
+    const p = plan('sum by (level, detected_level) (count_over_time({app="x"} | logfmt lvl="level" [1m]))')!;
+    expect(p).toMatchObject({ labels: ["level"], labelFields: ["__v_level"], byLevel: true, guarded: true });
+    expect(p.logsql).toContain('unpack_logfmt from _msg fields (level, lvl) result_prefix "__q_"');
+    const own = plan('sum by (lvl, detected_level) (count_over_time({app="x"} | logfmt lvl="level" [1m]))')!;
+    expect(own).toMatchObject({ labels: ["lvl"], labelFields: ["__g_lvl"], setEmpty: "\u0001" });
+  });
+
+  it("reads line_format templates of total string functions, and line filters on a label's value", () => {
+    expect(
+      plan(
+        'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{ .a | ToUpper | trim }}" [1m]))',
+      ),
+    ).toBeDefined();
+    expect(
+      plan('sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{ToLower .a}}" [1m]))'),
+    ).toBeDefined();
+    const p = plan(
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" |= "G.T" or "x" != "y" [1m]))',
+    )!;
+    expect(p.logsql).toContain(
+      String.raw`filter (__v_a:~"^(?:.*(?:G\\.T|x).*)$" -__v_a:~"^(?:.*(?:y).*)$") or __guard_row:=1`,
+    );
+  });
+
+  it("passes over | unpack, guarding the lines it could give labels", () => {
+    const p = plan('sum by (level, detected_level) (count_over_time({app="x"} | unpack | drop __error__ [1m]))')!;
+    expect(p).toMatchObject({ labels: ["level"], byLevel: true, guarded: true });
+    expect(p.labelFields).toBeUndefined();
+    expect(p.logsql).toContain(String.raw`format if (_msg:~"_entry|\\\\u") "1" as __guard_row`);
+    expect(p.logsql).toContain("count() if (__guard_row:=1) as __bad, count() if (-__guard_row:=1) as __c");
+    // Without the drop, the lines its parser may reject are guard rows too.
+    const failing = plan('sum by (detected_level) (count_over_time({app="x"} | unpack [1m]))')!;
+    expect(failing.logsql).toContain(String.raw`format if (_msg:~"_entry|\\\\u" or -_msg:~"^\\{[ \\t\\n\\r]*(?:`);
+    for (const declined of [
+      'sum by (detected_level) (count_over_time({app="x"} | unpack | drop __error__="JSONParserErr" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | unpack | unpack | drop __error__ [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | unpack | a="b" | drop __error__ [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | unpack | drop __error__ [1m]))',
+    ]) {
+      expect(plan(declined), declined).toBeUndefined();
+    }
+  });
+
   it("declines what it cannot count per group", () => {
     const declined = [
       'sum by (level) (count_over_time({app="x"}[1m]))', // no detected_level: pushed whole elsewhere
       // Behind a parser: only what the parser push-down counts exactly.
-      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a | ToUpper}}" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a | urldecode}}" [1m]))',
       'sum by (detected_level) (bytes_over_time({app="x"} | json | line_format "{{.a}}" [1m]))',
-      'sum by (detected_level) (count_over_time({app="x"} | json | keep a [1m]))',
+      // A level filter after a `keep` that removed the level reads it missing.
+      'sum by (detected_level) (count_over_time({app="x"} | json | keep a | detected_level="error" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | keep a, detected_level="x" [1m]))',
+      'sum by (a, detected_level) (count_over_time({app="x"} | json | keep b | label_format a="{{.b}}" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}} {{.b}}" |= "x" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" | a="b" |= "x" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" |~ "x" [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | json | label_format detected_level=a [1m]))',
       'sum by (a, detected_level) (count_over_time({app="x"} | regexp "(?P<a>.)" [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | regexp "(?P<detected_level>.)" [1m]))',

@@ -164,7 +164,7 @@ describe("planPart", () => {
     );
     expect(
       part(
-        'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{ lower .a }}" [1m]))',
+        'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{ urldecode .a }}" [1m]))',
         DISCOVERY,
       ),
     ).toBeUndefined();

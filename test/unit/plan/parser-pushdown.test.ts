@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parseExpr } from "../../../src/logql/parser";
 import type { SampleExpr } from "../../../src/logql/ast";
-import { planParserPushdown } from "../../../src/plan/parser-pushdown";
+import { infallibleTemplate, planParserPushdown } from "../../../src/plan/parser-pushdown";
 import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
 
 const S = 1_000_000_000n;
@@ -246,7 +246,7 @@ describe("planParserPushdown", () => {
       // Stages that could change what is counted (line_format and decolorize: the bytes).
       'sum by (a) (bytes_over_time({app="x"} | logfmt | line_format "{{.a}}" [1m]))',
       'sum by (a) (bytes_rate({app="x"} | logfmt | decolorize [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | upper }}" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | urldecode }}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c=a [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c="{{ .a }}{{ .b }}", a="{{.b}}" [1m]))',
@@ -441,5 +441,33 @@ describe("the guard's regexes", () => {
       }
     }
     expect(classes).toBeGreaterThan(10);
+  });
+});
+
+describe("infallibleTemplate", () => {
+  it("takes text, label reads and total string functions of them; nothing that may fail", () => {
+    for (const template of [
+      "plain",
+      "{{.a}} and {{ .b }}",
+      "{{- .a -}}",
+      "{{.a | ToUpper}}",
+      "{{ .a | lower | trim }}",
+      "{{ ToLower .a }}",
+      "{{title .a}}: {{ .b | TrimSpace }}",
+    ]) {
+      expect(infallibleTemplate(template), template).toBe(true);
+    }
+    for (const template of [
+      "{{ .a | urldecode }}",
+      "{{ .a | ToUpper | urldecode }}",
+      "{{ ToUpper .a .b }}",
+      "{{ ToUpper }}",
+      "{{ .a.b | lower }}",
+      '{{ .a | replace "x" "y" }}',
+      "{{ lowerx .a }}",
+      "{{ __line__ | lower }}",
+    ]) {
+      expect(infallibleTemplate(template), template).toBe(false);
+    }
   });
 });
