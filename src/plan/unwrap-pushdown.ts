@@ -39,7 +39,11 @@
  * Worker parses correctly rounded — so min, max and quantiles are exact and sums and averages
  * differ at most by float rounding, as any change of summation order does. Rows outside the shape are not aggregated by the origin;
  * instead it counts, in the SAME request (`count() if (...) as __bad`), every row where Loki
- * might see something else, and any such row sends the whole query back to local evaluation:
+ * might see something else. Where the answer is a fold that merges (sums, extremes, an average's
+ * sum and count: plan/unwrap-guarded.ts), the guard is evaluated once per row into a flag, the
+ * origin aggregates only the rows it does not match, and the Worker reads those rows back and
+ * merges its aggregate of them in; otherwise (a quantile, a variance, a first or a last) any such
+ * row sends the whole query back to local evaluation. The guard matches:
  * - `f` is also a stream label or metadata field (Loki keeps that one and renames the parsed value
  *   to `f_extracted`);
  * - the parsed `f` is non-empty but not of the exact shape, or of the conversion's (exponents, hex,
@@ -60,7 +64,8 @@
  *
  * The guard also keeps the aggregation itself right: VictoriaLogs (v1.121) reads only the fields a
  * query names, and a prefixed `unpack_json … fields (f)` does not name its source — without the
- * guard's `_msg` terms in the same stats pipe, every `__unwrap_f` would be empty.
+ * guard's `_msg` terms in the same request (in the stats pipe, or in the pipe setting the flag),
+ * every `__unwrap_f` would be empty.
  */
 import type {
   LabelFilterExpr,
