@@ -1,13 +1,13 @@
 /**
  * Runs a pushed-down unwrap plan (src/plan/unwrap-pushdown.ts): VictoriaLogs returns per (bucket,
  * group) the aggregate of the exactly-readable values (or, for a quantile or a variance, the values
- * themselves), their count, and how many rows it could not prove Loki reads the same way. Any such
- * row anywhere in the window means "evaluate locally" ("guarded") unless the plan merges them
- * (plan/unwrap-guarded.ts): the origin then aggregated the other rows only, and the answer is each
- * window's partial aggregate (GuardedUnwrap) for the Worker's aggregate of those rows to merge with
- * (exec/guarded-rows.ts). So does a listed bucket whose
- * values the origin did not all send ("incomplete"); otherwise each evaluation window combines its
- * buckets: a variance from each bucket's count, mean and sum of squared deviations (exec/moments.ts).
+ * themselves), their count, and how many rows it could not prove Loki reads the same way. Where
+ * the plan merges such rows (plan/unwrap-guarded.ts), the origin aggregated the other rows only, and
+ * the answer is each window's partial aggregate (GuardedUnwrap) for the Worker's aggregate of those
+ * rows to merge with (exec/guarded-rows.ts); otherwise any such row anywhere in the window means
+ * "evaluate locally" ("guarded"), as does a listed bucket whose values the origin did not all send
+ * ("incomplete"). Else each evaluation window combines its buckets: a variance from each bucket's
+ * count, mean and sum of squared deviations (exec/moments.ts).
  * A first or last bucket whose samples tied at its earliest (latest) time disagree is "tied": the
  * origin cannot tell which of them Loki takes.
  * With a conversion, a (bucket, group) may come as several rows, one per unit, each converted
