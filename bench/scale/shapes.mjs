@@ -474,4 +474,13 @@ export const SHAPES = [
         w,
       ),
   },
+  {
+    id: "unwrap-avg-by-field",
+    name: 'Average latency by a JSON field `avg_over_time({app="checkout"} | json | unwrap latency_ms [5m]) by (method)` (guard rows, where found, merged in)',
+    pushed: true,
+    selector: '{app="checkout"}',
+    loki: (w) => lokiRange('avg_over_time({app="checkout"} | json | unwrap latency_ms [5m]) by (method)', w),
+    vl: (w) =>
+      vlStats('{app="checkout"} | unpack_json fields (latency_ms, method) | stats by (method) avg(latency_ms) a', w),
+  },
 ];

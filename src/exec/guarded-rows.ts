@@ -81,3 +81,64 @@ export function seriesOf(result: MetricResult): Series[] {
       return [];
   }
 }
+
+/** The Worker's aggregate of an unwrap push-down's guard rows (plan/unwrap-guarded.ts). */
+export interface GuardedAggregate {
+  /** Per series and window: the samples' sum (before a rate divides) or extreme. */
+  values: readonly Series[];
+  /** For an average, the samples' count per series and window. */
+  counts?: readonly Series[];
+}
+
+/**
+ * An unwrap push-down's series: the origin's partial aggregate of the rows its guard passed merged,
+ * per series and evaluation time, with the Worker's of the guard's rows (`origin.counts` and
+ * `guarded.counts` given for an average): sums added (then divided by `seconds` for a rate, by the
+ * added counts for an average), extremes compared.
+ */
+export function mergedSamples(
+  fn: "sum" | "rate" | "avg" | "min" | "max",
+  origin: GuardedAggregate,
+  guarded: GuardedAggregate,
+  seconds: number,
+): Series[] {
+  const combine = fn === "min" ? lesser : fn === "max" ? greater : add;
+  const values = mergedPoints([origin.values, guarded.values], combine);
+  const counts = fn === "avg" ? mergedPoints([origin.counts ?? [], guarded.counts ?? []], add) : undefined;
+  const out: Series[] = [];
+  for (const [key, { labels, points }] of values) {
+    const ordered = [...points].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const n = counts?.get(key)?.points;
+    out.push({
+      labels,
+      points: ordered.map(([t, v]) => ({
+        t,
+        v: fn === "rate" ? v / seconds : fn === "avg" ? v / (n?.get(t) ?? NaN) : v,
+      })),
+    });
+  }
+  return out;
+}
+
+const add = (a: number, b: number) => a + b;
+/** As Loki's fold: a NaN gives way to any other value (range/accumulators.ts). */
+const lesser = (a: number, b: number) => (Number.isNaN(a) || b < a ? b : a);
+const greater = (a: number, b: number) => (Number.isNaN(a) || b > a ? b : a);
+
+/** Every series' points, by labels and time, those of one labels and time combined. */
+function mergedPoints(
+  sides: readonly (readonly Series[])[],
+  combine: (a: number, b: number) => number,
+): Map<string, { labels: Series["labels"]; points: Map<bigint, number> }> {
+  const merged = new Map<string, { labels: Series["labels"]; points: Map<bigint, number> }>();
+  for (const s of sides.flat()) {
+    const key = labelsKey(s.labels);
+    let entry = merged.get(key);
+    if (!entry) merged.set(key, (entry = { labels: s.labels, points: new Map() }));
+    for (const p of s.points) {
+      const known = entry.points.get(p.t);
+      entry.points.set(p.t, known === undefined ? p.v : combine(known, p.v));
+    }
+  }
+  return merged;
+}

@@ -38,7 +38,7 @@ import { restrictToGroups } from "./breakdown-groups";
 import { breakdownPart } from "../plan/breakdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { runParserPlan } from "./parser-pushdown";
-import { countedSeries, seriesOf, type ReadBackCounts } from "./guarded-rows";
+import { countedSeries, mergedSamples, seriesOf, type ReadBackCounts } from "./guarded-rows";
 import { INPUT } from "../plan/level-pushdown";
 import { readBackQuery, type GuardedRows } from "../plan/guarded-rows";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
@@ -309,12 +309,29 @@ class MetricRun {
     return runBucketPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
   }
 
-  /** The origin's answer, unless its same-request guard count found rows Loki may read differently. */
+  /**
+   * The origin's answer, unless its same-request guard count found rows Loki may read differently
+   * that the plan cannot aggregate apart: where it can, the Worker aggregates those rows and merges
+   * them in.
+   */
   private async runGuarded(plan: UnwrapBucketPlan, grid: MetricQuery): Promise<PartOutcome> {
     const outcome = await runUnwrapPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
-    return typeof outcome === "string"
-      ? { outcome: "declined", reason: outcome }
-      : { outcome: "answered", series: outcome };
+    if (typeof outcome === "string") return { outcome: "declined", reason: outcome };
+    if (Array.isArray(outcome)) return { outcome: "answered", series: outcome };
+    const { guarded, guardedRows } = outcome;
+    // An average's sums and counts come from the same samples: the rows are read once.
+    const read = new Map<string, readonly (readonly ExtractedSample[])[]>();
+    const values = await this.guardedTotals(guarded, grid, guardedRows, read);
+    const counts =
+      guarded.counts && (await this.guardedTotals({ ...guarded, expr: guarded.counts }, grid, guardedRows, read));
+    if (!values || (guarded.counts && !counts)) return { outcome: "declined", reason: "guarded" };
+    const merged = mergedSamples(
+      guarded.fn,
+      { values: outcome.partial, ...(outcome.counts && { counts: outcome.counts }) },
+      { values, ...(counts && { counts }) },
+      outcome.seconds,
+    );
+    return { outcome: "answered", series: merged };
   }
 
   /**
@@ -339,14 +356,25 @@ class MetricRun {
    * Worker; undefined when they alone pass the series limit of a request that may be answered in
    * part (the whole evaluation then cuts the answer as Loki does).
    */
-  private async guardedTotals(guarded: GuardedRows, grid: MetricQuery, rows: number): Promise<Series[] | undefined> {
+  private async guardedTotals(
+    guarded: GuardedRows,
+    grid: MetricQuery,
+    rows: number,
+    /** Samples read by an earlier evaluation of the same rows, by window, to replay instead of reading. */
+    read?: Map<string, readonly (readonly ExtractedSample[])[]>,
+  ): Promise<Series[] | undefined> {
     const source: SampleSource = {
-      samples: (agg, from, to, hints) =>
-        rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive, hints, {
+      samples: (agg, from, to, hints) => {
+        const key = `${from}:${to}`;
+        const known = read?.get(key);
+        if (known) return replayed(known);
+        const samples = rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive, hints, {
           logsql: guarded.logsql,
           local: agg.range.selector.pipeline,
           count: rows,
-        }),
+        });
+        return read ? recorded(samples, (all) => read.set(key, all)) : samples;
+      },
     };
     try {
       return seriesOf(await evaluateMetric(guarded.expr, grid, source, this.strict));
@@ -413,6 +441,23 @@ class MetricRun {
   private lineSamples(agg: RangeAggregationExpr, from: bigint, to: bigint, hints?: ParserHints) {
     return rangeSamples(this.client, agg, from, to, this.opts, this.stats, this.derive, hints);
   }
+}
+
+async function* replayed(batches: readonly (readonly ExtractedSample[])[]): AsyncGenerator<readonly ExtractedSample[]> {
+  yield* batches;
+}
+
+/** `samples` passed through, and kept: handed to `done` once read to the end (a cut read is not kept). */
+async function* recorded(
+  samples: AsyncIterable<readonly ExtractedSample[]>,
+  done: (all: readonly (readonly ExtractedSample[])[]) => void,
+): AsyncGenerator<readonly ExtractedSample[]> {
+  const all: (readonly ExtractedSample[])[] = [];
+  for await (const batch of samples) {
+    all.push(batch);
+    yield batch;
+  }
+  done(all);
 }
 
 function sameGrid(a: MetricQuery, b: MetricQuery): boolean {

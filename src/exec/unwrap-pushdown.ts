@@ -1,10 +1,13 @@
 /**
  * Runs a pushed-down unwrap plan (src/plan/unwrap-pushdown.ts): VictoriaLogs returns per (bucket,
  * group) the aggregate of the exactly-readable values (or, for a quantile or a variance, the values
- * themselves), their count, and how many rows it could not prove Loki reads the same way. Any such
- * row anywhere in the window means "evaluate locally" ("guarded"), as does a listed bucket whose
- * values the origin did not all send ("incomplete"); otherwise each evaluation window combines its
- * buckets: a variance from each bucket's count, mean and sum of squared deviations (exec/moments.ts).
+ * themselves), their count, and how many rows it could not prove Loki reads the same way. Where
+ * the plan merges such rows (plan/unwrap-guarded.ts), the origin aggregated the other rows only, and
+ * the answer is each window's partial aggregate (GuardedUnwrap) for the Worker's aggregate of those
+ * rows to merge with (exec/guarded-rows.ts); otherwise any such row anywhere in the window means
+ * "evaluate locally" ("guarded"), as does a listed bucket whose values the origin did not all send
+ * ("incomplete"). Else each evaluation window combines its buckets: a variance from each bucket's
+ * count, mean and sum of squared deviations (exec/moments.ts).
  * A first or last bucket whose samples tied at its earliest (latest) time disagree is "tied": the
  * origin cannot tell which of them Loki takes.
  * With a conversion, a (bucket, group) may come as several rows, one per unit, each converted
@@ -14,6 +17,7 @@ import type { Labels, Series } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import type { UnwrapBucketPlan } from "../plan/unwrap-pushdown";
+import type { GuardedSamples } from "../plan/unwrap-guarded";
 import type { ScanStats } from "./logs";
 import { bucketRows, evaluationTimes, groupLabelsOf, windowSpans } from "./metric-pushdown";
 import { POINTS_PER_STATS_ROW, POINTS_PER_TEXT_ROW } from "../cache/extents";
@@ -24,6 +28,25 @@ import { UnitConverter } from "./unwrap-units";
 import { UNIT_FIELD } from "../plan/unwrap-units";
 import { BUCKET_VALUES } from "../logql/functions";
 import { Moments } from "./moments";
+
+/**
+ * The origin's aggregate of the rows its guard passed, when the guard matched `guardedRows` rows
+ * of a plan that merges them: per group and window, the samples' sum (before a rate divides) or
+ * extreme, and for an average their count too.
+ */
+export interface GuardedUnwrap {
+  partial: Series[];
+  /** The samples' count per group and window, for an average (`partial` holds their sum). */
+  counts?: Series[];
+  guardedRows: number;
+  /** How the guard's rows are read and aggregated. */
+  guarded: GuardedSamples;
+  /** The range in seconds a rate divides by. */
+  seconds: number;
+}
+
+/** What a plan's answer is: its series, its merge with the guard's rows, or why it declines. */
+export type UnwrapOutcome = Series[] | GuardedUnwrap | "guarded" | "incomplete" | "tied";
 
 interface Bucket {
   /** Inclusive bucket end, ns. */
@@ -40,7 +63,7 @@ export async function runUnwrapPlan(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "guarded" | "incomplete" | "tied"> {
+): Promise<UnwrapOutcome> {
   // Grouped by labels no selected stream has, the first plan would find them in the lines and
   // defer to `parsedLabels`, which is exact whatever the rows hold (its guard sends structured
   // metadata of such a label, beside the line's key, to the Worker). The (cached) stream index
@@ -68,15 +91,15 @@ async function secondIfParsed(
   grid: MetricGrid,
   stats: ScanStats,
   maxPoints?: number,
-): Promise<Series[] | "guarded" | "incomplete" | "tied"> {
+): Promise<UnwrapOutcome> {
   if (outcome !== "parsed-labels" || !plan.parsedLabels) return settled(outcome);
   return settled(await runOnePlan(client, plan.parsedLabels, grid, stats, maxPoints));
 }
 
-type Outcome = Series[] | "guarded" | "incomplete" | "tied" | "parsed-labels";
+type Outcome = UnwrapOutcome | "parsed-labels";
 
 /** A plan's answer with no second plan to ask: rows giving a grouped label in their lines are guarded. */
-function settled(outcome: Outcome): Series[] | "guarded" | "incomplete" | "tied" {
+function settled(outcome: Outcome): UnwrapOutcome {
   return outcome === "parsed-labels" ? "guarded" : outcome;
 }
 
@@ -112,8 +135,13 @@ async function runOnePlan(
   const units = plan.conversion && new UnitConverter(plan.conversion);
   let parsedLabels = false;
   let tied = false;
+  let guardedRows = 0;
   for (let i = 0; i < table.length; i++) {
-    if (table.value(i, 1) !== 0) return "guarded";
+    if (table.value(i, 1) !== 0) {
+      // Rows the origin left out of its aggregates: the Worker's to merge in, or the answer is void.
+      if (!plan.guarded) return "guarded";
+      guardedRows += table.value(i, 1);
+    }
     if (plan.parsedLabels && table.value(i, 2) !== 0) parsedLabels = true;
     const count = table.value(i, 0);
     // A bucket whose rows all lack the field yields no sample in Loki either.
@@ -151,16 +179,43 @@ async function runOnePlan(
   if (parsedLabels) return "parsed-labels";
   if (tied) return "tied";
   const times = evaluationTimes(grid);
-  const out: Series[] = [];
-  for (const g of groups.values()) {
-    const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
-    const ends = buckets.map((b) => b.end);
-    const window = windowOf(plan, buckets);
-    const points: Series["points"] = [];
-    for (const { t, lo, hi } of windowSpans(ends, times, plan)) points.push({ t, v: window(lo, hi) });
-    if (points.length > 0) out.push({ labels: g.labels, points });
-  }
-  return out;
+  const seriesOf = (window: (buckets: readonly Bucket[]) => (lo: number, hi: number) => number): Series[] => {
+    const out: Series[] = [];
+    for (const g of groups.values()) {
+      const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
+      const ends = buckets.map((b) => b.end);
+      const value = window(buckets);
+      const points: Series["points"] = [];
+      for (const { t, lo, hi } of windowSpans(ends, times, plan)) points.push({ t, v: value(lo, hi) });
+      if (points.length > 0) out.push({ labels: g.labels, points });
+    }
+    return out;
+  };
+  if (guardedRows === 0 || !plan.guarded) return seriesOf((buckets) => windowOf(plan, buckets));
+  const { fn } = plan.guarded;
+  // Sums, not averages or rates: the merge adds the guard's rows in before anything divides.
+  const partialFn = fn === "min" || fn === "max" ? fn : "sum";
+  return {
+    partial: seriesOf((buckets) => windowOf({ ...plan, fn: partialFn }, buckets)),
+    ...(fn === "avg" && { counts: seriesOf((buckets) => windowCount(buckets)) }),
+    guardedRows,
+    guarded: plan.guarded,
+    seconds: rangeSeconds(plan),
+  };
+}
+
+/** The samples' count of the window of a group's buckets [lo, hi). */
+function windowCount(buckets: readonly Bucket[]): (lo: number, hi: number) => number {
+  return (lo, hi) => {
+    let count = 0;
+    for (let i = lo; i < hi; i++) count += buckets[i]!.count;
+    return count;
+  };
+}
+
+/** Loki divides a rate's sum by the range in seconds, as a float (the evaluator's rangeSeconds). */
+function rangeSeconds(plan: UnwrapBucketPlan): number {
+  return Number(plan.width * BigInt(plan.bucketsPerWindow)) / 1e9;
 }
 
 /**
@@ -220,8 +275,7 @@ function windowOf(plan: UnwrapBucketPlan, buckets: readonly Bucket[]): (lo: numb
   // Buckets of samples only, in time order: the window's first sample is in its first bucket.
   if (fn === "first") return (lo) => buckets[lo]!.value;
   if (fn === "last") return (_lo, hi) => buckets[hi - 1]!.value;
-  // Loki divides a rate's sum by the range in seconds, as a float (the evaluator's rangeSeconds).
-  const seconds = Number(plan.width * BigInt(plan.bucketsPerWindow)) / 1e9;
+  const seconds = rangeSeconds(plan);
   return (lo, hi) => {
     let acc = fn === "min" ? Infinity : fn === "max" ? -Infinity : 0;
     let count = 0;

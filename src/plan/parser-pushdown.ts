@@ -373,6 +373,7 @@ export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, sh
     fields: labels.map(value),
     kept: conditions.join(" "),
     relevant,
+    added: COUNTING_FIELDS,
   };
 };
 

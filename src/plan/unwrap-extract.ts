@@ -17,6 +17,7 @@ import { planLogQuery } from "./logquery";
 import { valueShape } from "./unwrap-units";
 import {
   EXACT_NUMBER,
+  EXACT_VALUE,
   exactValuePipe,
   inexactValue,
   isNoErrorFilter,
@@ -39,13 +40,16 @@ export const extractedUnwrapSource: ExtractedUnwrapSource = (
   const plan = planLogQuery(inner.range.selector, { derived, prefilter: false });
   const counting = extractedCounting(plan.local, groupBy, pushableName(derived), [field]);
   if (!counting) return undefined;
+  // The guard's rows, read back restoring the fields the extraction overwrote (extract-pushdown.ts).
+  const restoring = extractedCounting(plan.local, groupBy, pushableName(derived), [field], true)!;
   const value = parsedValueField(field);
   const shape = valueShape(unwrap.conversion, EXACT_NUMBER);
   const bad = `${counting.bad} or ${inexactValue(value, shape)}`;
+  const guardPipes = exactValuePipe(value, shape);
   return {
     logsql: plan.logsql,
     unpack: counting.pipes.join(" | "),
-    guardPipes: exactValuePipe(value, shape),
+    guardPipes,
     parsed: value,
     bad,
     valueBad: bad,
@@ -55,5 +59,10 @@ export const extractedUnwrapSource: ExtractedUnwrapSource = (
     groupBy,
     groupFields: counting.grouped,
     ...(counting.setEmpty && { setEmpty: SET_EMPTY }),
+    local: plan.local,
+    back: {
+      pipes: `${restoring.pipes.join(" | ")}${guardPipes}`,
+      cleanup: [...restoring.restored, `delete ${[...restoring.added, EXACT_VALUE].join(", ")}`],
+    },
   };
 };

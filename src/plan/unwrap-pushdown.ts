@@ -39,7 +39,11 @@
  * Worker parses correctly rounded — so min, max and quantiles are exact and sums and averages
  * differ at most by float rounding, as any change of summation order does. Rows outside the shape are not aggregated by the origin;
  * instead it counts, in the SAME request (`count() if (...) as __bad`), every row where Loki
- * might see something else, and any such row sends the whole query back to local evaluation:
+ * might see something else. Where the answer is a fold that merges (sums, extremes, an average's
+ * sum and count: plan/unwrap-guarded.ts), the guard is evaluated once per row into a flag, the
+ * origin aggregates only the rows it does not match, and the Worker reads those rows back and
+ * merges its aggregate of them in; otherwise (a quantile, a variance, a first or a last) any such
+ * row sends the whole query back to local evaluation. The guard matches:
  * - `f` is also a stream label or metadata field (Loki keeps that one and renames the parsed value
  *   to `f_extracted`);
  * - the parsed `f` is non-empty but not of the exact shape, or of the conversion's (exponents, hex,
@@ -60,7 +64,8 @@
  *
  * The guard also keeps the aggregation itself right: VictoriaLogs (v1.121) reads only the fields a
  * query names, and a prefixed `unpack_json … fields (f)` does not name its source — without the
- * guard's `_msg` terms in the same stats pipe, every `__unwrap_f` would be empty.
+ * guard's `_msg` terms in the same request (in the stats pipe, or in the pipe setting the flag),
+ * every `__unwrap_f` would be empty.
  */
 import type {
   LabelFilterExpr,
@@ -78,6 +83,7 @@ import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 import { unitSplit, valueShape } from "./unwrap-units";
+import { guardedSamples, mergesGuardRows, type GuardedSamples } from "./unwrap-guarded";
 
 export type UnwrapFn = UnwrapStat;
 
@@ -101,6 +107,11 @@ export interface UnwrapBucketPlan extends BucketGrid {
   conversion?: Exclude<UnwrapConversion, "">;
   /** The group value standing for a label Loki set to "" (grouped by a `regexp` or `pattern` capture). */
   setEmpty?: string;
+  /**
+   * The rows `__bad` counts, which the origin then leaves out of its aggregates, for the Worker to
+   * aggregate and merge in (plan/unwrap-guarded.ts); without it they void the answer.
+   */
+  guarded?: GuardedSamples;
 }
 
 /**
@@ -120,10 +131,12 @@ const PARSED = "__unwrap_";
 /** Prefix of the fields the guard computes (apart from PARSED, which any field name may follow). */
 const GUARD = "__guard_";
 /** The field holding the extracted value when both sides read it alike, else empty. */
-const EXACT_VALUE = `${GUARD}exact`;
+export const EXACT_VALUE = `${GUARD}exact`;
 /** Rows whose value both sides read alike, and the others. */
 const EXACT = `${EXACT_VALUE}:*`;
 const INEXACT = `${EXACT_VALUE}:""`;
+/** Set on the rows the guard matches, where they are aggregated apart (evaluated once per row). */
+const GUARD_ROW = `${GUARD}row`;
 
 /**
  * Loki's values of labels `| json` may set, computed by the origin beside the unwrapped value, with
@@ -139,6 +152,8 @@ export interface LabelValues {
   kept: string;
   /** Every label whose value the pipes compute: the labels asked for and those the filters read. */
   relevant: string[];
+  /** The names (a trailing `*` a prefix) of every field the pipes may add, for a `delete`. */
+  added: readonly string[];
 }
 export type ParsedLabelValues = (
   parser: "json" | "logfmt",
@@ -191,13 +206,20 @@ export function planUnwrapPushdown(
     const by = [buckets.timeGrouping, ...from.groupFields, ...units.by].join(", ");
     const bad = labelBad === undefined ? from.bad : from.valueBad;
     // A sample: a row the filters keep, with a value both sides read alike (the others are guarded).
-    const counted = from.kept === "" ? EXACT : `${EXACT} ${from.kept}`;
-    const guards = labelBad === undefined ? { bad } : { bad, labelBad };
+    const sample = from.kept === "" ? EXACT : `${EXACT} ${from.kept}`;
+    // Where the guard's rows merge, the origin aggregates the others only; the flag is evaluated
+    // once per row, and its `_msg` terms still make VictoriaLogs read the line for the unpack.
+    const merged = mergesGuardRows(fn) ? fn : undefined;
+    const flag = merged ? ` | delete ${GUARD_ROW} | format if (${bad}) "1" as ${GUARD_ROW}` : "";
+    const counted = merged ? `-${GUARD_ROW}:=1 ${sample}` : sample;
+    const rowBad = merged ? `${GUARD_ROW}:=1` : bad;
+    const guards = labelBad === undefined ? { bad: rowBad } : { bad: rowBad, labelBad };
     const stats =
       fn === "first" || fn === "last"
         ? timedStats(fn, by, from.groupFields, units.field, counted, guards)
         : bucketStats(fn, by, units.field, counted, guards);
-    const rows = `${from.logsql}${buckets.inWindows} | ${from.unpack}${from.guardPipes}`;
+    const read = `${from.logsql}${buckets.inWindows} | `;
+    const rows = `${read}${from.unpack}${from.guardPipes}${flag}`;
     // A bucket's list holds plain decimals only (the guard's shape): without their quotes it is
     // the same values, and the answer line needs no escape — a third fewer bytes to write and send,
     // and a line the Worker reads where it lies (stats-answer.ts) rather than parsing it as JSON.
@@ -212,6 +234,17 @@ export function planUnwrapPushdown(
       ...(from.groupFields !== groupBy && { labels: groupBy }),
       ...(from.setEmpty !== undefined && { setEmpty: from.setEmpty }),
       ...(conversion !== "" && { conversion }),
+      ...(merged && {
+        guarded: guardedSamples(
+          merged,
+          inner,
+          groupBy,
+          from.local,
+          `${read}${from.back.pipes}`,
+          bad,
+          from.back.cleanup,
+        ),
+      }),
     };
   };
   // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
@@ -303,6 +336,14 @@ export interface JsonUnwrapSource {
   groupFields: string[];
   /** The group value standing for a label Loki set to "" (a series label of its own), if any. */
   setEmpty?: string;
+  /** The pipeline the Worker runs over rows read back (the stages the origin left to it). */
+  local: PipelineStage[];
+  /**
+   * How the guard's rows are read back: the pipes (after `logsql`) giving them every field `bad`
+   * reads, and those giving them back their stored fields only (the Worker would read added ones
+   * as labels).
+   */
+  back: { pipes: string; cleanup: string[] };
 }
 
 /** The source of `| regexp` / `| pattern` (plan/unwrap-extract.ts), given by the caller. */
@@ -355,7 +396,7 @@ export function jsonUnwrapSource(
   // what the plan grouped by the rows' fields does, once the filtered values are computed anyway.
   if (stages.parser === "logfmt" || byParsedLabels || filters) {
     const { parser, dropped } = stages;
-    return labelValues && parsedUnwrapSource(parser, plan.logsql, field, groupBy, labelValues, dropped, filters, shape);
+    return labelValues && parsedUnwrapSource(parser, plan, field, groupBy, labelValues, dropped, filters, shape);
   }
 
   const parsed = PARSED + field;
@@ -382,10 +423,11 @@ export function jsonUnwrapSource(
   // rows (Loki keeps the metadata's value and names the line's `…_extracted`).
   for (const l of groupBy) valueBad.push(`(${fieldName(l)}:* not {${l}=~".+"} ${mentioned(l)})`);
   const bad = [...valueBad, ...(labelBad === "" ? [] : [labelBad])].join(" or ");
+  const guardPipes = exactPipe + repeats.pipes();
   return {
     logsql: plan.logsql,
     unpack,
-    guardPipes: exactPipe + repeats.pipes(),
+    guardPipes,
     parsed,
     bad,
     valueBad: valueBad.join(" or "),
@@ -394,6 +436,8 @@ export function jsonUnwrapSource(
     field,
     groupBy,
     groupFields: groupBy,
+    local: plan.local,
+    back: { pipes: `${unpack}${guardPipes}`, cleanup: [`delete ${PARSED}*, ${GUARD}*`] },
   };
 }
 
@@ -495,7 +539,7 @@ function ambiguous(name: string, repeats: RepeatCounters): string {
  */
 function parsedUnwrapSource(
   parser: "json" | "logfmt",
-  logsql: string,
+  { logsql, local }: { logsql: string; local: PipelineStage[] },
   field: string,
   groupBy: string[],
   labelValues: ParsedLabelValues,
@@ -511,10 +555,12 @@ function parsedUnwrapSource(
   const [value, ...groupFields] = values.fields;
   const exactPipe = exactValuePipe(value!, shape);
   const bad = `${values.bad} or ${value}:~${quote(NEGATIVE_ZERO)}`;
+  const unpack = values.pipes.join(" | ");
+  const guardPipes = exactPipe + repeats.pipes();
   return {
     logsql,
-    unpack: values.pipes.join(" | "),
-    guardPipes: exactPipe + repeats.pipes(),
+    unpack,
+    guardPipes,
     parsed: value!,
     bad,
     valueBad: bad,
@@ -523,6 +569,8 @@ function parsedUnwrapSource(
     field,
     groupBy,
     groupFields,
+    local,
+    back: { pipes: `${unpack}${guardPipes}`, cleanup: [`delete ${[...values.added, `${GUARD}*`].join(", ")}`] },
   };
 }
 

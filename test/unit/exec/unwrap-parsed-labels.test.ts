@@ -12,9 +12,8 @@ import { type StatsOrigin, timeBucketCache } from "../../../src/cache/extents";
 import type { VLRow } from "../../../src/origin/rows";
 import type { StatsTable } from "../../../src/origin/stats-table";
 import { readStatsAnswer } from "../../../src/origin/stats-answer";
-import { runUnwrapPlan } from "../../../src/exec/unwrap-pushdown";
+import { runUnwrapPlan, type UnwrapOutcome } from "../../../src/exec/unwrap-pushdown";
 import type { UnwrapBucketPlan } from "../../../src/plan/unwrap-pushdown";
-import type { Series } from "../../../src/engine/types";
 
 const S = 1_000_000_000n;
 const MINUTE = 60n * S;
@@ -93,8 +92,8 @@ function originOf(o: Origin) {
 
 const stats = () => ({ rowsScanned: 0, bytesScanned: 0, subqueries: 0 });
 
-function pointsByMethod(out: Series[] | string): Record<string, number[]> {
-  if (typeof out === "string") throw new Error(`declined: ${out}`);
+function pointsByMethod(out: UnwrapOutcome): Record<string, number[]> {
+  if (!Array.isArray(out)) throw new Error(`declined: ${JSON.stringify(out)}`);
   return Object.fromEntries(out.map((s) => [s.labels["method"], s.points.map((p) => p.v)]));
 }
 

@@ -12,7 +12,7 @@ import { type StatsOrigin, timeBucketCache } from "../../../src/cache/extents";
 import type { VLRow } from "../../../src/origin/rows";
 import type { StatsTable } from "../../../src/origin/stats-table";
 import { readStatsAnswer } from "../../../src/origin/stats-answer";
-import { runUnwrapPlan } from "../../../src/exec/unwrap-pushdown";
+import { runUnwrapPlan, type UnwrapOutcome } from "../../../src/exec/unwrap-pushdown";
 import type { UnwrapBucketPlan } from "../../../src/plan/unwrap-pushdown";
 import type { Series } from "../../../src/engine/types";
 
@@ -58,8 +58,8 @@ function row(m: number, pod: string, values: string[], extra: Partial<VLRow> = {
 const stats = () => ({ rowsScanned: 0, bytesScanned: 0, subqueries: 0 });
 
 /** The series of an answer that must not have declined. */
-function seriesOf(out: Series[] | string): Series[] {
-  if (typeof out === "string") throw new Error(`declined: ${out}`);
+function seriesOf(out: UnwrapOutcome): Series[] {
+  if (!Array.isArray(out)) throw new Error(`declined: ${JSON.stringify(out)}`);
   return out;
 }
 

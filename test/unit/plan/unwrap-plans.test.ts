@@ -43,15 +43,28 @@ describe("planUnwrapPushdown", () => {
     }
   });
 
-  it("asks for the aggregate, the count and the guard in one stats pipe, buckets aligned to the grid", () => {
+  it("asks for the aggregate of the unguarded rows, their count and the guard's in one stats pipe, buckets aligned to the grid", () => {
     const plan = pushdown('sum by (app) (sum_over_time({app="x"} | json | unwrap v [5m]))')!;
     expect(plan.width).toBe(60n * S);
     expect(plan.bucketsPerWindow).toBe(5);
     expect(plan.logsql).toContain('unpack_json from _msg fields (v) result_prefix "__unwrap_"');
     expect(plan.logsql).toContain(
-      "stats by (_time:60000000000ns offset 1ns, app) sum(__guard_exact) if (__guard_exact:*) as __v, count() if (__guard_exact:*) as __n, ",
+      "stats by (_time:60000000000ns offset 1ns, app) sum(__guard_exact) if (-__guard_row:=1 __guard_exact:*) as __v, count() if (-__guard_row:=1 __guard_exact:*) as __n, count() if (__guard_row:=1) as __bad",
     );
-    expect(plan.logsql).toContain("count() if (v:* or ");
+    expect(plan.logsql).toContain(" | delete __guard_row | format if (v:* or ");
+  });
+
+  it("guards a quantile's, a variance's, a first's or a last's rows in the stats pipe itself (they void the answer)", () => {
+    for (const q of [
+      'quantile_over_time(0.5, {app="x"} | json | unwrap v [5m]) by (app)',
+      'stddev_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+      'first_over_time({app="x"} | json | unwrap v [5m]) by (app)',
+    ]) {
+      const plan = pushdown(q)!;
+      expect(plan.guarded, q).toBeUndefined();
+      expect(plan.logsql, q).not.toContain("__guard_row");
+      expect(plan.logsql, q).toContain("count() if (v:* or ");
+    }
   });
 
   it("tests a value's shape once, into a field cleared first, that the sum, the count and the guard read", () => {
@@ -84,7 +97,7 @@ describe("planUnwrapPushdown", () => {
     expect(variance.logsql).not.toContain("__guard_unit");
     expect(variance.logsql.endsWith(String.raw` as __bad | replace ("\"", "") at __v`)).toBe(true);
     const rate = pushdown('sum by (app) (rate({app="x"} | json | unwrap v [5m]))')!;
-    expect(rate.logsql).toContain("app) sum(__guard_exact) if (__guard_exact:*) as __v, count()");
+    expect(rate.logsql).toContain("app) sum(__guard_exact) if (-__guard_row:=1 __guard_exact:*) as __v, count()");
     expect(rate.bucketsPerWindow).toBe(5);
   });
 
@@ -115,7 +128,7 @@ describe("planUnwrapPushdown", () => {
     expect(sum.logsql).toContain(
       ' | extract_regexp if (__guard_exact:*) "^(?P<__guard_num>[0-9.]+)(?P<__guard_unit>.*)$" from __guard_exact | stats by (',
     );
-    expect(sum.logsql).toContain(", __guard_unit) sum(__guard_num) if (__guard_exact:*) as __v");
+    expect(sum.logsql).toContain(", __guard_unit) sum(__guard_num) if (-__guard_row:=1 __guard_exact:*) as __v");
     const q = pushdown('quantile_over_time(0.9, {app="x"} | json | unwrap bytes(v) [5m]) by (app)')!;
     expect(q.conversion).toBe("bytes");
     expect(q.logsql).not.toContain("__guard_unit");
@@ -168,7 +181,7 @@ describe("planUnwrapPushdown with label filters before the unwrap", () => {
     const plan = filtered(
       'sum by (method) (sum_over_time({app="x"} | json | status >= 500 | unwrap latency_ms [5m]))',
     )!;
-    const counted = "__guard_exact:* __v_status:>=500";
+    const counted = "-__guard_row:=1 __guard_exact:* __v_status:>=500";
     expect(plan.logsql).toContain(`sum(__guard_exact) if (${counted}) as __v, count() if (${counted}) as __n`);
     expect(plan.groups!.counted).toBe(counted);
     // The filtered label's value: the row's own field, else the parsed key, guarded where it is set
