@@ -7,15 +7,13 @@
  * structured metadata named like a capture); the rows read must be exactly the odd ones.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { askMetric, expectSameAnswer, pushCounted } from "./support/metric-answers";
+import { askMetric } from "./support/metric-answers";
+import { expectInstantReadBack, expectReadBack, LINES, pushOddLines, type Line } from "./support/odd-lines";
 import type { Env } from "../../src/config";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const TENANT_ID = "26:95";
 const TENANT = { "X-Scope-OrgID": TENANT_ID };
-const base = BigInt(DATA_START) * 1_000_000_000n;
-
-type Line = string | [string, Record<string, string>];
 
 const METHODS = ["GET", "POST", "PUT"];
 const plainJson = (i: number) =>
@@ -57,8 +55,6 @@ const PLAIN: Record<string, (i: number) => string> = {
   nginx: plainNginx,
   levels: plainLevels,
 };
-/** Lines per stream, 10 s apart from DATA_START. */
-const LINES = 36;
 
 const NGINX = String.raw`(?P<ip>\S+) - - \[[^\]]*\] "(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\S+) (?P<size>\d+)`;
 
@@ -89,43 +85,11 @@ const DISCOVERY: Partial<Env> = { DISCOVER_LOG_LEVELS: "true" };
 const RANGE = { start: String(DATA_START), end: String(DATA_START + LINES * 10), step: "30" };
 
 describe("rows a counting push-down's guard matches are counted apart", () => {
-  beforeAll(async () => {
-    const streams = Object.entries(PLAIN).map(([set, plain]) => ({
-      stream: { app: "gr", set },
-      values: Array.from({ length: LINES }, (_, i) => {
-        const ts = String(base + BigInt(i * 10) * 1_000_000_000n);
-        const line = ODD[set]![i] ?? plain(i);
-        return typeof line === "string" ? [ts, line] : [ts, line[0], line[1]];
-      }),
-    }));
-    await pushCounted(TENANT_ID, "gr", streams, DATA_START);
-  });
+  beforeAll(() => pushOddLines(TENANT_ID, "gr", DATA_START, PLAIN, ODD));
 
-  it.each(QUERIES)("%s", async (query, odd) => {
-    const [pushed, local] = await Promise.all([
-      askMetric(query, RANGE, true, TENANT),
-      askMetric(query, RANGE, false, TENANT),
-    ]);
-    expectSameAnswer(pushed, local, query);
-    expect(local.series.size, query).toBeGreaterThan(0);
-    // The push-down read the odd lines only; the local evaluation read every line.
-    expect(pushed.linesScanned, query).toBe(odd.length);
-    expect(local.linesScanned, query).toBe(LINES);
-  });
+  it.each(QUERIES)("%s", (query, odd) => expectReadBack(query, RANGE, TENANT, odd.length, { every: true }));
 
-  it("instant queries add the guard's rows too", async () => {
-    const at = { time: String(DATA_START + 300) };
-    for (const [query, odd] of QUERIES) {
-      const instant = query.replace(/\[(1m|2m)\]/, "[5m]");
-      const [pushed, local] = await Promise.all([
-        askMetric(instant, at, true, TENANT),
-        askMetric(instant, at, false, TENANT),
-      ]);
-      expectSameAnswer(pushed, local, instant);
-      // The window is (DATA_START, DATA_START + 300 s]: lines 1 to 30.
-      expect(pushed.linesScanned, instant).toBe(odd.filter((i) => i >= 1 && i <= 30).length);
-    }
-  });
+  it("instant queries add the guard's rows too", () => expectInstantReadBack(QUERIES, DATA_START, TENANT));
 
   it("Explore's logs volume over a parser (the level counts) adds the guard's rows too", async () => {
     // The method is not read here: its repeated key and nested object are no odd lines.
@@ -140,15 +104,7 @@ describe("rows a counting push-down's guard matches are counted apart", () => {
         [7, 17],
       ],
     ];
-    for (const [query, odd] of volume) {
-      const [pushed, local] = await Promise.all([
-        askMetric(query, RANGE, true, TENANT, false, DISCOVERY),
-        askMetric(query, RANGE, false, TENANT, false, DISCOVERY),
-      ]);
-      expectSameAnswer(pushed, local, query);
-      expect(local.series.size, query).toBeGreaterThan(0);
-      expect(pushed.linesScanned, query).toBe(odd.length);
-    }
+    for (const [query, odd] of volume) await expectReadBack(query, RANGE, TENANT, odd.length, { vars: DISCOVERY });
   });
 
   it("the level counts read back the rows of groups whose inputs do not settle the level", async () => {
@@ -163,13 +119,7 @@ describe("rows a counting push-down's guard matches are counted apart", () => {
         4,
       ],
     ] as const) {
-      const [pushed, local] = await Promise.all([
-        askMetric(query, RANGE, true, TENANT, false, DISCOVERY),
-        askMetric(query, RANGE, false, TENANT, false, DISCOVERY),
-      ]);
-      expectSameAnswer(pushed, local, query);
-      expect(local.series.size, query).toBeGreaterThan(0);
-      expect(pushed.linesScanned, query).toBe(odd);
+      await expectReadBack(query, RANGE, TENANT, odd, { vars: DISCOVERY });
     }
   });
 
@@ -179,14 +129,8 @@ describe("rows a counting push-down's guard matches are counted apart", () => {
       'max by (detected_level) (rate({app="gr", set="levels"} [2m]))',
       'sum by (detected_level) (bytes_over_time({app="gr", set="levels"} |= "m" [1m]))',
     ]) {
-      const [pushed, local] = await Promise.all([
-        askMetric(query, RANGE, true, TENANT, false, DISCOVERY),
-        askMetric(query, RANGE, false, TENANT, false, DISCOVERY),
-      ]);
-      expectSameAnswer(pushed, local, query);
-      expect(local.series.size, query).toBeGreaterThan(0);
       const odd = Object.values(ODD.levels!).filter((line) => !query.includes('|= "m"') || String(line).includes("m"));
-      expect(pushed.linesScanned, query).toBe(odd.length);
+      await expectReadBack(query, RANGE, TENANT, odd.length, { vars: DISCOVERY });
     }
   });
 

@@ -9,14 +9,12 @@
  * the odd ones.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { askMetric, expectSameAnswer, pushCounted } from "./support/metric-answers";
+import { askMetric, expectSameAnswer } from "./support/metric-answers";
+import { expectInstantReadBack, expectReadBack, LINES, pushOddLines, type Line } from "./support/odd-lines";
 
 const DATA_START = 1769990400; // 2026-02-02T00:00:00Z
 const TENANT_ID = "26:96";
 const TENANT = { "X-Scope-OrgID": TENANT_ID };
-const base = BigInt(DATA_START) * 1_000_000_000n;
-
-type Line = string | [string, Record<string, string>];
 
 const METHODS = ["GET", "POST", "PUT"];
 const plainJson = (i: number) =>
@@ -45,8 +43,6 @@ const ODD: Record<string, Record<number, Line>> = {
   },
 };
 const PLAIN: Record<string, (i: number) => string> = { json: plainJson, logfmt: plainLogfmt, nginx: plainNginx };
-/** Lines per stream, 10 s apart from DATA_START. */
-const LINES = 36;
 
 const NGINX = String.raw`(?P<ip>\S+) - - \[[^\]]*\] "(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\S+) (?P<size>\S+)`;
 const JSON_ODD = [3, 11, 19, 27];
@@ -85,43 +81,11 @@ const QUERIES: [string, number[]][] = [
 const RANGE = { start: String(DATA_START), end: String(DATA_START + LINES * 10), step: "30" };
 
 describe("rows an unwrap push-down's guard matches are aggregated apart", () => {
-  beforeAll(async () => {
-    const streams = Object.entries(PLAIN).map(([set, plain]) => ({
-      stream: { app: "ug", set },
-      values: Array.from({ length: LINES }, (_, i) => {
-        const ts = String(base + BigInt(i * 10) * 1_000_000_000n);
-        const line = ODD[set]![i] ?? plain(i);
-        return typeof line === "string" ? [ts, line] : [ts, line[0], line[1]];
-      }),
-    }));
-    await pushCounted(TENANT_ID, "ug", streams, DATA_START);
-  });
+  beforeAll(() => pushOddLines(TENANT_ID, "ug", DATA_START, PLAIN, ODD));
 
-  it.each(QUERIES)("%s", async (query, odd) => {
-    const [pushed, local] = await Promise.all([
-      askMetric(query, RANGE, true, TENANT),
-      askMetric(query, RANGE, false, TENANT),
-    ]);
-    expectSameAnswer(pushed, local, query);
-    expect(local.series.size, query).toBeGreaterThan(0);
-    // The push-down read the odd lines only; the local evaluation read every line.
-    expect(pushed.linesScanned, query).toBe(odd.length);
-    expect(local.linesScanned, query).toBe(LINES);
-  });
+  it.each(QUERIES)("%s", (query, odd) => expectReadBack(query, RANGE, TENANT, odd.length, { every: true }));
 
-  it("instant queries merge the guard's rows too", async () => {
-    const at = { time: String(DATA_START + 300) };
-    for (const [query, odd] of QUERIES) {
-      const instant = query.replace(/\[(1m|2m)\]/, "[5m]");
-      const [pushed, local] = await Promise.all([
-        askMetric(instant, at, true, TENANT),
-        askMetric(instant, at, false, TENANT),
-      ]);
-      expectSameAnswer(pushed, local, instant);
-      // The window is (DATA_START, DATA_START + 300 s]: lines 1 to 30.
-      expect(pushed.linesScanned, instant).toBe(odd.filter((i) => i >= 1 && i <= 30).length);
-    }
-  });
+  it("instant queries merge the guard's rows too", () => expectInstantReadBack(QUERIES, DATA_START, TENANT));
 
   it("a guard row Loki fails the query on fails it alike", async () => {
     // Without `__error__=""`, the hex value is a conversion error in Loki: the query fails.

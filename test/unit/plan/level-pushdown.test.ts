@@ -77,7 +77,9 @@ describe("planLevelPushdown", () => {
     const p = plan('sum by (level, detected_level) (count_over_time({app="x"} | json | keep method, status [1m]))')!;
     expect(p).toMatchObject({ labels: [], labelFields: [], byLevel: false, levelFilters: [], guarded: true });
     expect(p.logsql).not.toContain("__dl_");
-    expect(p.logsql).toMatch(/\| stats by \(_time:60000000000ns offset 1ns\) count\(\) if \(-__guard_row:=1\) as __v, /);
+    expect(p.logsql).toMatch(
+      /\| stats by \(_time:60000000000ns offset 1ns\) count\(\) if \(-__guard_row:=1\) as __v, /,
+    );
     const kept = plan('sum by (method, level, detected_level) (count_over_time({app="x"} | json | keep method [1m]))')!;
     expect(kept).toMatchObject({ labels: ["method"], labelFields: ["__v_method"], byLevel: false });
     const unparsed = plan('sum by (app, detected_level) (rate({app="x"} | keep app [1m]))')!;
