@@ -59,7 +59,7 @@
  * line goes through. The rows of declined groups are read back (readBack: the same pipes, then a
  * filter on the group's values) and counted by the Worker from their lines (exec/level-pushdown.ts).
  */
-import type { LabelFilterExpr, LineFilterStage, PipelineStage, SampleExpr, VectorAggregationExpr } from "../logql/ast";
+import type { LabelFilterExpr, PipelineStage, SampleExpr, VectorAggregationExpr } from "../logql/ast";
 import {
   COUNTING_FIELDS,
   emptyGroupField,
@@ -79,6 +79,7 @@ import { captureNames } from "./derived-use";
 import { extractedCounting } from "./extract-pushdown";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
+import { formattedLineFilters } from "./formatted-lines";
 import { countedPart } from "./guarded-rows";
 import {
   DETECTED_LEVEL,
@@ -468,47 +469,6 @@ function removedByKeep(stages: readonly PipelineStage[], groupBy: readonly strin
 /** `| keep` of names: it removes labels (removedByKeep) and leaves every row and line as it is. */
 function keepsNamesOnly(stage: PipelineStage): boolean {
   return stage.kind === "Keep" && stage.items.every((item) => !item.matcher);
-}
-
-/** `{{ .name }}` alone (trim markers as Go writes them): the line becomes the label's value. */
-const LABEL_LINE = /^\{\{(?:- )? *\.([A-Za-z_][A-Za-z0-9_]*) *(?: -)?\}\}$/;
-
-/**
- * The stages with each `|=` / `!=` of strings right after a `line_format "{{ .name }}"` read as
- * the label filter it is: the line is then the label's value (Loki's `missingkey=zero` makes a
- * missing label ""), so it holds a string exactly when the value matches `.*string.*` (the guard
- * sends rows whose relevant values hold a control character, a newline among them, to the Worker,
- * so `.` needs no flag). Undefined for other line filters after a `line_format` or `decolorize`,
- * which read a line the origin does not have.
- */
-function formattedLineFilters(stages: readonly PipelineStage[]): PipelineStage[] | undefined {
-  const out: PipelineStage[] = [];
-  // The label the line now is, "" for a line no longer the stored one nor a label's value.
-  let line: string | undefined;
-  for (const stage of stages) {
-    if (stage.kind === "LineFormat") line = LABEL_LINE.exec(stage.template)?.[1] ?? "";
-    else if (stage.kind === "Decolorize") line = "";
-    else if (stage.kind !== "LineFilter") line = line === undefined ? undefined : "";
-    if (stage.kind !== "LineFilter" || line === undefined) {
-      out.push(stage);
-      continue;
-    }
-    const filter = line === "" ? undefined : containsFilter(line, stage);
-    if (!filter) return undefined;
-    out.push({ kind: "LabelFilter", filter });
-  }
-  return out;
-}
-
-/** `|= "a" or "b"` / `!= "a" or "b"` on a line that is `name`'s value, as a label filter on `name`. */
-function containsFilter(name: string, stage: LineFilterStage): LabelFilterExpr | undefined {
-  if (stage.op !== "|=" && stage.op !== "!=") return undefined;
-  const needles: string[] = [];
-  for (const v of stage.values) {
-    if (v.type !== "string") return undefined;
-    needles.push(escapeRegex(v.value));
-  }
-  return { type: "string", name, op: stage.op === "|=" ? "=~" : "!~", value: `.*(?:${needles.join("|")}).*` };
 }
 
 /**

@@ -16,6 +16,8 @@
  *   which add up the final line) `decolorize` and `line_format`. Their templates must be text,
  *   `{{ .name }}` and a few total string functions of it (infallibleTemplate): a failing template
  *   marks the row with an error.
+ *   A line filter (`|=` / `!=` of strings) right after `line_format "{{ .name }}"` in a line count
+ *   reads that label's value: it is counted as the label filter it amounts to (formatted-lines.ts).
  * A line Loki's JSON parser rejects carries its error into the metric: with `drop __error__` the row
  * counts with the labels read before the error; with `__error__=""` it does not count; with neither,
  * Loki answers with a pipeline error. For the last two (single `| json` only) the origin reads the
@@ -121,6 +123,7 @@ import {
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
 import { guardedRows, type GuardedRows } from "./guarded-rows";
+import { formattedLineFilters } from "./formatted-lines";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -245,8 +248,10 @@ export function planParserPushdown(
   const buckets = bucketsOf(inner.range, grid);
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
   const reshaping = lines.total === "bytes" ? "labels" : "line";
+  // A line count reads no line: a line filter on a line made of one label reads that label.
+  const stages = reshaping === "line" ? formattedLineFilters(plan.local) : plan.local;
   const parsedRows =
-    parsedCounting(plan.local, groupBy, usable, { reshaping, emptyGroups: true }) ??
+    (stages && parsedCounting(stages, groupBy, usable, { reshaping, emptyGroups: true })) ??
     logfmtParamsCounting(plan.local, groupBy, usable, parserHints(inner, extractionGrouping(inner, expr)));
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad } = parsedRows;

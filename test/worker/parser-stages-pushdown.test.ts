@@ -187,6 +187,9 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (level) (rate({app="auth"} | logfmt | decolorize | attempt > 2 [5m]))',
       'sum by (method) (rate({app="checkout"} | json | line_format "{{.method}} {{ .path }}" [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{.job}}" [5m]))',
+      // A line filter on a line made of one label reads that label.
+      'sum by (level) (count_over_time({app="checkout"} | json | line_format "{{.msg}}" |= "order" [5m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .msg }}" != "cache" or "retry" [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format who=caller, t="{{.msg}}" [5m]))',
       'sum by (status) (bytes_rate({app="checkout"} | json | drop __error__ | label_format p=path | status >= 400 [5m]))',
     ]);
@@ -205,6 +208,9 @@ describe("stages that change nothing counted (compat data)", () => {
       // Templates that could fail.
       'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .job | urldecode }}" [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format x="{{ div 1 .attempt }}" [5m]))',
+      // A line filter on a line of two labels, or on a line of bytes added up.
+      'sum by (level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{.msg}}" |= "order" [5m]))',
+      'sum by (level) (bytes_over_time({app="checkout"} | json | line_format "{{.msg}}" |= "order" [5m]))',
       // Before the parser, decolorize changes what it reads.
       'sum by (level) (count_over_time({app="auth"} | decolorize | logfmt [5m]))',
     ]);
@@ -292,6 +298,7 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
       `sum by (g) (count_over_time(${sel} | ${parser} | label_format other=msg, t="{{.num}}" [1m]))`,
       `sum(bytes_over_time(${sel} | ${parser} | keep g | g="a" [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | line_format "{{.msg}}" | __error__="" [1m]))`,
+      `sum by (g) (count_over_time(${sel} | ${parser} | line_format "{{ .msg }}" |= "a" [1m]))`,
     ]);
   };
 
