@@ -48,26 +48,8 @@ export function countedSeries(
 ): Series[] {
   if (guarded.length === 0) return windowTotals(counts.groups, grid, plan, counts.rankEnds);
   const totals = windowTotals(counts.groups, grid, { ...plan, perSeconds: 0 }, counts.rankEnds);
-  const byLabels = new Map<string, Map<bigint, number>>();
-  const labelsOf = new Map<string, Series["labels"]>();
-  for (const s of [...totals, ...guarded]) {
-    const key = labelsKey(s.labels);
-    let points = byLabels.get(key);
-    if (!points) {
-      byLabels.set(key, (points = new Map()));
-      labelsOf.set(key, s.labels);
-    }
-    for (const p of s.points) points.set(p.t, (points.get(p.t) ?? 0) + p.v);
-  }
-  const out: Series[] = [];
-  for (const [key, points] of byLabels) {
-    const ordered = [...points].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.push({
-      labels: labelsOf.get(key)!,
-      points: ordered.map(([t, v]) => ({ t, v: plan.perSeconds > 0 ? v / plan.perSeconds : v })),
-    });
-  }
-  return out;
+  const fn = plan.perSeconds > 0 ? "rate" : "sum";
+  return mergedSamples(fn, { values: totals }, { values: guarded }, plan.perSeconds);
 }
 
 /** An evaluation's answer as series: an instant vector's samples as one point each. */

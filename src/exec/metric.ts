@@ -39,8 +39,7 @@ import { breakdownPart } from "../plan/breakdown";
 import { runUnwrapPlan } from "./unwrap-pushdown";
 import { runParserPlan } from "./parser-pushdown";
 import { countedSeries, mergedSamples, seriesOf, type ReadBackCounts } from "./guarded-rows";
-import { INPUT } from "../plan/level-pushdown";
-import { readBackQuery, type GuardedRows } from "../plan/guarded-rows";
+import { readBackQuery, type GuardedRows, type ReadBack } from "../plan/guarded-rows";
 import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import { runLevelPlan } from "./level-pushdown";
 import type { LevelBucketPlan } from "../plan/level-pushdown";
@@ -389,8 +388,7 @@ class MetricRun {
     if (this.levelsUnsettled) return { outcome: "declined", reason: "levels-unsettled" };
     const counts = await runLevelPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
     if (counts !== "declined") {
-      const { readBack } = plan;
-      const series = await this.withRowsReadBack(counts, grid, plan, readBack.rows, readBack.cleanup, readBack.expr);
+      const series = await this.withRowsReadBack(counts, grid, plan, plan.readBack);
       if (series) return { outcome: "answered", series };
     }
     this.levelsUnsettled = true;
@@ -402,17 +400,8 @@ class MetricRun {
     if (this.seriesDeclined) return { outcome: "declined", reason: "series-declined" };
     const counts = await runSeriesPlan(this.client, plan, grid, this.stats, this.opts.maxPoints);
     if (counts !== "declined") {
-      // The level inputs' fields, computed only to be grouped by.
-      const cleanup = plan.levels ? [`delete ${Object.values(INPUT).join(", ")}`] : [];
       const window = { ...plan.buckets, perSeconds: plan.perSeconds };
-      const series = await this.withRowsReadBack(
-        counts,
-        grid,
-        window,
-        `${plan.rows}${plan.pipes}`,
-        cleanup,
-        plan.readBack,
-      );
+      const series = await this.withRowsReadBack(counts, grid, window, plan.readBack);
       if (series) return { outcome: "answered", series };
     }
     this.seriesDeclined = true;
@@ -420,17 +409,15 @@ class MetricRun {
   }
 
   /**
-   * The series of counts from groups, with the rows read back (`rows` as grouped, filtered by
-   * `counts.filter`, given back their stored fields by `cleanup`) counted by the Worker as `expr`
-   * and added in; undefined where those rows alone pass the series limit of a request answered in part.
+   * The series of counts from groups, with the rows `counts.filter` picks out of `readBack`'s
+   * counted by the Worker and added in; undefined where those rows alone pass the series limit of
+   * a request answered in part.
    */
   private async withRowsReadBack(
     counts: ReadBackCounts,
     grid: MetricQuery,
     plan: Parameters<typeof countedSeries>[2],
-    rows: string,
-    cleanup: readonly string[],
-    expr: SampleExpr,
+    { rows, cleanup, expr }: ReadBack,
   ): Promise<Series[] | undefined> {
     if (counts.guardedRows === 0) return countedSeries(counts, grid, plan);
     const logsql = readBackQuery(rows, counts.filter, cleanup);

@@ -30,6 +30,19 @@ export interface GuardedRows {
   expr: SampleExpr;
 }
 
+/**
+ * Rows of a push-down read back to be counted by the Worker, chosen when the origin's answer says
+ * which (a filter on the rows as they are grouped: the guard's flag, a group's values).
+ */
+export interface ReadBack {
+  /** The rows as they are grouped: every field a filter may name computed. */
+  rows: string;
+  /** The pipes giving a row read back its stored fields only. */
+  cleanup: string[];
+  /** The part as the Worker counts the rows read back (GuardedRows.expr). */
+  expr: SampleExpr;
+}
+
 /** The total each rate divides. */
 const TOTALS: Partial<Record<RangeAggregationOp, RangeAggregationOp>> = {
   rate: "count_over_time",

@@ -59,7 +59,7 @@
  * line goes through. The rows of declined groups are read back (readBack: the same pipes, then a
  * filter on the group's values) and counted by the Worker from their lines (exec/level-pushdown.ts).
  */
-import type { LabelFilterExpr, PipelineStage, SampleExpr, VectorAggregationExpr } from "../logql/ast";
+import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import {
   COUNTING_FIELDS,
   emptyGroupField,
@@ -80,7 +80,7 @@ import { extractedCounting } from "./extract-pushdown";
 import { escapeRegex, fieldName, isSpecialField, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { formattedLineFilters } from "./formatted-lines";
-import { countedPart } from "./guarded-rows";
+import { countedPart, type ReadBack } from "./guarded-rows";
 import {
   DETECTED_LEVEL,
   LEVEL_FIELDS,
@@ -120,13 +120,7 @@ export interface LevelBucketPlan extends BucketGrid {
 }
 
 /** The rows of a level push-down as the Worker reads some of them back (LevelBucketPlan.readBack). */
-export interface LevelReadBack {
-  /** The rows as they are grouped: every field a group names, and the guard's flag, computed. */
-  rows: string;
-  /** The pipes giving a row read back its stored fields only. */
-  cleanup: string[];
-  /** The part as the Worker counts the rows read back (GuardedRows.expr). */
-  expr: VectorAggregationExpr;
+export interface LevelReadBack extends ReadBack {
   /**
    * Whether the rows of an unsettled group can be read back by its fields' values: not behind
    * `regexp` / `pattern`, whose rows are read back through other pipes (restoring the fields the

@@ -41,7 +41,7 @@ import { rangeFunction } from "../logql/functions";
 import { walk } from "../logql/walk";
 import { DETECTED_LEVEL, type DerivedFieldRules } from "../engine/derived-fields";
 import { planLogQuery } from "./logquery";
-import { countedPart, countedRange } from "./guarded-rows";
+import { countedPart, countedRange, type ReadBack } from "./guarded-rows";
 import { fieldName } from "./logsql";
 import { bucketsOf, type BucketGrid, type MetricGrid } from "./metric-pushdown";
 import { INPUT, LEVEL_INPUT_PIPES, LEVEL_LABEL_INPUTS } from "./level-pushdown";
@@ -70,11 +70,8 @@ export interface SeriesBucketPlan {
   range: RangeAggregationExpr;
   /** Groupings applied in order to each group's labels (the range aggregation's, then an enclosing sum's). */
   groupings: Grouping[];
-  /**
-   * The part as the Worker counts rows read back (GuardedRows.expr): those of groups whose labels
-   * the groups cannot settle, read by `rows` and `pipes` and a filter on the group's values.
-   */
-  readBack: SampleExpr;
+  /** How the Worker reads back the rows of groups whose labels the groups cannot settle. */
+  readBack: ReadBack;
   value: "count" | "bytes";
   perSeconds: number;
 }
@@ -129,10 +126,11 @@ function planRange(
   }
   const levels = derived?.discoverLogLevels === true && (fields === "all" || fields.includes(DETECTED_LEVEL));
   const value = lines.total;
+  const pipes = levels ? ` | ${LEVEL_INPUT_PIPES}` : "";
   return {
     rows: plan.logsql + buckets.inWindows,
     streams: planLogQuery({ ...agg.range.selector, pipeline: [] }, { derived }).logsql,
-    pipes: levels ? ` | ${LEVEL_INPUT_PIPES}` : "",
+    pipes,
     stats: value === "count" ? "count() as __v" : "sum_len(_msg) as __v, count() as __c",
     timeGrouping: buckets.timeGrouping,
     buckets: buckets.grid,
@@ -140,7 +138,12 @@ function planRange(
     levels,
     range: { ...agg, range: { ...agg.range, selector: { ...agg.range.selector, pipeline: plan.local } } },
     groupings,
-    readBack: part.kind === "VectorAggregation" ? countedPart(part, agg, plan.local) : countedRange(agg, plan.local),
+    readBack: {
+      rows: `${plan.logsql}${buckets.inWindows}${pipes}`,
+      // The level inputs' fields, computed only to be grouped by.
+      cleanup: levels ? [`delete ${Object.values(INPUT).join(", ")}`] : [],
+      expr: part.kind === "VectorAggregation" ? countedPart(part, agg, plan.local) : countedRange(agg, plan.local),
+    },
     value,
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
   };

@@ -23,7 +23,7 @@ import type {
   VectorAggregationOp,
 } from "../logql/ast";
 import type { UnwrapStat } from "../logql/functions";
-import type { GuardedRows } from "./guarded-rows";
+import { readBackQuery, type GuardedRows } from "./guarded-rows";
 
 /** The unwrap functions whose guard rows merge, and how the Worker folds those rows. */
 const MERGED: Partial<Record<UnwrapStat, { outer: VectorAggregationOp; op: RangeAggregationOp }>> = {
@@ -71,7 +71,7 @@ export function guardedSamples(
   });
   const { outer, op } = MERGED[fn]!;
   return {
-    logsql: [rows, `filter ${bad}`, ...cleanup].join(" | "),
+    logsql: readBackQuery(rows, bad, cleanup),
     expr: folded(outer, op),
     fn,
     ...(fn === "avg" && { counts: folded("sum", "count_over_time") }),
