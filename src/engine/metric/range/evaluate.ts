@@ -77,14 +77,46 @@ export async function evaluateRangeAggregation(
 type FoldImplementation = Extract<RangeImplementation, { kind: "fold" }>;
 type PointsImplementation = Extract<RangeImplementation, { kind: "points" }>;
 
-/** The label set a sample is aggregated under; error samples keep every label so the error surfaces. */
-function seriesLabelsOf(sample: ExtractedSample, expr: RangeAggregationExpr, outer: Grouping | undefined): Labels {
-  const labels = sample.labels;
-  if (isErrorSeries(labels)) throw new PipelineError(labels);
+/** The label set a sample is aggregated under (never one with `__error__`: see PipelineErrors). */
+function seriesLabelsOf(labels: Labels, expr: RangeAggregationExpr, outer: Grouping | undefined): Labels {
   let out = labels;
   if (expr.grouping) out = groupLabels(out, expr.grouping);
   if (outer) out = groupLabels(out, outer);
   return out;
+}
+
+/**
+ * The pipeline error a range aggregation fails with. Loki fails at the first step whose window
+ * holds a series with `__error__` and names one such series of that step, in its map's order.
+ * Rows reach the Worker in no fixed order (sub-windows read in parallel, rows read back after a
+ * push-down), so the first error row read would name a different series from one run or path to
+ * the next: the error named is the earliest step's least label set, whichever order rows come in.
+ */
+class PipelineErrors {
+  private step = Infinity;
+  private labels: Labels | undefined;
+
+  constructor(private readonly firstStep: (ts: bigint) => number | undefined) {}
+
+  /** Notes the sample when it carries `__error__`; true when it does (it joins no series). */
+  noted(sample: ExtractedSample): boolean {
+    if (!isErrorSeries(sample.labels)) return false;
+    const step = this.firstStep(sample.ts) ?? Infinity;
+    if (step < this.step || (step === this.step && this.labels && compareLabels(sample.labels, this.labels) < 0)) {
+      this.step = step;
+      this.labels = sample.labels;
+    } else if (!this.labels) this.labels = sample.labels;
+    return true;
+  }
+
+  /** Throws Loki's pipeline error when some sample carried `__error__`. */
+  check(): void {
+    if (this.labels) throw new PipelineError(this.labels);
+  }
+}
+
+function pipelineErrors(grid: StepGrid, w: Window): PipelineErrors {
+  return new PipelineErrors((ts) => stepsCovering(grid, ts, w.range, w.offset)?.[0]);
 }
 
 /**
@@ -100,6 +132,8 @@ class SeriesTable<S> {
   private labelText = 0;
 
   constructor(
+    /** Samples with `__error__`, which join no series. */
+    readonly errors: PipelineErrors,
     private readonly expr: RangeAggregationExpr,
     private readonly outer: Grouping | undefined,
     private readonly limits: RangeLimits,
@@ -109,7 +143,8 @@ class SeriesTable<S> {
   /** The sample's series; undefined when a partial answer leaves that series out. */
   of(sample: ExtractedSample): S | undefined {
     if (sample.labels === this.lastLabels) return this.last;
-    const labels = seriesLabelsOf(sample, this.expr, this.outer);
+    if (this.errors.noted(sample)) return undefined;
+    const labels = seriesLabelsOf(sample.labels, this.expr, this.outer);
     const key = labelsKey(labels);
     let s = this.all.get(key);
     if (!s) {
@@ -154,7 +189,10 @@ async function foldOverTime(
   if (kind === "count" || kind === "sum") return tallyOverTime(expr, impl, kind, grid, samples, limits, outer);
   const w = windowOf(expr);
   const budget = limits.budget;
-  const series = new SeriesTable<FoldSeries>(expr, outer, limits, (labels) => ({ labels, windows: new Map() }));
+  const series = new SeriesTable<FoldSeries>(pipelineErrors(grid, w), expr, outer, limits, (labels) => ({
+    labels,
+    windows: new Map(),
+  }));
   for await (const batch of samples)
     for (const sample of batch) {
       const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
@@ -171,6 +209,7 @@ async function foldOverTime(
         acc.add(kind, sample.ts, sample.value);
       }
     }
+  series.errors.check();
   const rangeSeconds = Number(w.range) / 1e9;
   const out = emptySteps(grid.count);
   for (const s of sortedSeries(series.all)) {
@@ -194,7 +233,10 @@ async function tallyOverTime(
   const w = windowOf(expr);
   const budget = limits.budget;
   const counting = kind === "count";
-  const series = new SeriesTable<TallySeries>(expr, outer, limits, (labels) => ({ labels, windows: new Map() }));
+  const series = new SeriesTable<TallySeries>(pipelineErrors(grid, w), expr, outer, limits, (labels) => ({
+    labels,
+    windows: new Map(),
+  }));
   for await (const batch of samples)
     for (const sample of batch) {
       const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
@@ -210,6 +252,7 @@ async function tallyOverTime(
         } else s.windows.set(k, tally + add);
       }
     }
+  series.errors.check();
   const rangeSeconds = Number(w.range) / 1e9;
   const out = emptySteps(grid.count);
   const acc = new WindowAcc();
@@ -240,7 +283,11 @@ async function pointsOverTime(
 ): Promise<StepVectors> {
   const w = windowOf(expr);
   const budget = limits.budget;
-  const series = new SeriesTable<PointSeries>(expr, outer, limits, (labels) => ({ labels, ts: [], vs: [] }));
+  const series = new SeriesTable<PointSeries>(pipelineErrors(grid, w), expr, outer, limits, (labels) => ({
+    labels,
+    ts: [],
+    vs: [],
+  }));
   // When windows overlap or touch (range ≥ step), the samples some window holds are one interval.
   const { from: first, to: last } = sampleSpan(expr, grid);
   const contiguous = grid.count > 0 && w.range >= grid.step;
@@ -256,6 +303,7 @@ async function pointsOverTime(
       s.ts.push(sample.ts);
       s.vs.push(sample.value);
     }
+  series.errors.check();
   const out = emptySteps(grid.count);
   for (const s of sortedSeries(series.all)) {
     const { ts, vs } = inTimeOrder(s);
@@ -300,15 +348,17 @@ function inTimeOrder(s: PointSeries): { ts: bigint[]; vs: number[] } {
  */
 async function absentOverTime(expr: RangeAggregationExpr, grid: StepGrid, samples: SampleStream): Promise<StepVectors> {
   const w = windowOf(expr);
+  const errors = pipelineErrors(grid, w);
   const coverage = new Int32Array(grid.count + 1);
   for await (const batch of samples)
     for (const sample of batch) {
       const covered = stepsCovering(grid, sample.ts, w.range, w.offset);
       if (!covered) continue;
-      if (isErrorSeries(sample.labels)) throw new PipelineError(sample.labels);
+      if (errors.noted(sample)) continue;
       coverage[covered[0]]!++;
       coverage[covered[1] + 1]!--;
     }
+  errors.check();
   const labels = absentLabels(expr);
   const out = emptySteps(grid.count);
   let present = 0;

@@ -246,4 +246,22 @@ describe("pipeline errors", () => {
     const r = await evaluateMetric(range("count_over_time", 'app="a"', "60s"), q, labelSource(kept));
     expect(r.type === "matrix" && r.series.length).toBe(2);
   });
+  it("names the same series whatever order the rows come in: the earliest step's least label set", async () => {
+    // Window (0,60] holds x at 50 s and w at 55 s; z at 20 s is outside every window; y at 80 s is a later step.
+    const rows = [
+      sample(80, 1, { app: "a", pod: "y", __error__: "X" }),
+      sample(55, 1, { app: "a", pod: "w", __error__: "X" }),
+      sample(20, 1, { app: "a", pod: "b" }),
+      sample(50, 1, { app: "a", pod: "x", __error__: "X" }),
+    ];
+    for (const op of ["count_over_time", "sum_over_time", "max_over_time", "quantile_over_time", "absent_over_time"]) {
+      for (const order of [rows, [...rows].reverse(), [rows[2]!, rows[0]!, rows[3]!, rows[1]!]]) {
+        const expr =
+          op === "quantile_over_time" ? range(op, 'app="a"', "60s", { param: 0.5 }) : range(op, 'app="a"', "60s");
+        await expect(evaluateMetric(expr, q, labelSource(order)), op).rejects.toThrow(
+          /^pipeline error: 'X' for series: '\{__error__="X", app="a", pod="w"\}'/,
+        );
+      }
+    }
+  });
 });
