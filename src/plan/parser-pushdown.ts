@@ -31,7 +31,8 @@
  * followed by `| logfmt`, or `| json | logfmt`. Loki's value is then the row's own field, else
  * JSON's where `| json` set the label (an empty value too: Loki's later parser skips a label already
  * extracted from the line), else logfmt's non-empty value; the expression parser gives a
- * missing key an empty label, so such a label is declined under typed filters, and grouped apart
+ * missing key an empty label, so under typed filters its rows without a value are guard rows
+ * (typedExpressionRows), and it is grouped apart
  * where Loki set it to "" (emptyGroup: on the lines the expression parser reads) unless a filter
  * requires a value. The expression parser errs before reading any key on a line not starting with
  * `"`, `{` or `[` (JSON_EXPRESSION_REFUSED), which without `drop __error__` is a guard row where the
@@ -417,12 +418,12 @@ export function parsedCounting(
   if ([...names].some((n) => dropped.has(n) || relabelled.has(n))) return undefined;
   if (kept.some((keep) => [...names].some((n) => !keep.has(n)))) return undefined;
   const relevant = [...names];
-  // `| json name="…"` gives `name` an empty value where the key is missing, which a typed filter
-  // reads as an error (a row Loki fails the query on): nothing the origin can tell apart.
   const keys = chain.json;
   const setEmpty: string[] = [];
+  // Labels of `| json name="…"` under typed filters (see typedExpressionRows).
+  let typedKeys: string[] = [];
   if (keys !== undefined && keys !== "all") {
-    if (relevant.some((n) => typed.has(n) && keys.has(n))) return undefined;
+    typedKeys = relevant.filter((n) => typed.has(n) && keys.has(n));
     // Loki's series keep such a label with its empty value apart from rows without it (lines not
     // JSON): grouped, it must be non-empty to count, or be grouped apart (emptyGroup).
     for (const n of groupBy) {
@@ -436,6 +437,7 @@ export function parsedCounting(
   const parser = singleParser(chain);
   const wrapped = parser === "json" && errors !== "dropped";
   let bad = parser ? guard(parser, relevant, typed, repeats, wrapped) : chainGuard(chain, relevant, typed, repeats);
+  if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped)
     : chainValuePipes(chain, relevant, repeats);
@@ -463,6 +465,19 @@ export function parsedCounting(
     );
   }
   return { pipes, counted: conditions.join(" "), bad, ...(setEmpty.length > 0 && { setEmpty }) };
+}
+
+/**
+ * Rows where `| json name="…"` leaves a label under a typed filter without a value Loki's filter
+ * reads as VictoriaLogs' does: the expression parser gives a missing (or empty) key an empty value,
+ * which the filter fails to convert (LabelFilterErr), and on a line it refuses it marks a parser
+ * error, which typed filters let through; either row fails the query, or is counted where a later
+ * `drop` removes the error. A superset: every line refused, and every row whose JSON value for the
+ * label is empty. Such rows are read back (guarded-rows.ts), so a line set like Loki's expected
+ * shape (every key present) is counted by the origin alone.
+ */
+function typedExpressionRows(labels: readonly string[]): string {
+  return [`_msg:~${quote(JSON_EXPRESSION_REFUSED)}`, ...labels.map((n) => `${jsonParsed(n)}:""`)].join(" or ");
 }
 
 /**

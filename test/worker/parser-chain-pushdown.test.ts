@@ -29,6 +29,9 @@ describe("parser chains on the compat data", () => {
       'sum by (level) (count_over_time({app=~"checkout|worker"} | json | logfmt | drop __error__, __error_details__ | level!="" [5m]))',
       // A numeric filter: JSON lines name `"status":` without a logfmt `=`, which no side reads.
       'sum by (method) (count_over_time({app="checkout"} | json | logfmt | drop __error__, __error_details__ | status >= 500 [5m]))',
+      // Typed filters on the expression parser's labels: every line has the keys.
+      'sum by (method) (count_over_time({app="checkout"} | json method="method", status="status" | status >= 500 [5m]))',
+      'sum by (method) (count_over_time({app="checkout"} | json method, latency_ms | drop __error__, __error_details__ | latency_ms > 250 [5m]))',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, range);
       expect(local.series.size, query).toBeGreaterThan(1);
@@ -215,6 +218,23 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     expect(fellBack).toBeGreaterThan(20);
     // About 500 queries, each answered twice: longer than one request's test on a shared machine.
   }, 360_000);
+
+  it("typed filters on the expression parser's labels: pushed equals local on every set", async () => {
+    // A line without the key (or refused by the expression parser) is a row Loki's filter errs
+    // on: the query fails, or, with the error dropped after the filter, the row is counted.
+    const typedShapes = (sel: string) => [
+      `sum by (g) (count_over_time(${sel} | json g="[\\"g\\"]", num | logfmt | ${DROP} | num > 2 [1m]))`,
+      `sum by (g) (count_over_time(${sel} | json g, num="[\\"num\\"]" | num >= 2 | drop __error__ | g!="" [20s]))`,
+    ];
+    const { fellBack } = await pushedAcrossSets(
+      sets.length,
+      (k) => typedShapes(`{app="pchain", set="s${k}"}`),
+      () => false,
+      DATA_START,
+      TENANT,
+    );
+    expect(fellBack).toBeGreaterThan(20);
+  }, 240_000);
 
   it("keeps a JSON-only chain pushed over values escaped as encoders write them", async () => {
     const query = shapes(`{app="pchain", set="s${sets.length - 1}"}`)[1]!;

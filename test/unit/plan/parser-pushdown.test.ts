@@ -364,15 +364,22 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     }
   });
 
-  it("keeps other paths, typed filters on expression labels and unparsed errors local", () => {
+  it("reads back the rows a typed filter on an expression label errs on: lines refused, keys without a value", () => {
+    // A missing key becomes an empty value, an error for a numeric filter.
+    const p = plan(
+      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f > 3 [1m]))',
+    )!;
+    expect(p.logsql).toContain(String.raw`format if (_msg:~"^[^\"{\\[]" or __pj_f:"" or `);
+    expect(p.logsql).toContain("__v_f:>3");
+  });
+
+  it("keeps other paths and unparsed errors local", () => {
     for (const q of [
       // Indexed paths, or keys VictoriaLogs' flattened names cannot tell apart.
       'sum by (a) (count_over_time({app="x"} | json a="[\\"a\\"][0]" | drop __error__ [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a\\"][0][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a.x\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
       'sum by (a_b) (count_over_time({app="x"} | json a_b="[\\"a*\\"][\\"b\\"]" | drop __error__ | a_b!="" [1m]))',
-      // A missing key becomes an empty value, an error for a numeric filter.
-      'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt | drop __error__ | f > 3 [1m]))',
       'sum by (f) (count_over_time({app="x"} | json f="[\\"f\\"]" | logfmt --strict | drop __error__ [1m]))',
       'sum by (f) (count_over_time({app="x"} | logfmt | json | drop __error__ [1m]))',
     ]) {
