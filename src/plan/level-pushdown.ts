@@ -40,12 +40,14 @@
  * - `__dl_h` / `__dl_t`: `{` when the line's first character after JavaScript whitespace (what
  *   `trimStart` removes) is one, `}` when its last one before such whitespace is: Loki's test of a
  *   JSON line, exactly.
- * - `__dl_j`: for a JSON line, the first string member under a level key, when every member before it
- *   is a plain one (a string without escapes or control characters, a JSON number, true, false,
- *   null): Loki's depth-first walk visits them in order and stops at that member. Anything else
- *   before it (an object it would descend into, an escape) leaves it empty. `__dl_jf` says the
- *   line is one flat object of plain members only: then an empty `__dl_j` means the walk finds no
- *   level member at all. A JSON line with neither: declined.
+ * - `__dl_j`: for a JSON line, the first string member under a level key in the order of Loki's
+ *   depth-first walk (top-level members, each object among them entered, one level deep), when
+ *   every member the walk passes before it is well-formed: a string with JSON's escapes and no
+ *   control character, a JSON number, true, false, null, an array of such scalars, or an object
+ *   (entered, its own objects only of scalars, stepped over). Anything else before it leaves it
+ *   empty. `__dl_jf` says the whole line is one object of such members: then an empty `__dl_j`
+ *   means the walk finds no level member at all. A JSON line with neither: declined. Plain lines
+ *   are read by small regexes first; the larger ones read only the lines these leave.
  * - `__dl_l`: for a logfmt line, the first pair whose key is `level` in any case (Loki's
  *   earliest-listed key, which ends its scan; a bare `level` is such a pair, with an empty value),
  *   when every token before it is a bare key or a pair
@@ -147,12 +149,42 @@ const JSON_WS = String.raw`[ \t\n\r]*`;
 const JSON_PLAIN_STRING = String.raw`"[^"\\\x00-\x1f]*"`;
 const JSON_NUMBER = String.raw`-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`;
 const LEVEL_KEYS = LEVEL_FIELDS.map(escapeRegex).join("|");
-const JSON_LEVEL =
-  `^${JSON_WS}\\{(?:${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}` +
-  `(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null)${JSON_WS},)*?` +
+/** A string member value as Loki's walk skips it: JSON's own escapes only, no control character. */
+const JSON_STRING = String.raw`"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"`;
+const JSON_SCALAR = `(?:${JSON_STRING}|${JSON_NUMBER}|true|false|null)`;
+/** A member as `,`-separated lists hold it: key and value, with JSON's whitespace around. */
+const jsonMember = (value: string) => `${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}${value}${JSON_WS}`;
+const jsonList = (item: string) => `(?:${item}(?:,${item})*|${JSON_WS})`;
+/** Values the walk steps over without reading: arrays (never entered) and objects below its depth. */
+const JSON_SCALAR_ARRAY = `\\[${jsonList(`${JSON_WS}${JSON_SCALAR}${JSON_WS}`)}\\]`;
+const JSON_FLAT_OBJECT = `\\{${jsonList(jsonMember(JSON_SCALAR))}\\}`;
+/** A member of a nested object (the walk's last depth): its objects are stepped over. */
+const JSON_INNER_MEMBER = jsonMember(`(?:${JSON_SCALAR}|${JSON_SCALAR_ARRAY}|${JSON_FLAT_OBJECT})`);
+/** A top-level member, a nested object's members each such an inner one. */
+const JSON_TOP_MEMBER = jsonMember(`(?:${JSON_SCALAR}|${JSON_SCALAR_ARRAY}|\\{${jsonList(JSON_INNER_MEMBER)}\\})`);
+const JSON_LEVEL_MEMBER = `${JSON_WS}"(?:${LEVEL_KEYS})"${JSON_WS}:${JSON_WS}(?P<${INPUT.json}>${JSON_STRING})`;
+/**
+ * The first string member under a level key in the walk's order (depth first, one nested object
+ * deep): the members before it at the top level are stepped over (lazily: each is first tried as
+ * the level member, then as the object holding it), and so are those before it in its object.
+ * A level key's string is always taken where the walk reaches it, never stepped over.
+ */
+const JSON_LEVEL_NESTED =
+  `^${JSON_WS}\\{(?:${JSON_TOP_MEMBER},)*?` +
+  `(?:${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}\\{(?:${JSON_INNER_MEMBER},)*?)?${JSON_LEVEL_MEMBER}`;
+/** A whole JSON object line whose members the walk reads or steps over without error. */
+const JSON_FLAT_NESTED = `^${JSON_WS}(?P<${INPUT.flat}>\\{)${jsonList(JSON_TOP_MEMBER)}\\}${JSON_WS}$`;
+/**
+ * JSON_LEVEL_NESTED and JSON_FLAT_NESTED for the lines most JSON logs write: plain members (no
+ * escape, no object, no array) before the level member, or throughout. Small enough for Go's
+ * faster regex engines, they cost the origin a fraction of the nested ones, which then read only
+ * the lines these leave unsettled.
+ */
+const JSON_PLAIN_MEMBER = jsonMember(`(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null)`);
+const JSON_LEVEL_PLAIN =
+  `^${JSON_WS}\\{(?:${JSON_PLAIN_MEMBER},)*?` +
   `${JSON_WS}"(?:${LEVEL_KEYS})"${JSON_WS}:${JSON_WS}(?P<${INPUT.json}>${JSON_PLAIN_STRING})`;
-const JSON_MEMBER = `${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null)${JSON_WS}`;
-const JSON_FLAT = `^${JSON_WS}(?P<${INPUT.flat}>\\{)(?:${JSON_MEMBER}(?:,${JSON_MEMBER})*|${JSON_WS})\\}${JSON_WS}$`;
+const JSON_FLAT_PLAIN = `^${JSON_WS}(?P<${INPUT.flat}>\\{)${jsonList(JSON_PLAIN_MEMBER)}\\}${JSON_WS}$`;
 const LF_SPACE = String.raw`[\x00-\x20]`;
 const LF_KEY = String.raw`[^\x00-\x20"=\x{fffd}]+`;
 const LF_VALUE = String.raw`(?:"[^"\\]*"|[^\x00-\x20"=]*)`;
@@ -207,9 +239,12 @@ export const LEVEL_INPUT_PIPES = [
   flag(INPUT.tail, `\\}[${JS_SPACE}]*$`, "}"),
   // Each line only through the reading Loki gives it (exec/level-pushdown.ts `lineLevel`): the
   // regexes cost the origin less, and the inputs not read stay empty, so there are fewer groups.
-  `extract_regexp if (${JSON_LINE}) ${quote(JSON_LEVEL)} from _msg`,
+  `extract_regexp if (${JSON_LINE}) ${quote(JSON_LEVEL_PLAIN)} from _msg`,
   // Needed only without a level member.
-  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"") ${quote(JSON_FLAT)} from _msg`,
+  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"") ${quote(JSON_FLAT_PLAIN)} from _msg`,
+  // Lines with a nested object or an escaped string before their level member (or in them).
+  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_NESTED)} from _msg`,
+  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_FLAT_NESTED)} from _msg`,
   `extract_regexp if (-(${JSON_LINE})) ${quote(LOGFMT_LEVEL)} from _msg`,
   `format if (-(${JSON_LINE}) _msg:~"=") "=" as ${INPUT.equals}`,
   `extract_regexp if (${wordNeeded()}) ${quote(LEVEL_WORD)} from _msg`,

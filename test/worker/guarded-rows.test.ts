@@ -35,13 +35,14 @@ const ODD: Record<string, Record<number, Line>> = {
     13: String.raw`level=warn job=j\u0030 attempt=8`,
     21: "level=error job=j1 job=j2 attempt=4",
   },
-  // Lines whose level the origin's reduced inputs do not settle: a nested object or an array before
-  // the level member, a nested object and no level member, logfmt pairs without a level.
+  // Lines whose level the origin's reduced inputs do not settle: objects nested deeper than its
+  // regexes read, or an array of objects, before the level member; such an object and no level
+  // member; logfmt pairs without a level.
   levels: {
-    4: '{"http":{"p":1},"level":"error","msg":"n"}',
+    4: '{"http":{"p":{"q":{"r":1}}},"level":"error","msg":"n"}',
     9: "msg=hello user=bob",
-    14: '{"a":[1,2],"level":"warn"}',
-    22: '{"http":{"p":2},"msg":"no level here"}',
+    14: '{"a":[{"x":1}],"level":"warn"}',
+    22: '{"http":{"p":{"q":[{}]}},"msg":"no level here"}',
   },
   nginx: {
     7: '10.0.0.9 - - [01/Feb/2026] "GET /p1 HTTP/1.1" 1e3 77',

@@ -200,6 +200,17 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     plain(['{"severity_text": "x", "msg": "nothing"}', '{"msg": "no level"}', "{}", '{"Severity_Text":"WARN"}']),
     plain(['{"x": -1.5e3, "SEVERITY_TEXT": "Err"}', '{"LVL": "critical"}', '{"Lvl": "information"}']),
     tricky(['{"a": {"level": "debug"}, "level": "info"}', '{"a": [1], "level": "info"}']),
+    // Objects and arrays before the level member (the walk enters objects one level deep), escapes.
+    plain([
+      '{"a": {"level": "debug"}, "level": "info"}',
+      '{"a": [1, "x"], "level": "info"}',
+      '{"s": "a\\"b\\n\\u00e9", "level": "warn"}',
+      '{"ctx": {"user": {"id": 1}, "tags": [], "lvl": "error"}, "level": "info"}',
+      '{"ctx": {"deep": {"level": "fatal"}}, "msg": "x"}',
+      '{"l": {"a": 1, "b": [true]}, "m": [null], "u": "\\u00e9 warn"}',
+      '{"level": {"x": 1}, "severity": "err"}',
+      '{"level": "in\\u0066o"}',
+    ]),
     tricky(['{"lev\\u0065l": "error"}', '{"s": "a\\"b", "level": "warn"}']),
     tricky([' {"level": "info"}', '{"level": "info"} ', '{"level": "info"}\u00a0']),
     // Levels spelled with escapes: the line's text holds no spelling of them.
@@ -333,7 +344,19 @@ describe("generated lines (property, real VictoriaLogs)", () => {
   const jsonValue = fc.oneof(
     levelWord.map((w) => JSON.stringify(w)),
     text.map((t) => JSON.stringify(t)),
-    fc.constantFrom("1", "-2.5e3", "true", "null", '"esc\\"aped"', '{"level": "debug"}', '["error"]', "01"),
+    fc.constantFrom(
+      "1",
+      "-2.5e3",
+      "true",
+      "null",
+      '"esc\\"aped"',
+      '{"level": "debug"}',
+      '["error"]',
+      "01",
+      '{"a": {"level": "warn"}, "b": [1]}',
+      '{"x": [1, {"level": "err"}]}',
+      '{"m": "a\\u00e9", "lvl": 3}',
+    ),
   );
   const jsonLine = fc
     .tuple(
