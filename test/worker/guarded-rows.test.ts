@@ -37,12 +37,12 @@ const ODD: Record<string, Record<number, Line>> = {
   },
   // Lines whose level the origin's reduced inputs do not settle: objects nested deeper than its
   // regexes read, or an array of objects, before the level member; such an object and no level
-  // member; logfmt pairs without a level.
+  // member (but the word); logfmt pairs without a level.
   levels: {
     4: '{"http":{"p":{"q":{"r":1}}},"level":"error","msg":"n"}',
     9: "msg=hello user=bob",
     14: '{"a":[{"x":1}],"level":"warn"}',
-    22: '{"http":{"p":{"q":[{}]}},"msg":"no level here"}',
+    22: '{"http":{"p":{"q":[{}]}},"msg":"a level word, no level member"}',
   },
   nginx: {
     7: '10.0.0.9 - - [01/Feb/2026] "GET /p1 HTTP/1.1" 1e3 77',

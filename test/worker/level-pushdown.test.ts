@@ -210,6 +210,8 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
       '{"l": {"a": 1, "b": [true]}, "m": [null], "u": "\\u00e9 warn"}',
       '{"level": {"x": 1}, "severity": "err"}',
       '{"level": "in\\u0066o"}',
+      // No level key at all, however deep the line nests.
+      '{"http": {"a": {"b": [{"c": 1}]}}, "msg": "GET /x failed: error"}',
     ]),
     tricky(['{"lev\\u0065l": "error"}', '{"s": "a\\"b", "level": "warn"}']),
     tricky([' {"level": "info"}', '{"level": "info"} ', '{"level": "info"}\u00a0']),
