@@ -258,7 +258,10 @@ export const LEVEL_INPUT_PIPES = [
   // larger regexes cost the origin several microseconds a line, paid by these lines alone.
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_NESTED)} from _msg`,
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_FLAT_NESTED)} from _msg`,
-  `extract_regexp if (-(${JSON_LINE})) ${quote(LOGFMT_LEVEL)} from _msg`,
+  // Lines not spelling `level` in one of its usual cases skip the regex, which reads the whole of
+  // a line without a level pair (substring tests cost the origin a fraction of it). A pair spelled
+  // otherwise (`lEvEl=`) is not found: its line has a `=` and no pair, so its rows are read back.
+  `extract_regexp if (-(${JSON_LINE}) (${["level", "LEVEL", "Level"].map((s) => `_msg:~${quote(s)}`).join(" or ")})) ${quote(LOGFMT_LEVEL)} from _msg`,
   `format if (-(${JSON_LINE}) _msg:~"=") "=" as ${INPUT.equals}`,
   `extract_regexp if (${wordNeeded()}) ${quote(LEVEL_WORD)} from _msg`,
 ].join(" | ");
