@@ -254,7 +254,14 @@ describe("pipeline errors", () => {
       sample(20, 1, { app: "a", pod: "b" }),
       sample(50, 1, { app: "a", pod: "x", __error__: "X" }),
     ];
-    for (const op of ["count_over_time", "sum_over_time", "max_over_time", "quantile_over_time", "absent_over_time"]) {
+    const ops = [
+      "count_over_time",
+      "sum_over_time",
+      "max_over_time",
+      "quantile_over_time",
+      "absent_over_time",
+    ] as const;
+    for (const op of ops) {
       for (const order of [rows, [...rows].reverse(), [rows[2]!, rows[0]!, rows[3]!, rows[1]!]]) {
         const expr =
           op === "quantile_over_time" ? range(op, 'app="a"', "60s", { param: 0.5 }) : range(op, 'app="a"', "60s");
