@@ -8,7 +8,10 @@
 import { PointLimitError } from "../engine/metric/errors";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
-import type { ParserBucketPlan } from "../plan/parser-pushdown";
+import type { LabelTemplate, ParserBucketPlan } from "../plan/parser-pushdown";
+import { keepLabels, labelsKey } from "../engine/metric/labels";
+import { compileTemplate } from "../engine/template";
+import type { Labels } from "../engine/types";
 import type { ScanStats } from "./logs";
 import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
 import type { GuardedCounts } from "./guarded-rows";
@@ -32,6 +35,7 @@ export async function runParserPlan(
     throw err;
   }
   const { table, ranks, rankEnds, keys, labels } = rows;
+  const render = plan.templates && templatedLabels(plan.templates, plan.seriesLabels ?? []);
   const value = plan.value === "count" ? 0 : 2;
   const byGroup: (GroupBuckets | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
@@ -45,16 +49,33 @@ export async function runParserPlan(
     const gi = table.groupIndex(i);
     let g = byGroup[gi];
     if (!g) {
-      g = groups.get(keys[gi]!);
-      if (!g)
-        groups.set(
-          keys[gi]!,
-          (g = { labels: groupLabelsOf(labels[gi]!, plan.groupBy, plan.labels, plan.setEmpty), ranks: [], values: [] }),
-        );
+      let groupLabels = groupLabelsOf(labels[gi]!, plan.groupBy, plan.labels, plan.setEmpty);
+      let key = keys[gi]!;
+      if (render) {
+        groupLabels = render(groupLabels);
+        key = labelsKey(groupLabels);
+      }
+      g = groups.get(key);
+      // Groups rendering alike hold rows of one series: their buckets add up (bucketTotals).
+      if (!g) groups.set(key, (g = { labels: groupLabels, ranks: [], values: [] }));
       byGroup[gi] = g;
     }
     g.ranks.push(ranks[table.timeIndex(i)]!);
     g.values.push(table.value(i, value));
   }
   return { groups: [...groups.values()], rankEnds, guardedRows };
+}
+
+/**
+ * A group's answer labels from its values of the labels `templates` read: each template rendered
+ * as Loki's `label_format` does (over the labels, a missing one reading as ""), then the answer's
+ * labels kept (a label set to "" too, as the local pipeline keeps it).
+ */
+function templatedLabels(templates: readonly LabelTemplate[], seriesLabels: readonly string[]) {
+  const compiled = templates.map((t) => ({ label: t.label, tmpl: compileTemplate(t.template, "label") }));
+  return (inputs: Labels): Labels => {
+    const all: Labels = { ...inputs };
+    for (const { label, tmpl } of compiled) all[label] = tmpl.execute({ labels: inputs, line: "", ts: 0n });
+    return keepLabels(all, seriesLabels);
+  };
 }

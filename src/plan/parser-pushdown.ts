@@ -125,6 +125,7 @@ import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
 import { guardedRows, type GuardedRows } from "./guarded-rows";
 import { formattedLineFilters } from "./formatted-lines";
+import { templateFieldNames } from "../engine/template";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -136,6 +137,13 @@ export interface ParserBucketPlan extends BucketGrid {
   setEmpty?: string;
   /** The rows `__bad` counts, for the Worker to count and add in (guarded-rows.ts); without it they void the answer. */
   guarded?: GuardedRows;
+  /**
+   * Grouped labels `label_format` templates set, rendered by the Worker from each group's values
+   * of the labels they read (which `labels` holds in their place), and the answer's labels then:
+   * groups rendering alike are one series.
+   */
+  templates?: LabelTemplate[];
+  seriesLabels?: string[];
 }
 
 export type Parser = "json" | "logfmt";
@@ -252,12 +260,15 @@ export function planParserPushdown(
   // A line count reads no line: a line filter on a line made of one label reads that label.
   const stages = reshaping === "line" ? formattedLineFilters(plan.local) : plan.local;
   const parsedRows =
-    (stages && parsedCounting(stages, groupBy, usable, { reshaping, emptyGroups: true })) ??
+    (stages && parsedCounting(stages, groupBy, usable, { reshaping, emptyGroups: true, templates: true })) ??
     logfmtParamsCounting(plan.local, groupBy, usable, parserHints(inner, extractionGrouping(inner, expr)));
   if (!buckets || !parsedRows) return undefined;
-  const { pipes, counted, bad } = parsedRows;
+  const { pipes, counted, bad, templates = [] } = parsedRows;
   const setEmpty = new Set(parsedRows.setEmpty ?? []);
-  const fields = groupBy.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
+  // Grouped by what the templates read in place of what they set (ParserBucketPlan.templates).
+  const templated = new Set(templates.map((t) => t.label));
+  const grouped = [...new Set([...groupBy.filter((n) => !templated.has(n)), ...templates.flatMap((t) => t.inputs)])];
+  const fields = grouped.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
@@ -281,8 +292,9 @@ export function planParserPushdown(
       ...(counted !== "" && { counted }),
       bad,
     },
-    labels: groupBy,
+    labels: grouped,
     ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
+    ...(templates.length > 0 && { templates, seriesLabels: groupBy }),
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
     guarded: guardedRows(shape.part, inner, plan.local, rows, bad, cleanup),
@@ -299,6 +311,19 @@ export interface ParsedCounting {
   bad: string;
   /** Grouped labels whose group is `emptyGroup(name)`, SET_EMPTY where Loki set them to "". */
   setEmpty?: string[];
+  /**
+   * Grouped labels a `label_format` template sets (CountingOptions.templates): the origin groups
+   * by the labels the template reads (`inputs`, relevant labels like the others), and the Worker
+   * renders each group's value of `label` from theirs.
+   */
+  templates?: LabelTemplate[];
+}
+
+/** A grouped label set by an infallible `label_format` template from the labels it reads. */
+export interface LabelTemplate {
+  label: string;
+  template: string;
+  inputs: string[];
 }
 
 /** What parsedCounting may accept besides parsers, label filters and `drop`s. */
@@ -306,6 +331,8 @@ export interface CountingOptions {
   reshaping?: Reshaping;
   /** Group a `| json name="…"` label by `emptyGroup(name)` where Loki may set it to "". */
   emptyGroups?: boolean;
+  /** Accept grouped labels a `label_format` template sets (ParsedCounting.templates). */
+  templates?: boolean;
 }
 
 /**
@@ -395,11 +422,17 @@ export function parsedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
-  { reshaping, emptyGroups = false }: CountingOptions = {},
+  { reshaping, emptyGroups = false, templates: templatesAccepted = false }: CountingOptions = {},
 ): ParsedCounting | undefined {
   const pipeline = pipelineAfterParser(stages, usable, reshaping);
   if (!pipeline) return undefined;
   const { chain, errors, filters, dropped, kept, relabelled } = pipeline;
+  const templates = templatesAccepted ? labelTemplates(pipeline, groupBy, usable) : [];
+  if (templates === undefined) return undefined;
+  const templated = new Set(templates.map((t) => t.label));
+  // A label a template reads may be the one it sets (`status="{{.status | ToUpper}}"`).
+  const ownInputs = new Set(templates.flatMap((t) => t.inputs.filter((n) => n === t.label)));
+  groupBy = groupBy.filter((n) => !templated.has(n));
 
   const typed = new Map<string, Set<string>>();
   const names = new Set<string>(groupBy);
@@ -415,8 +448,11 @@ export function parsedCounting(
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
-  if ([...names].some((n) => dropped.has(n) || relabelled.has(n))) return undefined;
-  if (kept.some((keep) => [...names].some((n) => !keep.has(n)))) return undefined;
+  // Filtered before or after the template: the value filtered is not one the origin has.
+  if ([...names].some((n) => templated.has(n))) return undefined;
+  for (const t of templates) for (const n of t.inputs) names.add(n);
+  if ([...names].some((n) => dropped.has(n) || (relabelled.has(n) && !ownInputs.has(n)))) return undefined;
+  if (kept.some((keep) => [...names, ...templated].some((n) => !keep.has(n)))) return undefined;
   const relevant = [...names];
   const keys = chain.json;
   const setEmpty: string[] = [];
@@ -464,7 +500,42 @@ export function parsedCounting(
       `format if (${value(n)}:"" _msg:~${quote(JSON_EXPRESSION_LINE)}) ${quote(SET_EMPTY)} as ${emptyGroup(n)}`,
     );
   }
-  return { pipes, counted: conditions.join(" "), bad, ...(setEmpty.length > 0 && { setEmpty }) };
+  return {
+    pipes,
+    counted: conditions.join(" "),
+    bad,
+    ...(setEmpty.length > 0 && { setEmpty }),
+    ...(templates.length > 0 && { templates }),
+  };
+}
+
+/**
+ * The grouped labels of `groupBy` that one `label_format` template of the pipeline sets, with the
+ * labels it reads: [] when none is set so, undefined when one is set otherwise (renamed, set by
+ * two templates) or its template cannot be rendered from its inputs' values (it may fail, or read
+ * a label no origin field can carry, or one another stage changes: the value it reads must be the
+ * parser's).
+ */
+function labelTemplates(
+  pipeline: ParsedPipeline,
+  groupBy: readonly string[],
+  usable: (name: string) => boolean,
+): LabelTemplate[] | undefined {
+  const { relabelled, renamed, formats, dropped } = pipeline;
+  const out: LabelTemplate[] = [];
+  for (const label of groupBy) {
+    if (!relabelled.has(label)) continue;
+    const setting = formats.filter((f) => f.dst === label);
+    if (renamed.has(label) || setting.length !== 1) return undefined;
+    const { template } = setting[0]!;
+    if (!infallibleTemplate(template)) return undefined;
+    const inputs = [...new Set(templateFieldNames(template))];
+    const changed = (n: string) =>
+      dropped.has(n) || renamed.has(n) || formats.some((f) => f.dst === n && f.dst !== label);
+    if (!inputs.every((n) => usable(n) && !changed(n))) return undefined;
+    out.push({ label, template, inputs });
+  }
+  return out;
 }
 
 /**
@@ -732,6 +803,10 @@ interface ParsedPipeline {
   kept: Set<string>[];
   /** Labels some `label_format` sets or renames away. */
   relabelled: Set<string>;
+  /** The `label_format` templates (`dst="{{…}}"`), in order. */
+  formats: { dst: string; template: string }[];
+  /** Labels some `label_format` rename (`dst=src`) sets or removes. */
+  renamed: Set<string>;
 }
 
 /**
@@ -849,6 +924,8 @@ function pipelineAfterParser(
   const dropped = new Set<string>();
   const kept: Set<string>[] = [];
   const relabelled = new Set<string>();
+  const formats: ParsedPipeline["formats"] = [];
+  const renamed = new Set<string>();
   let errors: JsonErrors = "fail";
   for (const stage of stages.slice(at)) {
     if (reshaping !== undefined && stage.kind === "Keep") {
@@ -860,6 +937,8 @@ function pipelineAfterParser(
         const touched = op.isTemplate ? [op.dst] : [op.dst, op.src];
         if (touched.some((n) => n === ERROR || n === ERROR_DETAILS)) return undefined;
         for (const n of touched) relabelled.add(n);
+        if (op.isTemplate) formats.push({ dst: op.dst, template: op.src });
+        else for (const n of touched) renamed.add(n);
       }
     } else if (reshaping === "line" && stage.kind === "LineFormat") {
       if (!infallibleTemplate(stage.template)) return undefined;
@@ -884,7 +963,7 @@ function pipelineAfterParser(
   // A lone `| json` reads its lines wrapped (JSON_WRAPPER); `| json name="…"` errs only on what
   // JSON_EXPRESSION_REFUSED matches.
   if (errors !== "dropped" && singleParser(chain) !== "json" && typeof chain.json !== "object") return undefined;
-  return { chain, errors, filters, dropped, kept, relabelled };
+  return { chain, errors, filters, dropped, kept, relabelled, formats, renamed };
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */

@@ -192,6 +192,11 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .msg }}" != "cache" or "retry" [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format who=caller, t="{{.msg}}" [5m]))',
       'sum by (status) (bytes_rate({app="checkout"} | json | drop __error__ | label_format p=path | status >= 400 [5m]))',
+      // Grouped by a label a template sets: grouped by what it reads, rendered by the Worker.
+      'sum by (route) (count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" [5m]))',
+      'sum by (status) (count_over_time({app="checkout"} | json | label_format status="{{.status}}" [5m]))',
+      'sum by (route, method) (rate({app="checkout"} | json | label_format route="{{.method | ToLower}}:{{.path}}" | status >= 500 [5m]))',
+      'sum by (m) (bytes_over_time({app="worker"} | logfmt | label_format m="{{.job}}-{{.nope}}" [5m]))',
     ]);
   });
 
@@ -204,6 +209,10 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (job) (count_over_time({app="worker"} | logfmt | keep level [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
       'sum by (caller) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
+      // A templated label filtered, read after a rename, or set by a template that could fail.
+      'sum by (route) (count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route="GET /api/v1/cart" [5m]))',
+      'sum by (r) (count_over_time({app="checkout"} | json | label_format m=method | label_format r="{{.m}}" [5m]))',
+      'sum by (r) (count_over_time({app="checkout"} | json | label_format r="{{ printf \\"%s\\" .method }}" [5m]))',
       'sum by (level) (count_over_time({app="worker"} | logfmt | keep level=~"info|warn" [5m]))',
       // Templates that could fail.
       'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .job | urldecode }}" [5m]))',
@@ -299,6 +308,8 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
       `sum(bytes_over_time(${sel} | ${parser} | keep g | g="a" [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | line_format "{{.msg}}" | __error__="" [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | line_format "{{ .msg }}" |= "a" [1m]))`,
+      `sum by (t) (count_over_time(${sel} | ${parser} | label_format t="{{.g}}/{{.num}}" [1m]))`,
+      `sum by (g, num) (rate(${sel} | ${parser} | label_format g="{{.g | ToUpper}}{{.none}}" [30s]))`,
     ]);
   };
 
@@ -327,6 +338,8 @@ describe("json parameters renaming a top-level key (compat data)", () => {
       // Parser errors (lines not starting with `"`, `{` or `[`) fail the query, or are filtered out.
       'sum by (m) (count_over_time({app="checkout"} | json m="method", status="status" [5m]))',
       'sum by (s) (count_over_time({app=~"checkout|nginx"} | json m="method", s="status" | __error__="" [5m]))',
+      // A typed filter on a label a missing key sets to "": every line here has the key.
+      'sum by (m) (count_over_time({app="checkout"} | json m="method", s="status" | drop __error__ | m!="" | s >= 400 [5m]))',
     ]);
   });
 
@@ -336,8 +349,8 @@ describe("json parameters renaming a top-level key (compat data)", () => {
       'sum by (m) (count_over_time({app=~"checkout|nginx"} | json m="method" [5m]))',
       // A label named as another one's key.
       'sum by (method) (count_over_time({app="checkout"} | json method="status", status="method" | drop __error__ | method!="" [5m]))',
-      // A typed filter on a label a missing key sets to "".
-      'sum by (m) (count_over_time({app="checkout"} | json m="method", s="status" | drop __error__ | m!="" | s >= 400 [5m]))',
+      // A typed filter lets the lines the parser refuses through with their error: read back.
+      'sum by (m) (count_over_time({app=~"checkout|nginx"} | json m="method", s="status" | s >= 400 | drop __error__ [5m]))',
     ]);
   });
 });
@@ -430,4 +443,34 @@ describe("json parameters over generated lines (property, real VictoriaLogs)", (
     expect(pushedAsRequired).toBeGreaterThan(10);
     expect(fellBack).toBeGreaterThan(10);
   }, 300_000);
+});
+
+/** Groups whose template renders alike are one series: their counts add up per window. */
+describe("a grouped label set by a template from values that render alike", () => {
+  const TENANT = { "X-Scope-OrgID": "26:614" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const lines = [
+    '{"m": "GET", "p": "/a"}',
+    '{"m": "get", "p": "/a"}',
+    '{"m": "Get", "p": "/b"}',
+    '{"m": "post", "p": "/a"}',
+  ];
+
+  beforeAll(async () => {
+    const values = lines.map((line, i) => [String(base + BigInt(10 + i) * 1_000_000_000n), line]);
+    const streams = [{ stream: { app: "ptmpl" }, values }];
+    await pushCounted("26:614", "ptmpl", streams, DATA_START);
+  });
+
+  it("counts every group of the series, pushed as local", async () => {
+    const query = 'sum by (u) (count_over_time({app="ptmpl"} | json | label_format u="{{.m | ToUpper}}" [1m]))';
+    const params = { start: String(DATA_START + 60), end: String(DATA_START + 60), step: "60" };
+    const { pushed } = await pushedAndLocal(query, params, TENANT);
+    expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    // Lines at 10-13 s: the window ending at 60 s holds them all, three of them GET.
+    expect([...pushed.series]).toEqual([
+      ['[["u","GET"]]', [[DATA_START + 60, "3"]]],
+      ['[["u","POST"]]', [[DATA_START + 60, "1"]]],
+    ]);
+  });
 });

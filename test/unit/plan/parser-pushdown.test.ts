@@ -249,7 +249,9 @@ describe("planParserPushdown", () => {
       'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | urldecode }}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c=a [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | label_format c="{{ .a }}{{ .b }}", a="{{.b}}" [1m]))',
+      // A template reading a label another template sets, or one that could fail.
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format c="{{ .a }}{{ .b }}", a="{{.c}}" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a="{{ .b | urldecode }}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format __error__=b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a | b="1" [1m]))',
@@ -371,6 +373,16 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     )!;
     expect(p.logsql).toContain(String.raw`format if (_msg:~"^[^\"{\\[]" or __pj_f:"" or `);
     expect(p.logsql).toContain("__v_f:>3");
+  });
+
+  it("groups by the labels a template reads for the label it sets", () => {
+    const p = plan(
+      'sum by (r, app) (count_over_time({app="x"} | logfmt | label_format r="{{.m | ToUpper}} {{.p}}" [1m]))',
+    )!;
+    expect(p.labels).toEqual(["app", "m", "p"]);
+    expect(p.seriesLabels).toEqual(["r", "app"]);
+    expect(p.templates).toEqual([{ label: "r", template: "{{.m | ToUpper}} {{.p}}", inputs: ["m", "p"] }]);
+    expect(p.logsql).toMatch(/stats by \([^)]*, __v_app, __v_m, __v_p\)/);
   });
 
   it("keeps other paths and unparsed errors local", () => {
