@@ -451,6 +451,7 @@ export function parsedCounting(
   // Filtered before or after the template: the value filtered is not one the origin has.
   if ([...names].some((n) => templated.has(n))) return undefined;
   for (const t of templates) for (const n of t.inputs) names.add(n);
+  if ([...templated].some((n) => dropped.has(n))) return undefined;
   if ([...names].some((n) => dropped.has(n) || (relabelled.has(n) && !ownInputs.has(n)))) return undefined;
   if (kept.some((keep) => [...names, ...templated].some((n) => !keep.has(n)))) return undefined;
   const relevant = [...names];

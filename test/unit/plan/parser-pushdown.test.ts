@@ -252,6 +252,7 @@ describe("planParserPushdown", () => {
       // A template reading a label another template sets, or one that could fail.
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c="{{ .a }}{{ .b }}", a="{{.c}}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format a="{{ .b | urldecode }}" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a="{{ .b }}" | drop a [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format __error__=b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a | b="1" [1m]))',
