@@ -8,7 +8,9 @@
 import { PointLimitError } from "../engine/metric/errors";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
-import type { LabelTemplate, ParserBucketPlan } from "../plan/parser-pushdown";
+import type { ParserBucketPlan } from "../plan/parser-pushdown";
+import { SERVICE_NAME, withServiceName } from "../engine/derived-fields";
+import { parseStreamLabels } from "../origin/rows";
 import { keepLabels, labelsKey } from "../engine/metric/labels";
 import { compileTemplate } from "../engine/template";
 import type { Labels } from "../engine/types";
@@ -35,7 +37,7 @@ export async function runParserPlan(
     throw err;
   }
   const { table, ranks, rankEnds, keys, labels } = rows;
-  const render = plan.templates && templatedLabels(plan.templates, plan.seriesLabels ?? []);
+  const render = plan.seriesLabels && seriesLabelsOf(plan, plan.seriesLabels);
   const value = plan.value === "count" ? 0 : 2;
   const byGroup: (GroupBuckets | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
@@ -67,15 +69,24 @@ export async function runParserPlan(
 }
 
 /**
- * A group's answer labels from its values of the labels `templates` read: each template rendered
- * as Loki's `label_format` does (over the labels, a missing one reading as ""), then the answer's
+ * A group's answer labels from its values of what the origin grouped by in their place: each
+ * template rendered as Loki's `label_format` does (over the labels, a missing one reading as ""),
+ * `service_name` derived from the group's stream as Loki's distributor does, then the answer's
  * labels kept (a label set to "" too, as the local pipeline keeps it).
  */
-function templatedLabels(templates: readonly LabelTemplate[], seriesLabels: readonly string[]) {
-  const compiled = templates.map((t) => ({ label: t.label, tmpl: compileTemplate(t.template, "label") }));
+function seriesLabelsOf(plan: ParserBucketPlan, seriesLabels: readonly string[]) {
+  const compiled = (plan.templates ?? []).map((t) => ({ label: t.label, tmpl: compileTemplate(t.template, "label") }));
+  const serviceLabels = plan.streamService;
   return (inputs: Labels): Labels => {
     const all: Labels = { ...inputs };
     for (const { label, tmpl } of compiled) all[label] = tmpl.execute({ labels: inputs, line: "", ts: 0n });
+    if (serviceLabels) {
+      const stream = withServiceName(parseStreamLabels(inputs[STREAM] ?? "{}"), serviceLabels);
+      const service = stream[SERVICE_NAME];
+      if (service !== undefined) all[SERVICE_NAME] = service;
+    }
     return keepLabels(all, seriesLabels);
   };
 }
+
+const STREAM = "_stream";

@@ -121,7 +121,7 @@ import {
   MIN_COUNTED,
   RepeatCounters,
 } from "./unwrap-pushdown";
-import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
+import { derivedNames, SERVICE_NAME, type DerivedFieldRules } from "../engine/derived-fields";
 import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
 import { guardedRows, type GuardedRows } from "./guarded-rows";
 import { formattedLineFilters } from "./formatted-lines";
@@ -143,8 +143,16 @@ export interface ParserBucketPlan extends BucketGrid {
    * groups rendering alike are one series.
    */
   templates?: LabelTemplate[];
+  /**
+   * Grouped by `service_name` as Loki's distributor derives it from these stream labels: the
+   * origin groups by `_stream` (in `labels`), and the Worker derives each group's.
+   */
+  streamService?: readonly string[];
   seriesLabels?: string[];
 }
+
+/** VictoriaLogs' field holding a row's stream labels. */
+const STREAM = "_stream";
 
 export type Parser = "json" | "logfmt";
 
@@ -232,7 +240,7 @@ const LOGFMT_QUOTED_KEY = String.raw`"[^\x00-\x20"=${KELVIN}]*=`;
  * names the origin can carry, with the log query's plan: what every counting push-down over a
  * parser starts from.
  */
-export function countingShape(expr: SampleExpr, derived?: DerivedFieldRules) {
+export function countingShape(expr: SampleExpr, derived?: DerivedFieldRules, { streamService = false } = {}) {
   if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
   const inner = expr.expr;
   // The counting functions: line counts or byte sizes per bucket (RANGE_FUNCTIONS' `origin.lines`).
@@ -240,7 +248,10 @@ export function countingShape(expr: SampleExpr, derived?: DerivedFieldRules) {
   if (inner.kind !== "RangeAggregation" || !lines || inner.grouping || inner.range.unwrap) return undefined;
   const groupBy = expr.grouping?.labels ?? [];
   const usable = pushableName(derived);
-  if (!groupBy.every(usable)) return undefined;
+  // A derived `service_name` is the stream's (Loki's distributor adds it): with `streamService`,
+  // grouped by the stream and derived by the Worker (ParserBucketPlan.streamService).
+  const derivedService = streamService && (derived?.serviceNameLabels.length ?? 0) > 0;
+  if (!groupBy.every((n) => usable(n) || (derivedService && n === SERVICE_NAME))) return undefined;
   // Label filters must not become the origin's prefilters: the guard must see every parsed row.
   const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
   return { part: expr, inner, lines, groupBy, usable, plan };
@@ -251,9 +262,11 @@ export function planParserPushdown(
   grid: MetricGrid,
   derived?: DerivedFieldRules,
 ): ParserBucketPlan | undefined {
-  const shape = countingShape(expr, derived);
+  const shape = countingShape(expr, derived, { streamService: true });
   if (!shape) return undefined;
-  const { inner, lines, groupBy, usable, plan } = shape;
+  const { inner, lines, usable, plan } = shape;
+  const streamService = shape.groupBy.includes(SERVICE_NAME) ? derived?.serviceNameLabels : undefined;
+  const groupBy = streamService ? shape.groupBy.filter((n) => n !== SERVICE_NAME) : shape.groupBy;
   const buckets = bucketsOf(inner.range, grid);
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
   const reshaping = lines.total === "bytes" ? "labels" : "line";
@@ -269,6 +282,10 @@ export function planParserPushdown(
   const templated = new Set(templates.map((t) => t.label));
   const grouped = [...new Set([...groupBy.filter((n) => !templated.has(n)), ...templates.flatMap((t) => t.inputs)])];
   const fields = grouped.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
+  if (streamService) {
+    grouped.push(STREAM);
+    fields.push(STREAM);
+  }
   const bytes = lines.total === "bytes";
   if (bytes) pipes.push("len(_msg) as __n");
 
@@ -286,15 +303,21 @@ export function planParserPushdown(
     logsql: [rows, ...counting, `stats by (${by}) ${stats.join(", ")}`].join(" | "),
     ...buckets.grid,
     groupBy: fields,
-    groups: {
-      rows,
-      fields,
-      ...(counted !== "" && { counted }),
-      bad,
-    },
+    // A partial answer keeps whole groups of the origin's: only where each is one series.
+    ...(templates.length === 0 &&
+      !streamService && {
+        groups: {
+          rows,
+          fields,
+          ...(counted !== "" && { counted }),
+          bad,
+        },
+      }),
     labels: grouped,
     ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
-    ...(templates.length > 0 && { templates, seriesLabels: groupBy }),
+    ...(templates.length > 0 && { templates }),
+    ...(streamService && { streamService }),
+    ...((templates.length > 0 || streamService) && { seriesLabels: shape.groupBy }),
     value: bytes ? "bytes" : "count",
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
     guarded: guardedRows(shape.part, inner, plan.local, rows, bad, cleanup),

@@ -8,6 +8,8 @@ import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
+import { DEFAULT_SERVICE_NAME_LABELS } from "../../src/engine/derived-fields";
+import type { Env } from "../../src/config";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
 const DATA_END = DATA_START + 6 * 3600;
@@ -471,6 +473,45 @@ describe("a grouped label set by a template from values that render alike", () =
     expect([...pushed.series]).toEqual([
       ['[["u","GET"]]', [[DATA_START + 60, "3"]]],
       ['[["u","POST"]]', [[DATA_START + 60, "1"]]],
+    ]);
+  });
+});
+
+/**
+ * Grouped by `service_name`, which Loki's distributor gives a stream without one: from its first
+ * label of the discovery list, else `unknown_service`. The origin groups by the stream, the
+ * Worker derives each stream's.
+ */
+describe("grouped by a derived service_name", () => {
+  const TENANT = { "X-Scope-OrgID": "26:615" };
+  const SERVICE_NAMES: Partial<Env> = { DISCOVER_SERVICE_NAME: DEFAULT_SERVICE_NAME_LABELS.join(",") };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const streams = [
+    { stream: { app: "psvc", service_name: "own" }, lines: ['{"level": "error"}', '{"level": "info"}'] },
+    { stream: { app: "psvc", set: "b" }, lines: ['{"level": "error"}', '{"level": "error", "service_name": "x"}'] },
+    { stream: { app: "psvc", service: "svc", set: "c" }, lines: ['{"level": "error"}', "level=error"] },
+    { stream: { app: "psvc", set: "d" }, lines: ['{"level": "error"}'] },
+  ];
+
+  beforeAll(async () => {
+    const pushed = streams.map(({ stream, lines }, k) => ({
+      stream,
+      values: lines.map((line, i) => [String(base + BigInt(10 + 4 * i + k) * 1_000_000_000n), line]),
+    }));
+    await pushCounted("26:615", "psvc", pushed, DATA_START, SERVICE_NAMES);
+  });
+
+  it("counts each stream under the service_name Loki gives it, pushed as local", async () => {
+    const query = 'sum by (service_name) (count_over_time({app="psvc"} | json | level="error" [1m]))';
+    const params = { start: String(DATA_START + 60), end: String(DATA_START + 60), step: "60" };
+    const { pushed } = await pushedAndLocal(query, params, TENANT, SERVICE_NAMES);
+    expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    // The stream's own service_name; `app` for sets b and d (a JSON key does not change the
+    // stream's); `service` before `app` for set c, whose logfmt line `| json` refuses.
+    expect([...pushed.series]).toEqual([
+      ['[["service_name","own"]]', [[DATA_START + 60, "1"]]],
+      ['[["service_name","psvc"]]', [[DATA_START + 60, "3"]]],
+      ['[["service_name","svc"]]', [[DATA_START + 60, "1"]]],
     ]);
   });
 });
