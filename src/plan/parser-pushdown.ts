@@ -266,6 +266,8 @@ export function planParserPushdown(
   if (!shape) return undefined;
   const { inner, lines, usable, plan } = shape;
   const streamService = shape.groupBy.includes(SERVICE_NAME) ? derived?.serviceNameLabels : undefined;
+  // The stream's `service_name` is the answer's only where no stage sets, renames or removes it.
+  if (streamService && plan.local.some((stage) => changesLabel(stage, SERVICE_NAME))) return undefined;
   const groupBy = streamService ? shape.groupBy.filter((n) => n !== SERVICE_NAME) : shape.groupBy;
   const buckets = bucketsOf(inner.range, grid);
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
@@ -322,6 +324,20 @@ export function planParserPushdown(
     perSeconds: lines.perSecond ? Number(buckets.range) / 1e9 : 0,
     guarded: guardedRows(shape.part, inner, plan.local, rows, bad, cleanup),
   };
+}
+
+/** Whether `stage` may set, rename or remove the label `name` (a parser sets it `…_extracted`). */
+function changesLabel(stage: PipelineStage, name: string): boolean {
+  switch (stage.kind) {
+    case "LabelFormat":
+      return stage.ops.some((op) => op.dst === name || (!op.isTemplate && op.src === name));
+    case "Drop":
+      return stage.items.some((item) => item.matcher !== undefined || item.name === name);
+    case "Keep":
+      return !stage.items.some((item) => item.matcher === undefined && item.name === name);
+    default:
+      return false;
+  }
 }
 
 /** What the origin needs to count rows through a parser chain and its label filters. */

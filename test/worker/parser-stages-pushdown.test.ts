@@ -199,6 +199,8 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (status) (count_over_time({app="checkout"} | json | label_format status="{{.status}}" [5m]))',
       'sum by (route, method) (rate({app="checkout"} | json | label_format route="{{.method | ToLower}}:{{.path}}" | status >= 500 [5m]))',
       'sum by (m) (bytes_over_time({app="worker"} | logfmt | label_format m="{{.job}}-{{.nope}}" [5m]))',
+      // A template setting a stream label's name.
+      'sum by (app) (count_over_time({app="checkout"} | json | label_format app="{{.method}}" [5m]))',
     ]);
   });
 

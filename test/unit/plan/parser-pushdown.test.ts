@@ -386,6 +386,25 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(p.logsql).toMatch(/stats by \([^)]*, __v_app, __v_m, __v_p\)/);
   });
 
+  it("groups by the stream for a derived service_name, unless a stage sets, renames or removes it", () => {
+    const rules = { serviceNameLabels: ["service", "app"], discoverLogLevels: false };
+    const p = plan('sum by (service_name, job) (count_over_time({app="x"} | logfmt [1m]))', rules)!;
+    expect(p.labels).toEqual(["job", "_stream"]);
+    expect(p.streamService).toEqual(["service", "app"]);
+    expect(p.seriesLabels).toEqual(["service_name", "job"]);
+    for (const stage of [
+      'label_format service_name="{{.job}}"',
+      "label_format service_name=job",
+      "drop service_name",
+      "keep job",
+    ]) {
+      const q = `sum by (service_name) (count_over_time({app="x"} | logfmt | ${stage} [1m]))`;
+      expect(plan(q, rules), q).toBeUndefined();
+    }
+    // Without discovery it is a label like any other.
+    expect(plan('sum by (service_name) (count_over_time({app="x"} | logfmt [1m]))')!.labels).toEqual(["service_name"]);
+  });
+
   it("keeps other paths and unparsed errors local", () => {
     for (const q of [
       // Indexed paths, or keys VictoriaLogs' flattened names cannot tell apart.
