@@ -10,6 +10,7 @@ import type { Labels } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
 import { INPUT, LEVEL_LABEL_INPUTS, type LevelBucketPlan } from "../plan/level-pushdown";
+import { GUARD_ROW_FILTER } from "../plan/parser-pushdown";
 import type { VLRow } from "../origin/rows";
 import {
   DETECTED_LEVEL,
@@ -92,9 +93,6 @@ export async function runLevelPlan(
   const filter = [...(guardRows > 0 ? [GUARD_ROW_FILTER] : []), ...unsettled].join(" or ");
   return { groups: [...groups.values()], rankEnds, guardedRows: guardRows + readRows, filter };
 }
-
-/** The guard's rows, as the rows read back carry its flag (plan/parser-pushdown.ts guardedCounting). */
-const GUARD_ROW_FILTER = "__guard_row:=1";
 
 /**
  * The `detected_level` of every row of a group, from the group's inputs (see

@@ -179,7 +179,7 @@ async function runOnePlan(
   if (parsedLabels) return "parsed-labels";
   if (tied) return "tied";
   const times = evaluationTimes(grid);
-  const seriesOf = (window: (buckets: readonly Bucket[]) => (lo: number, hi: number) => number): Series[] => {
+  const windowedSeries = (window: (buckets: readonly Bucket[]) => (lo: number, hi: number) => number): Series[] => {
     const out: Series[] = [];
     for (const g of groups.values()) {
       const buckets = g.buckets.sort((a, b) => (a.end < b.end ? -1 : a.end > b.end ? 1 : 0));
@@ -191,13 +191,13 @@ async function runOnePlan(
     }
     return out;
   };
-  if (guardedRows === 0 || !plan.guarded) return seriesOf((buckets) => windowOf(plan, buckets));
+  if (guardedRows === 0 || !plan.guarded) return windowedSeries((buckets) => windowOf(plan, buckets));
   const { fn } = plan.guarded;
   // Sums, not averages or rates: the merge adds the guard's rows in before anything divides.
   const partialFn = fn === "min" || fn === "max" ? fn : "sum";
   return {
-    partial: seriesOf((buckets) => windowOf({ ...plan, fn: partialFn }, buckets)),
-    ...(fn === "avg" && { counts: seriesOf((buckets) => windowCount(buckets)) }),
+    partial: windowedSeries((buckets) => windowOf({ ...plan, fn: partialFn }, buckets)),
+    ...(fn === "avg" && { counts: windowedSeries((buckets) => windowCount(buckets)) }),
     guardedRows,
     guarded: plan.guarded,
     seconds: rangeSeconds(plan),

@@ -73,6 +73,7 @@ import {
   parsedValueField,
   pushableName,
   SET_EMPTY,
+  writesLabel,
   type ParsedCounting,
 } from "./parser-pushdown";
 import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
@@ -401,7 +402,7 @@ function parsedLevelRows(
   total: "count" | "bytes",
   hints: ParserHints,
 ): { counting: ParsedCounting; restoring?: Restoring } | undefined {
-  if (stages.some(writesLevel)) return undefined;
+  if (stages.some((stage) => writesLabel(stage, DETECTED_LEVEL))) return undefined;
   const first = stages[0];
   const usable = pushableName(derived);
   if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") {
@@ -485,12 +486,6 @@ function unpackedRows(
   );
   const bad = dropsError ? PACKED_LINE : `${PACKED_LINE} or -_msg:~${quote(PLAIN_OBJECT)}`;
   return { stages: [...stages.slice(0, at), ...after], counting: { pipes: [], counted: "", bad } };
-}
-
-/** A `label_format` that may write `detected_level`. */
-function writesLevel(stage: PipelineStage): boolean {
-  if (stage.kind !== "LabelFormat") return false;
-  return stage.ops.some((op) => op.dst === DETECTED_LEVEL || (!op.isTemplate && op.src === DETECTED_LEVEL));
 }
 
 /**

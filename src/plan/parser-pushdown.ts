@@ -326,11 +326,16 @@ export function planParserPushdown(
   };
 }
 
+/** A `label_format` that sets `name`, or renames it away. */
+export function writesLabel(stage: PipelineStage, name: string): boolean {
+  return stage.kind === "LabelFormat" && stage.ops.some((op) => op.dst === name || (!op.isTemplate && op.src === name));
+}
+
 /** Whether `stage` may set, rename or remove the label `name` (a parser sets it `…_extracted`). */
 function changesLabel(stage: PipelineStage, name: string): boolean {
   switch (stage.kind) {
     case "LabelFormat":
-      return stage.ops.some((op) => op.dst === name || (!op.isTemplate && op.src === name));
+      return writesLabel(stage, name);
     case "Drop":
       return stage.items.some((item) => item.matcher !== undefined || item.name === name);
     case "Keep":
@@ -415,13 +420,15 @@ export function guardedCounting({ counted, bad }: Pick<ParsedCounting, "counted"
   guard: string;
 } {
   const pipes = [`delete ${GUARD_ROW}`, `format if (${bad}) "1" as ${GUARD_ROW}`];
-  if (counted !== "") pipes.push(`filter (${counted}) or ${GUARD_ROW}:=1`);
-  const unguarded = `-${GUARD_ROW}:=1`;
-  return { pipes, kept: counted === "" ? unguarded : `${unguarded} (${counted})`, guard: `${GUARD_ROW}:=1` };
+  if (counted !== "") pipes.push(`filter (${counted}) or ${GUARD_ROW_FILTER}`);
+  const unguarded = `-${GUARD_ROW_FILTER}`;
+  return { pipes, kept: counted === "" ? unguarded : `${unguarded} (${counted})`, guard: GUARD_ROW_FILTER };
 }
 
 /** Set on the rows the guard matches by guardedCounting. */
 const GUARD_ROW = "__guard_row";
+/** The rows guardedCounting's flag marks, rows read back included (they carry the flag too). */
+export const GUARD_ROW_FILTER = `${GUARD_ROW}:=1`;
 
 /**
  * Loki's values of labels a parser may set, and the rows label filters over them keep, for the
