@@ -175,13 +175,15 @@ const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
  * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
  * an integer and one unit Go's ParseDuration and VictoriaLogs both know (not `us`/`µs`, which
  * VictoriaLogs v1.121 does not read), at most 99999 so that the nanoseconds stay exact as floats and
- * within Go's int64; an integer byte count with an optional upper-case unit VictoriaLogs knows
- * (Loki's reading is case-insensitive, VictoriaLogs' is not), at most 99999 units.
+ * within Go's int64; a byte count: a plain integer of at most 15 digits (below 2^53, exact as a float;
+ * byte counts logged as numbers, `"bytes": 109918`, are the common case), or an integer of at most
+ * 99999 with an upper-case unit VictoriaLogs knows (Loki's reading is case-insensitive, VictoriaLogs'
+ * is not).
  */
 const VALUE_SHAPES = {
   number: EXACT_NUMBER,
   duration: "^(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)$",
-  bytes: "^(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB)?$",
+  bytes: "^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB))$",
 } as const;
 
 /** The origin's fields for a relevant label: the row's own value, the parsed one, and Loki's. */

@@ -107,9 +107,14 @@ describe("generated lines (property, real VictoriaLogs)", () => {
   const dur = fc
     .tuple(fc.integer({ min: 0, max: 120 }), fc.constantFrom("ns", "ms", "s", "m", "h"))
     .map(([n, u]) => `${n}${u}`);
-  const size = fc
-    .tuple(fc.integer({ min: 0, max: 5000 }), fc.constantFrom("", "B", "KB", "MB", "KiB", "MiB"))
-    .map(([n, u]) => `${n}${u}`);
+  const size = fc.oneof(
+    fc
+      .tuple(fc.integer({ min: 0, max: 5000 }), fc.constantFrom("", "B", "KB", "MB", "KiB", "MiB"))
+      .map(([n, u]) => `${n}${u}`),
+    // Byte counts logged as plain numbers, up to 15 digits, and the edges of `size <= 2KiB`.
+    fc.integer({ min: 0, max: 2 ** 40 }).map(String),
+    fc.constantFrom("2048", "2049", "999999999999999"),
+  );
   const plainJson = fc
     .tuple(word, number, fc.integer({ min: 100, max: 599 }), dur, size)
     .map(
@@ -162,6 +167,9 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"g": "a", "dur": "1h30m", "size": "1TB"}',
     '{"g": "a", "dur": "-5ms", "size": "-1"}',
     '{"g": "a", "dur": "3000000h", "size": "99999999GiB"}',
+    '{"g": "a", "size": "1234567890123456"}',
+    '{"g": "a", "size": 999999999999999}',
+    '{"g": "a", "size": "002048"}',
     // Escapes: in a key any may change the name Loki reads; in a value surrogates, controls, U+FFFD.
     '{"g\\u0020": "sp", "num": 6}',
     '{"g\\u2028": "ls", "num": 6}',

@@ -122,7 +122,9 @@ describe("planParserPushdown", () => {
     expect(p.logsql).toContain('(__v_d:* -__v_d:~"^(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)$")');
     expect(p.logsql).toContain('(__v_d:* -__v_d:~"^-?(0|[1-9][0-9]{0,8})(\\\\.[0-9]{1,6})?$")');
     const q = plan('sum(count_over_time({app="x"} | logfmt | b > 1KB [1m]))')!;
-    expect(q.logsql).toContain('(__v_b:* -__v_b:~"^(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB)?$")');
+    expect(q.logsql).toContain(
+      '(__v_b:* -__v_b:~"^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB))$")',
+    );
   });
 
   it("sums line lengths for bytes, and divides rates by the range", () => {
