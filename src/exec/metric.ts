@@ -44,6 +44,7 @@ import type { ParserBucketPlan } from "../plan/parser-pushdown";
 import { runLevelPlan } from "./level-pushdown";
 import type { LevelBucketPlan } from "../plan/level-pushdown";
 import { runSeriesPlan } from "./series-pushdown";
+import { cheaperEquivalent } from "../plan/series-set";
 import type { SeriesBucketPlan } from "../plan/series-pushdown";
 import { type ProjectionGuard, projectedRangeSamples } from "./unwrap-projection";
 import {
@@ -77,8 +78,10 @@ export async function executeMetricQuery(
   q: MetricQuery,
   opts: MetricQueryOptions,
 ): Promise<{ result: MetricResult; stats: ScanStats }> {
-  const run = new MetricRun(client, expr, q, opts);
-  const strategy = planMetricStrategy(expr, run.aligned, {
+  // Without push-down the query is evaluated as written: the reference the push-downs are tested against.
+  const evaluated = opts.pushdown === true ? cheaperEquivalent(expr) : expr;
+  const run = new MetricRun(client, evaluated, q, opts);
+  const strategy = planMetricStrategy(evaluated, run.aligned, {
     pushdown: opts.pushdown === true,
     derived: client.derivedFields,
   });

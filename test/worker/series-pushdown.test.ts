@@ -64,6 +64,9 @@ const SHAPES = [
   'count_over_time({app="worker"}[5m]) > 20',
   'sum without (pod) (count_over_time({app="nginx"}[10m]))',
   'min by (service_name) (bytes_rate({namespace="prod"} |~ "err|warn" [15m]))',
+  // Active pods: under `count`, the inner `count by` is asked as a `sum by` (plan/series-set.ts).
+  'count(count by (pod) (count_over_time({namespace="prod"}[5m])))',
+  'count by (app) (max by (app, pod) (rate({namespace="prod"} |= "error" [5m])))',
 ];
 
 describe("series push-down on the compat data", () => {
@@ -113,6 +116,8 @@ describe("origin traffic of the series push-down (compat data, 6 h)", () => {
       ['count_over_time({app="auth"} |= "ERROR" [5m])', 1 / 2],
       ['max by (app) (count_over_time({app=~"nginx|worker|auth"}[5m]))', 1 / 5],
       ['sum by (service_name) (count_over_time({namespace="prod"} |= "error" [5m]))', 1 / 5],
+      // Counted per pod and bucket, not per series: not one group per row with a trace id.
+      ['count(count by (pod) (count_over_time({namespace="prod"}[5m])))', 1 / 20],
     ] as const) {
       const local = await queryTraffic(query, params, false, DISCOVERY);
       const pushed = await queryTraffic(query, params, true, DISCOVERY);
