@@ -486,13 +486,21 @@ export function parsedCounting(
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
   // ip() filters keep every row carrying an error: only after a parser that sets none (`| logfmt`
-  // without `--strict`) or where the origin tells the parser's errors apart (a lone `| json` read
-  // wrapped), and they do not count after all (`__error__=""`) or fail the query (then every line
-  // Loki's parser may reject is a guard row, below).
+  // without `--strict`), after `drop __error__` (no row carries one any more), or where the origin
+  // tells the parser's errors apart (a lone `| json` read wrapped). There such rows do not count
+  // after all (`__error__=""`), fail the query (then every line Loki's parser may reject is a guard
+  // row, below), or count with what was read before the error (a later `drop __error__`, as
+  // Grafana's log volume ends every query): the filter keeps the lines not starting as an object,
+  // and the guard has the object lines the origin's parser rejects.
   const single = singleParser(chain);
-  const ipFilters = single === "logfmt" || (single === "json" && errors !== "dropped");
+  const errorsAtIp = single === "json" && errors === "dropped" && pipeline.errorsAtIp;
+  const ipFilters = (f: LabelFilterExpr): IpFilters => {
+    if (single === "logfmt" || (errors === "dropped" && !pipeline.seeErrors.has(f))) return true;
+    if (single !== "json") return false;
+    return errors !== "dropped" || { orErrors: JSON_REJECTED_LINES };
+  };
   for (const f of filters) {
-    const condition = filterLogsQL(f, typed, names, usable, ipFilters);
+    const condition = filterLogsQL(f, typed, names, usable, ipFilters(f));
     if (condition === undefined) return undefined;
     if (condition !== "") conditions.push(condition);
   }
@@ -520,7 +528,7 @@ export function parsedCounting(
 
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
-  const wrapped = parser === "json" && errors !== "dropped";
+  const wrapped = parser === "json" && (errors !== "dropped" || errorsAtIp);
   let bad = parser ? guard(parser, relevant, typed, repeats, wrapped) : chainGuard(chain, relevant, typed, repeats);
   if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
   const pipes = parser
@@ -856,6 +864,10 @@ interface ParsedPipeline {
   formats: { dst: string; template: string }[];
   /** Labels some `label_format` rename (`dst=src`) sets or removes. */
   renamed: Set<string>;
+  /** The filters rows reach with JSON's parser error still on them (before any `drop __error__` or `__error__=""`). */
+  seeErrors: Set<LabelFilterExpr>;
+  /** Whether an `ip()` filter is among them. */
+  errorsAtIp: boolean;
 }
 
 /**
@@ -976,6 +988,7 @@ function pipelineAfterParser(
   const formats: ParsedPipeline["formats"] = [];
   const renamed = new Set<string>();
   let errors: JsonErrors = "fail";
+  const seeErrors = new Set<LabelFilterExpr>();
   for (const stage of stages.slice(at)) {
     if (reshaping !== undefined && stage.kind === "Keep") {
       if (stage.items.some((item) => item.matcher)) return undefined;
@@ -1006,13 +1019,15 @@ function pipelineAfterParser(
         continue;
       }
       filters.push(f);
+      if (errors === "fail") seeErrors.add(f);
     } else return undefined;
   }
   if (chain.json === undefined) errors = "dropped";
   // A lone `| json` reads its lines wrapped (JSON_WRAPPER); `| json name="…"` errs only on what
   // JSON_EXPRESSION_REFUSED matches.
   if (errors !== "dropped" && singleParser(chain) !== "json" && typeof chain.json !== "object") return undefined;
-  return { chain, errors, filters, dropped, kept, relabelled, formats, renamed };
+  const errorsAtIp = [...seeErrors].some(hasIpFilter);
+  return { chain, errors, filters, dropped, kept, relabelled, formats, renamed, seeErrors, errorsAtIp };
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */
@@ -1027,17 +1042,24 @@ function requiresValue(f: LabelFilterExpr, name: string): boolean {
 }
 
 /**
+ * How `ip()` filters are pushed: not at all (false); on the values (true), which leaves the rows
+ * carrying an error, which they all keep, to the caller (ip-filter.ts); or kept on the rows a
+ * condition matches as well (`orErrors`: the rows carrying the parser's error, where the caller has
+ * the others guarded).
+ */
+export type IpFilters = boolean | { orErrors: string };
+
+/**
  * The LogsQL filter matching the rows `f` keeps, over the fields holding Loki's values; records
  * the labels it reads (in `names`; typed ones also in `typed`, with the value shapes they need). Undefined when it cannot be
- * pushed exactly. `ip()` filters only with `ip`: they keep every row carrying an error, which the
- * caller must then send to the Worker (ip-filter.ts).
+ * pushed exactly. `ip()` filters as `ip` says.
  */
 export function filterLogsQL(
   f: LabelFilterExpr,
   typed: Map<string, Set<string>>,
   names: Set<string>,
   usable: (name: string) => boolean,
-  ip = false,
+  ip: IpFilters = false,
 ): string | undefined {
   switch (f.type) {
     case "ip": {
@@ -1046,7 +1068,7 @@ export function filterLogsQL(
       if (condition === undefined) return undefined;
       names.add(f.name);
       typed.set(f.name, (typed.get(f.name) ?? new Set()).add(CANONICAL_IPV4));
-      return condition;
+      return ip === true ? condition : `(${condition} or ${ip.orErrors})`;
     }
     case "string": {
       if (!usable(f.name)) return undefined;
