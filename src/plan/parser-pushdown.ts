@@ -1185,8 +1185,11 @@ function logfmtKey(name: string): string {
  * sets its labels from empty values too, so a bare key counts there.
  */
 function logfmtBareKey(name: string): string {
-  return `(?:^|[\\x00-\\x20"])${wildcardName(name)}`;
+  return `${LOGFMT_KEY_START}${wildcardName(name)}`;
 }
+
+/** What starts a logfmt key: the line's start, a byte ≤ 0x20 or a quoted value's closing quote. */
+const LOGFMT_KEY_START = `(?:^|[\\x00-\\x20"])`;
 
 /** The rest of a logfmt key and its `=` (without KELVIN, which the guard matches whole). */
 const KEY_TAIL = `[^\\x00-\\x20="${KELVIN}]*=`;
@@ -1197,6 +1200,24 @@ function wildcardName(name: string): string {
 }
 
 /**
+ * Lines where a match of `later` follows one of `first` (key regexes that may open with what
+ * precedes a key: LOGFMT_KEY_START, JSON_KEY_START). The exact regex is tried only on the lines
+ * where the keys without their openings are found in that order: that regex opens with the key's
+ * own text, which Go's regexp looks for before trying the rest, so the lines without them are
+ * passed over at a fraction of the cost (about a quarter on the benchmark's logfmt lines).
+ */
+function inOrder(first: string, later: string): string {
+  const open = `(?s)${withoutKeyStart(first)}.*${withoutKeyStart(later)}`;
+  return `(_msg:~${quote(open)} _msg:~${quote(`(?s)${first}.*${later}`)})`;
+}
+
+/** A key regex without its opening (logfmtBareKey's, JSON_KEY_START). */
+function withoutKeyStart(key: string): string {
+  for (const start of [LOGFMT_KEY_START, JSON_KEY_START]) if (key.startsWith(start)) return key.slice(start.length);
+  return key;
+}
+
+/**
  * Lines that may name a key twice: the key regex twice. For a name with a part of MIN_COUNTED
  * characters or more, the regex runs only on lines holding that part twice (counted, see
  * RepeatCounters), which most lines do not: the count alone would also catch the part in values or
@@ -1204,7 +1225,7 @@ function wildcardName(name: string): string {
  */
 function twiceIn(name: string, key: string, repeats: RepeatCounters): string {
   const longest = name.split("_").reduce((a, b) => (b.length > a.length ? b : a));
-  const regex = `_msg:~${quote(`(?s)${key}.*${key}`)}`;
+  const regex = inOrder(key, key);
   return longest.length >= MIN_COUNTED ? `(${repeats.term(longest)} ${regex})` : regex;
 }
 
@@ -1418,12 +1439,21 @@ export function logfmtParamsCounting(
       `${q}:~${quote(CONTROL)}`,
     );
     for (const other of considered.slice(i + 1)) {
-      if (stops || target(k) === target(other)) terms.push(`(${mention(k)} ${mention(other)})`);
+      if (target(k) === target(other)) terms.push(`(${mention(k)} ${mention(other)})`);
     }
   });
-  for (const id of ids) {
-    const read = considered.filter((k) => target(k) === id);
-    if (read.length > 0) terms.push(`(${base(id)}:* (${read.map(mention).join(" or ")}))`);
+  // Where reading stops (at the first pair read, or at a key of a label the row holds), a key
+  // after it is not read: its label, unless the row holds it, is "" for Loki and the key's value
+  // for the origin. Only such an ordered pair, of a label the answer reads, is a guard row; a line
+  // naming the labels in the order where nothing is lost (the held key last, as `level=… job=…`
+  // under a stream label `job`) is not.
+  for (const first of considered) {
+    for (const later of considered) {
+      if (target(first) === target(later) || !names.has(target(later))) continue;
+      const stopsAtFirst = stops ? "" : `${base(target(first))}:* `;
+      const order = inOrder(logfmtBareKey(first), logfmtBareKey(later));
+      terms.push(`(${stopsAtFirst}${base(target(later))}:"" ${order})`);
+    }
   }
   for (const n of relevant) {
     terms.push(`${value(n)}:~${quote(CONTROL)}`);
