@@ -13,6 +13,8 @@ import { SERVICE_NAME, withServiceName } from "../engine/derived-fields";
 import { parseStreamLabels } from "../origin/rows";
 import { keepLabels, labelsKey } from "../engine/metric/labels";
 import { compileTemplate } from "../engine/template";
+import { stringMatcher } from "../engine/pipeline/labelfilter";
+import type { LabelFilterExpr } from "../logql/ast";
 import type { Labels } from "../engine/types";
 import type { ScanStats } from "./logs";
 import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
@@ -39,7 +41,8 @@ export async function runParserPlan(
   const { table, ranks, rankEnds, keys, labels } = rows;
   const render = plan.seriesLabels && seriesLabelsOf(plan, plan.seriesLabels);
   const value = plan.value === "count" ? 0 : 2;
-  const byGroup: (GroupBuckets | undefined)[] = [];
+  // null: a group the template filters refuse.
+  const byGroup: (GroupBuckets | null | undefined)[] = [];
   const groups = new Map<string, GroupBuckets>();
   let guardedRows = 0;
   for (let i = 0; i < table.length; i++) {
@@ -50,11 +53,17 @@ export async function runParserPlan(
     if (table.value(i, 0) === 0) continue;
     const gi = table.groupIndex(i);
     let g = byGroup[gi];
+    if (g === null) continue;
     if (!g) {
       let groupLabels = groupLabelsOf(labels[gi]!, plan.groupBy, plan.labels, plan.setEmpty);
       let key = keys[gi]!;
       if (render) {
-        groupLabels = render(groupLabels);
+        const rendered = render(groupLabels);
+        if (!rendered) {
+          byGroup[gi] = null;
+          continue;
+        }
+        groupLabels = rendered;
         key = labelsKey(groupLabels);
       }
       g = groups.get(key);
@@ -71,15 +80,18 @@ export async function runParserPlan(
 /**
  * A group's answer labels from its values of what the origin grouped by in their place: each
  * template rendered as Loki's `label_format` does (over the labels, a missing one reading as ""),
- * `service_name` derived from the group's stream as Loki's distributor does, then the answer's
- * labels kept (a label set to "" too, as the local pipeline keeps it).
+ * null where a filter on the rendered labels refuses them, `service_name` derived from the group's
+ * stream as Loki's distributor does, then the answer's labels kept (a label set to "" too, as the
+ * local pipeline keeps it).
  */
 function seriesLabelsOf(plan: ParserBucketPlan, seriesLabels: readonly string[]) {
   const compiled = (plan.templates ?? []).map((t) => ({ label: t.label, tmpl: compileTemplate(t.template, "label") }));
+  const filters = (plan.templateFilters ?? []).map(compileStringFilter);
   const serviceLabels = plan.streamService;
-  return (inputs: Labels): Labels => {
+  return (inputs: Labels): Labels | null => {
     const all: Labels = { ...inputs };
     for (const { label, tmpl } of compiled) all[label] = tmpl.execute({ labels: inputs, line: "", ts: 0n });
+    if (!filters.every((keeps) => keeps(all))) return null;
     if (serviceLabels) {
       const stream = withServiceName(parseStreamLabels(inputs[STREAM] ?? "{}"), serviceLabels);
       const service = stream[SERVICE_NAME];
@@ -90,3 +102,21 @@ function seriesLabelsOf(plan: ParserBucketPlan, seriesLabels: readonly string[])
 }
 
 const STREAM = "_stream";
+
+/** A filter of string filters (ParsedCounting.templateFilters) over a group's labels, a missing one reading as "". */
+function compileStringFilter(f: LabelFilterExpr): (labels: Labels) => boolean {
+  switch (f.type) {
+    case "string": {
+      const matches = stringMatcher(f.op, f.value);
+      return (labels) => matches(labels[f.name] ?? "");
+    }
+    case "paren":
+      return compileStringFilter(f.expr);
+    case "binary": {
+      const [left, right] = [compileStringFilter(f.left), compileStringFilter(f.right)];
+      return f.op === "or" ? (l) => left(l) || right(l) : (l) => left(l) && right(l);
+    }
+    default:
+      throw new Error(`not a string filter: ${f.type}`);
+  }
+}

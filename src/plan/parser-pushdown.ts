@@ -143,6 +143,8 @@ export interface ParserBucketPlan extends BucketGrid {
    * groups rendering alike are one series.
    */
   templates?: LabelTemplate[];
+  /** Filters on labels the templates set, applied by the Worker to each group's rendered values. */
+  templateFilters?: LabelFilterExpr[];
   /**
    * Grouped by `service_name` as Loki's distributor derives it from these stream labels: the
    * origin groups by `_stream` (in `labels`), and the Worker derives each group's.
@@ -280,7 +282,7 @@ export function planParserPushdown(
     (stages && parsedCounting(stages, groupBy, usable, { reshaping, emptyGroups: true, templates: true })) ??
     logfmtParamsCounting(plan.local, groupBy, usable, parserHints(inner, extractionGrouping(inner, expr)));
   if (!buckets || !parsedRows) return undefined;
-  const { pipes, counted, bad, templates = [] } = parsedRows;
+  const { pipes, counted, bad, templates = [], templateFilters } = parsedRows;
   const setEmpty = new Set(parsedRows.setEmpty ?? []);
   // Grouped by what the templates read in place of what they set (ParserBucketPlan.templates).
   const templated = new Set(templates.map((t) => t.label));
@@ -320,6 +322,7 @@ export function planParserPushdown(
     labels: grouped,
     ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
     ...(templates.length > 0 && { templates }),
+    ...(templateFilters && { templateFilters }),
     ...(streamService && { streamService }),
     ...((templates.length > 0 || streamService) && { seriesLabels: shape.groupBy }),
     value: bytes ? "bytes" : "count",
@@ -363,6 +366,12 @@ export interface ParsedCounting {
    * renders each group's value of `label` from theirs.
    */
   templates?: LabelTemplate[];
+  /**
+   * Filters on labels the templates set, which the origin cannot apply: the Worker applies them to
+   * each group's rendered values (the labels they read are among `templates`, grouped by their
+   * inputs like grouped labels), and a group they refuse has no sample.
+   */
+  templateFilters?: LabelFilterExpr[];
 }
 
 /** A grouped label set by an infallible `label_format` template from the labels it reads. */
@@ -474,8 +483,11 @@ export function parsedCounting(
 ): ParsedCounting | undefined {
   const pipeline = pipelineAfterParser(stages, usable, reshaping);
   if (!pipeline) return undefined;
-  const { chain, errors, filters, dropped, kept, relabelled } = pipeline;
-  const templates = templatesAccepted ? labelTemplates(pipeline, groupBy, usable) : [];
+  const { chain, errors, dropped, kept, relabelled, templateFilters } = pipeline;
+  // Without templates accepted, a filter on a templated label is one on a label a stage changes.
+  const filters = templatesAccepted ? pipeline.filters : [...pipeline.filters, ...templateFilters];
+  const rendered = templatesAccepted ? [...new Set(templateFilters.flatMap(stringFilterLabels))] : [];
+  const templates = templatesAccepted ? labelTemplates(pipeline, [...new Set([...groupBy, ...rendered])], usable) : [];
   if (templates === undefined) return undefined;
   const templated = new Set(templates.map((t) => t.label));
   // A label a template reads may be the one it sets (`status="{{.status | ToUpper}}"`).
@@ -563,6 +575,7 @@ export function parsedCounting(
     bad,
     ...(setEmpty.length > 0 && { setEmpty }),
     ...(templates.length > 0 && { templates }),
+    ...(templatesAccepted && templateFilters.length > 0 && { templateFilters }),
   };
 }
 
@@ -864,6 +877,11 @@ interface ParsedPipeline {
   formats: { dst: string; template: string }[];
   /** Labels some `label_format` rename (`dst=src`) sets or removes. */
   renamed: Set<string>;
+  /**
+   * String filters, after the `label_format` templates, that read only labels those templates set:
+   * the Worker applies them to each group's rendered values (ParsedCounting.templateFilters).
+   */
+  templateFilters: LabelFilterExpr[];
   /** The filters rows reach with JSON's parser error still on them (before any `drop __error__` or `__error__=""`). */
   seeErrors: Set<LabelFilterExpr>;
   /** Whether an `ip()` filter is among them. */
@@ -989,6 +1007,7 @@ function pipelineAfterParser(
   const renamed = new Set<string>();
   let errors: JsonErrors = "fail";
   const seeErrors = new Set<LabelFilterExpr>();
+  const templateFilters: LabelFilterExpr[] = [];
   for (const stage of stages.slice(at)) {
     if (reshaping !== undefined && stage.kind === "Keep") {
       if (stage.items.some((item) => item.matcher)) return undefined;
@@ -1018,6 +1037,10 @@ function pipelineAfterParser(
         if (errors === "fail") errors = "excluded";
         continue;
       }
+      if (reshaping !== undefined && readsTemplatedOnly(f, formats)) {
+        templateFilters.push(f);
+        continue;
+      }
       filters.push(f);
       if (errors === "fail") seeErrors.add(f);
     } else return undefined;
@@ -1027,7 +1050,44 @@ function pipelineAfterParser(
   // JSON_EXPRESSION_REFUSED matches.
   if (errors !== "dropped" && singleParser(chain) !== "json" && typeof chain.json !== "object") return undefined;
   const errorsAtIp = [...seeErrors].some(hasIpFilter);
-  return { chain, errors, filters, dropped, kept, relabelled, formats, renamed, seeErrors, errorsAtIp };
+  return {
+    chain,
+    errors,
+    filters,
+    dropped,
+    kept,
+    relabelled,
+    formats,
+    renamed,
+    templateFilters,
+    seeErrors,
+    errorsAtIp,
+  };
+}
+
+/**
+ * Whether `f` is made of string filters only (`and` / `or` / parentheses of them) over labels some
+ * of `formats` (the templates before it) set. Whether each such label is set by one template the
+ * Worker can render is labelTemplates' to decide.
+ */
+function readsTemplatedOnly(f: LabelFilterExpr, formats: ParsedPipeline["formats"]): boolean {
+  switch (f.type) {
+    case "string":
+      return f.name !== ERROR && f.name !== ERROR_DETAILS && formats.some((t) => t.dst === f.name);
+    case "paren":
+      return readsTemplatedOnly(f.expr, formats);
+    case "binary":
+      return readsTemplatedOnly(f.left, formats) && readsTemplatedOnly(f.right, formats);
+    default:
+      return false;
+  }
+}
+
+/** The labels a filter of string filters reads. */
+function stringFilterLabels(f: LabelFilterExpr): string[] {
+  if (f.type === "paren") return stringFilterLabels(f.expr);
+  if (f.type === "binary") return [...stringFilterLabels(f.left), ...stringFilterLabels(f.right)];
+  return f.type === "string" ? [f.name] : [];
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */

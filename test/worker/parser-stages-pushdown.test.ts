@@ -201,6 +201,9 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (m) (bytes_over_time({app="worker"} | logfmt | label_format m="{{.job}}-{{.nope}}" [5m]))',
       // A template setting a stream label's name.
       'sum by (app) (count_over_time({app="checkout"} | json | label_format app="{{.method}}" [5m]))',
+      // A templated label filtered: the Worker filters each group's rendered value.
+      'sum by (route) (count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route="GET /api/v1/cart" [5m]))',
+      'sum(count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route=~"GET /api.*" or route="POST /healthz" [5m]))',
     ]);
   });
 
@@ -213,8 +216,10 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (job) (count_over_time({app="worker"} | logfmt | keep level [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
       'sum by (caller) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
-      // A templated label filtered, read after a rename, or set by a template that could fail.
-      'sum by (route) (count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route="GET /api/v1/cart" [5m]))',
+      // A templated label filtered before the template, or by a filter reading another label too,
+      // read after a rename, or set by a template that could fail.
+      'sum by (route) (count_over_time({app="checkout"} | json | route="" | label_format route="{{.method}} {{.path}}" [5m]))',
+      'sum by (route) (count_over_time({app="checkout"} | json | label_format route="{{.method}}" | route="GET" or status="500" [5m]))',
       'sum by (r) (count_over_time({app="checkout"} | json | label_format m=method | label_format r="{{.m}}" [5m]))',
       'sum by (r) (count_over_time({app="checkout"} | json | label_format r="{{ printf \\"%s\\" .method }}" [5m]))',
       'sum by (level) (count_over_time({app="worker"} | logfmt | keep level=~"info|warn" [5m]))',
@@ -314,6 +319,8 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
       `sum by (g) (count_over_time(${sel} | ${parser} | line_format "{{ .msg }}" |= "a" [1m]))`,
       `sum by (t) (count_over_time(${sel} | ${parser} | label_format t="{{.g}}/{{.num}}" [1m]))`,
       `sum by (g, num) (rate(${sel} | ${parser} | label_format g="{{.g | ToUpper}}{{.none}}" [30s]))`,
+      `sum by (num) (count_over_time(${sel} | ${parser} | label_format t="{{.g}}/{{.num}}" | t=~"a/.*|bb/1.*" [1m]))`,
+      `sum(count_over_time(${sel} | ${parser} | label_format t="{{.g | ToUpper}}" | t!="A" | num >= 0 [1m]))`,
     ]);
   };
 
@@ -476,6 +483,28 @@ describe("a grouped label set by a template from values that render alike", () =
       ['[["u","GET"]]', [[DATA_START + 60, "3"]]],
       ['[["u","POST"]]', [[DATA_START + 60, "1"]]],
     ]);
+  });
+
+  it("filters each group's rendered value, pushed as local", async () => {
+    const params = { start: String(DATA_START + 60), end: String(DATA_START + 60), step: "60" };
+    for (const [query, series] of [
+      // Rendered "GET /a", "GET /a", "GET /b", "POST /a": three of them start with GET.
+      [
+        'sum by (p) (count_over_time({app="ptmpl"} | json | label_format r="{{.m | ToUpper}} {{.p}}" | r=~"GET .*" [1m]))',
+        [
+          ['[["p","/a"]]', [[DATA_START + 60, "2"]]],
+          ['[["p","/b"]]', [[DATA_START + 60, "1"]]],
+        ],
+      ],
+      [
+        'sum(count_over_time({app="ptmpl"} | json | label_format r="{{.m | ToUpper}} {{.p}}" | r!="GET /a" | r!="POST /a" [1m]))',
+        [["[]", [[DATA_START + 60, "1"]]]],
+      ],
+    ] as const) {
+      const { pushed } = await pushedAndLocal(query, params, TENANT);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+      expect([...pushed.series], query).toEqual(series);
+    }
   });
 });
 

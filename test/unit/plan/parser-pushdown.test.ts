@@ -410,6 +410,26 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(p.logsql).toMatch(/stats by \([^)]*, __v_app, __v_m, __v_p\)/);
   });
 
+  it("leaves string filters on a templated label to the Worker, grouped by what the template reads", () => {
+    const p = plan(
+      'sum by (app) (count_over_time({app="x"} | logfmt | label_format r="{{.m}} {{.p}}" | r=~"GET .*" or r="POST /" [1m]))',
+    )!;
+    expect(p.labels).toEqual(["app", "m", "p"]);
+    expect(p.seriesLabels).toEqual(["app"]);
+    expect(p.templateFilters?.map((f) => f.type)).toEqual(["binary"]);
+    expect(p.logsql).not.toContain("__v_r");
+    // Before the template the filter reads the parsed label; beside another label, or typed, it
+    // is not one the Worker applies to rendered values alone.
+    for (const q of [
+      'sum(count_over_time({app="x"} | logfmt | r="a" | label_format r="{{.m}}" [1m]))',
+      'sum(count_over_time({app="x"} | logfmt | label_format r="{{.m}}" | r="a" or p="b" [1m]))',
+      'sum(count_over_time({app="x"} | logfmt | label_format r="{{.m}}" | r > 3 [1m]))',
+      'sum(count_over_time({app="x"} | logfmt | label_format r="{{.m}}", r="{{.p}}" | r="a" [1m]))',
+    ]) {
+      expect(plan(q), q).toBeUndefined();
+    }
+  });
+
   it("groups by the stream for a derived service_name, unless a stage sets, renames or removes it", () => {
     const rules = { serviceNameLabels: ["service", "app"], discoverLogLevels: false };
     const p = plan('sum by (service_name, job) (count_over_time({app="x"} | logfmt [1m]))', rules)!;
