@@ -201,6 +201,9 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (m) (bytes_over_time({app="worker"} | logfmt | label_format m="{{.job}}-{{.nope}}" [5m]))',
       // A template setting a stream label's name.
       'sum by (app) (count_over_time({app="checkout"} | json | label_format app="{{.method}}" [5m]))',
+      // A line filter on a line of several labels: the Worker filters each group's rendered line.
+      'sum by (level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{.msg}}" |= "order" [5m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{.msg}} by {{.caller}}" |~ "(?i)order.* by " !~ "retry" [5m]))',
       // A templated label filtered: the Worker filters each group's rendered value.
       'sum by (route) (count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route="GET /api/v1/cart" [5m]))',
       'sum(count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route=~"GET /api.*" or route="POST /healthz" [5m]))',
@@ -226,9 +229,9 @@ describe("stages that change nothing counted (compat data)", () => {
       // Templates that could fail.
       'sum by (job) (count_over_time({app="worker"} | logfmt | line_format "{{ .job | urldecode }}" [5m]))',
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format x="{{ div 1 .attempt }}" [5m]))',
-      // A line filter on a line of two labels, or on a line of bytes added up.
-      'sum by (level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{.msg}}" |= "order" [5m]))',
+      // A line filter on a line of bytes added up, or on a line a template reading the line makes.
       'sum by (level) (bytes_over_time({app="checkout"} | json | line_format "{{.msg}}" |= "order" [5m]))',
+      'sum by (level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{__line__}}" |= "order" [5m]))',
       // Before the parser, decolorize changes what it reads.
       'sum by (level) (count_over_time({app="auth"} | decolorize | logfmt [5m]))',
     ]);
@@ -321,6 +324,8 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
       `sum by (g, num) (rate(${sel} | ${parser} | label_format g="{{.g | ToUpper}}{{.none}}" [30s]))`,
       `sum by (num) (count_over_time(${sel} | ${parser} | label_format t="{{.g}}/{{.num}}" | t=~"a/.*|bb/1.*" [1m]))`,
       `sum(count_over_time(${sel} | ${parser} | label_format t="{{.g | ToUpper}}" | t!="A" | num >= 0 [1m]))`,
+      `sum by (g) (count_over_time(${sel} | ${parser} | line_format "{{.g}}: {{ .msg }}" |~ "^a: |: $" [1m]))`,
+      `sum(count_over_time(${sel} | ${parser} | line_format "{{.msg}}\\n{{.g | ToUpper}}" != "probe" |= "\\nA" [1m]))`,
     ]);
   };
 
