@@ -24,6 +24,8 @@ import type { ScanStats } from "./logs";
 import type { LabelFilterExpr } from "../logql/ast";
 import { stringMatcher } from "../engine/pipeline/labelfilter";
 import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
+import { templateRenderer } from "./parser-pushdown";
+import { keepLabels } from "../engine/metric/labels";
 import { groupFilter, MAX_READ_BACK_GROUPS, type ReadBackCounts } from "./guarded-rows";
 
 export async function runLevelPlan(
@@ -45,6 +47,14 @@ export async function runLevelPlan(
     throw err;
   }
   const keeps = plan.levelFilters.map(levelPredicate);
+  // With templates, the groups' labels are what they read: rendered, filtered, then the answer's kept.
+  const seriesLabels = plan.seriesLabels;
+  const render = seriesLabels && templateRenderer(plan.templates ?? [], plan.templateFilters ?? []);
+  const answerLabels = (labels: Labels): Labels | null => {
+    if (!render) return labels;
+    const all = render(labels);
+    return all && keepLabels(all, seriesLabels);
+  };
   const { table, ranks, rankEnds } = rows;
   // Each group of inputs is read once: its series (undefined: filtered out; "read back": its rows
   // are read back), or "declined".
@@ -74,11 +84,13 @@ export async function runLevelPlan(
         unsettled.push(groupFilter(row, plan.groupBy));
         g = "read back";
       } else if (keeps.every((keep) => keep(level))) {
-        const labels = groupLabelsOf(row, labelFields, plan.labels, plan.setEmpty);
-        if (plan.byLevel) labels[DETECTED_LEVEL] = level;
-        const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-        g = groups.get(id);
-        if (!g) groups.set(id, (g = { labels, ranks: [], values: [] }));
+        const labels = answerLabels(groupLabelsOf(row, labelFields, plan.labels, plan.setEmpty));
+        if (labels) {
+          if (plan.byLevel) labels[DETECTED_LEVEL] = level;
+          const id = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+          g = groups.get(id);
+          if (!g) groups.set(id, (g = { labels, ranks: [], values: [] }));
+        } else g = null;
       } else g = null;
       byGroup[gi] = g;
     }

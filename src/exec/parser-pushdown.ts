@@ -8,7 +8,7 @@
 import { PointLimitError } from "../engine/metric/errors";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
-import type { ParserBucketPlan } from "../plan/parser-pushdown";
+import type { LabelTemplate, ParserBucketPlan } from "../plan/parser-pushdown";
 import { SERVICE_NAME, withServiceName } from "../engine/derived-fields";
 import { parseStreamLabels } from "../origin/rows";
 import { keepLabels, labelsKey } from "../engine/metric/labels";
@@ -85,13 +85,11 @@ export async function runParserPlan(
  * local pipeline keeps it).
  */
 function seriesLabelsOf(plan: ParserBucketPlan, seriesLabels: readonly string[]) {
-  const compiled = (plan.templates ?? []).map((t) => ({ label: t.label, tmpl: compileTemplate(t.template, "label") }));
-  const filters = (plan.templateFilters ?? []).map(compileStringFilter);
+  const rendered = templateRenderer(plan.templates ?? [], plan.templateFilters ?? []);
   const serviceLabels = plan.streamService;
   return (inputs: Labels): Labels | null => {
-    const all: Labels = { ...inputs };
-    for (const { label, tmpl } of compiled) all[label] = tmpl.execute({ labels: inputs, line: "", ts: 0n });
-    if (!filters.every((keeps) => keeps(all))) return null;
+    const all = rendered(inputs);
+    if (!all) return null;
     if (serviceLabels) {
       const stream = withServiceName(parseStreamLabels(inputs[STREAM] ?? "{}"), serviceLabels);
       const service = stream[SERVICE_NAME];
@@ -102,6 +100,23 @@ function seriesLabelsOf(plan: ParserBucketPlan, seriesLabels: readonly string[])
 }
 
 const STREAM = "_stream";
+
+/**
+ * A group's labels with each template's label rendered from them as Loki's `label_format` does (a
+ * missing label reading as ""), or null where a filter on the rendered labels refuses them.
+ */
+export function templateRenderer(
+  templates: readonly LabelTemplate[],
+  filters: readonly LabelFilterExpr[],
+): (inputs: Labels) => Labels | null {
+  const compiled = templates.map((t) => ({ label: t.label, tmpl: compileTemplate(t.template, "label") }));
+  const keeps = filters.map(compileStringFilter);
+  return (inputs) => {
+    const all: Labels = { ...inputs };
+    for (const { label, tmpl } of compiled) all[label] = tmpl.execute({ labels: inputs, line: "", ts: 0n });
+    return keeps.every((keep) => keep(all)) ? all : null;
+  };
+}
 
 /** A filter of string filters (ParsedCounting.templateFilters) over a group's labels, a missing one reading as "". */
 function compileStringFilter(f: LabelFilterExpr): (labels: Labels) => boolean {

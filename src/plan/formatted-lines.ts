@@ -16,10 +16,8 @@ const LABEL_LINE = /^\{\{(?:- )? *\.([A-Za-z_][A-Za-z0-9_]*) *(?: -)?\}\}$/;
  */
 const FORMATTED_LINE = "__formatted_line_";
 
-/** Whether `name` is a label standing for a formatted line. */
-function isFormattedLine(name: string): boolean {
-  return name.startsWith(FORMATTED_LINE);
-}
+/** The line is the last `line_format`'s, rendered into a label of its own when a filter reads it. */
+const RENDERED = "\u0000rendered";
 
 /**
  * The stages with each line filter after a `line_format` read as the label filter it is:
@@ -27,36 +25,52 @@ function isFormattedLine(name: string): boolean {
  *   (Loki's `missingkey=zero` makes a missing label ""), so it holds a string exactly when the
  *   value matches `.*string.*` (the guard sends rows whose relevant values hold a control
  *   character, a newline among them, to the Worker, so `.` needs no flag);
- * - after any other template, `|=`, `!=`, `|~` and `!~` of strings and regexes: the template is
- *   written as a `label_format` of a label standing for the line (FORMATTED_LINE) and each filter
- *   as a string filter on it, which a push-down that renders templates from the labels they read
- *   (ParsedCounting.templateFilters) applies to each group's rendered line. A template it cannot
- *   render (one reading the line or the time, or one that may fail) declines it there.
- * Undefined for other line filters after a `line_format` or `decolorize`, which read a line the
- * origin does not have.
+ * - otherwise, `|=`, `!=`, `|~` and `!~` of strings and regexes: the template is written as a
+ *   `label_format` of a label standing for the line (FORMATTED_LINE), where the `line_format`
+ *   stands, and each filter as a string filter on it, which a push-down that renders templates from
+ *   the labels they read (ParsedCounting.templateFilters) applies to each group's rendered line.
+ *   A template it cannot render (one reading the line or the time, or one that may fail) declines
+ *   it there.
+ * Undefined for other line filters, and for any after a `decolorize` that follows a `line_format`:
+ * they read a line the origin does not have.
  */
 export function formattedLineFilters(stages: readonly PipelineStage[]): PipelineStage[] | undefined {
   // A query naming such a label itself (in a filter, a template, a drop…) reads another label.
   if (JSON.stringify(stages).includes(FORMATTED_LINE)) return undefined;
   const out: PipelineStage[] = [];
-  // The label the line now is, "" for a line no longer the stored one nor a label's value.
+  // The label the line now is, RENDERED for the last `line_format`'s line, "" for a line the
+  // origin cannot have (decolorized after a `line_format`), undefined for the stored line.
   let line: string | undefined;
+  // The last `line_format`: its template, where it stands in `out`, and the label standing for
+  // its line once written.
+  let format: { template: string; at: number; label?: string } | undefined;
   let formatted = 0;
+  /** The label standing for the last `line_format`'s line, written before it on first use. */
+  const formattedLine = (): string => {
+    if (!format!.label) {
+      format!.label = `${FORMATTED_LINE}${formatted++}`;
+      const op = { dst: format!.label, src: format!.template, isTemplate: true };
+      out.splice(format!.at, 0, { kind: "LabelFormat", ops: [op] });
+    }
+    return format!.label;
+  };
   for (const stage of stages) {
     if (stage.kind === "LineFormat") {
-      line = LABEL_LINE.exec(stage.template)?.[1];
-      if (line === undefined) {
-        line = `${FORMATTED_LINE}${formatted++}`;
-        out.push({ kind: "LabelFormat", ops: [{ dst: line, src: stage.template, isTemplate: true }] });
-      }
+      format = { template: stage.template, at: out.length };
+      line = LABEL_LINE.exec(stage.template)?.[1] ?? RENDERED;
     } else if (stage.kind === "Decolorize") line = "";
-    else if (stage.kind !== "LineFilter") line = line === undefined ? undefined : "";
+    // Other stages leave the line as it is, but may change the label it was made of.
+    else if (stage.kind !== "LineFilter" && line !== undefined && line !== "") line = RENDERED;
     if (stage.kind !== "LineFilter" || line === undefined) {
       out.push(stage);
       continue;
     }
     const filter =
-      line === "" ? undefined : isFormattedLine(line) ? lineFilter(line, stage) : containsFilter(line, stage);
+      line === ""
+        ? undefined
+        : line === RENDERED
+          ? lineFilter(formattedLine(), stage)
+          : (containsFilter(line, stage) ?? lineFilter(formattedLine(), stage));
     if (!filter) return undefined;
     out.push({ kind: "LabelFilter", filter });
   }

@@ -74,6 +74,7 @@ import {
   pushableName,
   SET_EMPTY,
   writesLabel,
+  type LabelTemplate,
   type ParsedCounting,
 } from "./parser-pushdown";
 import { extractionGrouping, parserHints, type ParserHints } from "../engine/pipeline/parser-hints";
@@ -118,6 +119,14 @@ export interface LevelBucketPlan extends BucketGrid {
   byLevel: boolean;
   /** Label filters on `detected_level` alone, applied to each group's level, in order. */
   levelFilters: LabelFilterExpr[];
+  /**
+   * Labels `label_format` templates set (or a line `line_format` made, plan/formatted-lines.ts),
+   * grouped by what they read (`labels` holds those in their place): the Worker renders each
+   * group's, applies `templateFilters` to them, and keeps the answer's labels, `seriesLabels`.
+   */
+  templates?: LabelTemplate[];
+  templateFilters?: LabelFilterExpr[];
+  seriesLabels?: string[];
   value: "count" | "bytes";
   perSeconds: number;
 }
@@ -324,8 +333,16 @@ export function planLevelPushdown(
   if (!buckets) return undefined;
 
   const setEmpty = new Set(parsed?.setEmpty ?? []);
+  // Grouped by what the templates read in place of what they set; the Worker renders and filters
+  // each group (ParsedCounting.templates, templateFilters).
+  const templates = parsed?.templates ?? [];
+  const templated = new Set(templates.map((t) => t.label));
+  const rendered = templates.length > 0 || parsed?.templateFilters !== undefined;
+  const grouped = rendered
+    ? [...new Set([...labels.filter((name) => !templated.has(name)), ...templates.flatMap((t) => t.inputs)])]
+    : labels;
   const labelFields = parsed
-    ? labels.map((name) => (setEmpty.has(name) ? emptyGroupField(name) : parsedValueField(name)))
+    ? grouped.map((name) => (setEmpty.has(name) ? emptyGroupField(name) : parsedValueField(name)))
     : labels;
   // With the level removed by a `keep`, the groups are the labels' alone: no input of the level is read.
   const levelFields = readsLevel ? [...LEVEL_LABEL_INPUTS, ...Object.values(INPUT)] : [];
@@ -361,8 +378,9 @@ export function planLevelPushdown(
     ...(labels.length > 0 &&
       levelFilters.length === 0 &&
       !counting && { groups: { rows: `${plan.logsql}${buckets.inWindows}`, fields: labels } }),
-    labels,
+    labels: grouped,
     ...(parsed && { labelFields }),
+    ...(rendered && { templates, templateFilters: parsed?.templateFilters ?? [], seriesLabels: labels }),
     ...(counting && { guarded: true }),
     readBack: {
       rows: [rows, ...back, ...tail].join(" | "),
@@ -426,7 +444,7 @@ function parsedLevelRows(
   const reshaping = total === "bytes" ? "labels" : "line";
   const counted = reshaping === "line" ? formattedLineFilters(stages) : stages;
   if (!counted) return undefined;
-  const counting = parsedCounting(counted, labels, usable, { reshaping, emptyGroups: true });
+  const counting = parsedCounting(counted, labels, usable, { reshaping, emptyGroups: true, templates: true });
   const mention = parsedKeyMention(counted, DETECTED_LEVEL);
   if (!counting || mention === undefined) return undefined;
   return { counting: { ...counting, bad: `${counting.bad} or ${mention}` } };

@@ -34,6 +34,11 @@ const VOLUMES = [
   'sum by (app, detected_level) (rate({namespace="prod"} | keep app, namespace [5m]))',
   'sum by (level, detected_level) (count_over_time({app="checkout"} | unpack | drop __error__ [1m]))',
   'sum by (detected_level) (count_over_time({service_name="worker"} | unpack | drop __error__, __error_details__ [1m]))',
+  // Templates: grouped by what they read, rendered and filtered by the Worker.
+  'sum by (detected_level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{.path}}" |= "GET /" [1m]))',
+  'sum by (level, detected_level) (count_over_time({app="worker"} | logfmt | line_format "{{.msg}} by {{.caller}}" |~ "(?i)order.* by " | drop __error__ [1m]))',
+  'sum by (route, detected_level) (count_over_time({app="checkout"} | json | label_format route="{{.method | ToLower}} {{.path}}" [1m]))',
+  'sum by (detected_level) (count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route=~"GET /api.*" [1m]))',
 ];
 
 describe("level push-down behind more stages (compat data, 6 h)", () => {
@@ -78,11 +83,11 @@ describe("level push-down behind more stages (compat data, 6 h)", () => {
 
   it("keeps local what it cannot push, with the same answer", async () => {
     for (const query of [
-      // A label_format writes a grouped label; a template whose function may fail; a line filter
-      // on a line made of more than one label.
-      'sum by (level, detected_level) (count_over_time({app="checkout"} | json | label_format level="{{.method}}" [1m]))',
+      // A label_format writes a grouped label from one another stage changes; a template whose
+      // function may fail; a line filter on a line a template reading the line makes.
+      'sum by (level, detected_level) (count_over_time({app="checkout"} | json | label_format level="{{.method}}" | label_format method=path [1m]))',
       'sum by (detected_level) (count_over_time({app="checkout"} | json | line_format "{{ .status | duration }}" | drop __error__ [1m]))',
-      'sum by (detected_level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{.path}}" |= "GET /" [1m]))',
+      'sum by (detected_level) (count_over_time({app="checkout"} | json | line_format "{{.method}} {{__line__}}" |= "GET /" [1m]))',
     ]) {
       const { pushed } = await both(query, range);
       expect(pushed.linesScanned, query).not.toBe(0);
@@ -357,6 +362,15 @@ describe("generated lines (property, real VictoriaLogs)", () => {
         [`sum by (level, detected_level) (count_over_time(${sel} | unpack [1m]))`, "json"],
         // A label `| json name="…"` sets to "" where the key is missing: a series of its own.
         [`sum by (m, detected_level) (count_over_time(${sel} | json m="method" | drop __error__ [1m]))`, "json"],
+        // Templates of several labels, rendered and filtered by the Worker per group.
+        [
+          `sum by (detected_level) (count_over_time(${sel} | json | line_format "{{.method}} {{.status}}" |~ "^G.* 2" | drop __error__ [1m]))`,
+          "json",
+        ],
+        [
+          `sum by (r, detected_level) (count_over_time(${sel} | logfmt | label_format r="{{.msg | ToUpper}}-{{.job}}" | r!="-" [1m]))`,
+          "logfmt",
+        ],
       ];
       for (const [query, kind] of queries) {
         const { pushed } = await both(query, range, TENANT);
@@ -367,7 +381,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
         else if (set.plain === "") pushedMixed++;
       }
     }
-    expect(pushedAsRequired).toBe(6 * 8 + 6 * 5);
+    expect(pushedAsRequired).toBe(6 * 9 + 6 * 6);
     // The mixed sets reach the guards: some answers fell back to rows, others were compared pushed.
     console.info(`mixed sets: ${pushedMixed} answers pushed, ${fellBack} fell back`);
     expect(fellBack).toBeGreaterThan(0);

@@ -33,10 +33,29 @@ describe("formattedLineFilters", () => {
     ]);
   });
 
+  it("renders a line of one label too where the label may have changed, or for a regex", () => {
+    const stages = formattedLineFilters(stagesOf('| line_format "{{.msg}}" |= "a" | label_format msg=b |~ "c"'))!;
+    expect(stages.map((s) => s.kind)).toEqual([
+      "LabelFormat",
+      "LineFormat",
+      "LabelFilter",
+      "LabelFormat",
+      "LabelFilter",
+    ]);
+    expect(stages[2]).toEqual({
+      kind: "LabelFilter",
+      filter: { type: "string", name: "msg", op: "=~", value: ".*(?:a).*" },
+    });
+    expect(stages[4]).toEqual({
+      kind: "LabelFilter",
+      filter: { type: "string", name: "__formatted_line_0", op: "=~", value: "(?s:.*)(?:(?:c))(?s:.*)" },
+    });
+  });
+
   it("keeps line filters it cannot read as labels out", () => {
     for (const pipeline of [
       '| decolorize |= "a"',
-      '| line_format "{{.msg}}" |~ "a"',
+      '| line_format "{{.msg}}" | decolorize |= "a"',
       '| line_format "{{.a}} {{.b}}" |> "<_> x"',
       '| line_format "{{.a}} {{.b}}" |= ip("10.0.0.1")',
       // A label of the name it would write, read by the query itself.

@@ -135,6 +135,23 @@ describe("planLevelPushdown", () => {
     }
   });
 
+  it("renders and filters a formatted line per group where a line filter reads more than one label's value", () => {
+    for (const q of [
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" | a="b" |= "x" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" |~ "x" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}-{{.b}}" != "x" [1m]))',
+    ]) {
+      const p = plan(q)!;
+      expect(p, q).toBeDefined();
+      expect(
+        p.templates?.map((t) => t.label),
+        q,
+      ).toEqual(["__formatted_line_0"]);
+      expect(p.templateFilters, q).toHaveLength(1);
+      expect(p.seriesLabels, q).toEqual([]);
+    }
+  });
+
   it("declines what it cannot count per group", () => {
     const declined = [
       'sum by (level) (count_over_time({app="x"}[1m]))', // no detected_level: pushed whole elsewhere
@@ -145,9 +162,7 @@ describe("planLevelPushdown", () => {
       'sum by (detected_level) (count_over_time({app="x"} | json | keep a | detected_level="error" [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | json | keep a, detected_level="x" [1m]))',
       'sum by (a, detected_level) (count_over_time({app="x"} | json | keep b | label_format a="{{.b}}" [1m]))',
-      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}} {{.b}}" |= "x" [1m]))',
-      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" | a="b" |= "x" [1m]))',
-      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}}" |~ "x" [1m]))',
+      'sum by (detected_level) (count_over_time({app="x"} | json | line_format "{{.a}} {{__line__}}" |= "x" [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | json | label_format detected_level=a [1m]))',
       'sum by (a, detected_level) (count_over_time({app="x"} | regexp "(?P<a>.)" [1m]))',
       'sum by (detected_level) (count_over_time({app="x"} | regexp "(?P<detected_level>.)" [1m]))',
