@@ -45,6 +45,7 @@ import { runLevelPlan } from "./level-pushdown";
 import type { LevelBucketPlan } from "../plan/level-pushdown";
 import { runSeriesPlan } from "./series-pushdown";
 import { cheaperEquivalent } from "../plan/series-set";
+import { compareLabels } from "../engine/metric/labels";
 import type { SeriesBucketPlan } from "../plan/series-pushdown";
 import { type ProjectionGuard, projectedRangeSamples } from "./unwrap-projection";
 import {
@@ -265,7 +266,7 @@ class MetricRun {
         if (!plan) return undefined;
         let asked = parts.get(part);
         if (!asked) {
-          parts.set(part, (asked = this.runPart(plan, grid)));
+          parts.set(part, (asked = this.runPart(plan, grid).then(inLabelOrder)));
           // A failure is not an answer to keep: the next evaluation asks again.
           asked.catch(() => parts.delete(part));
         }
@@ -530,4 +531,15 @@ function runsAsCut<P extends object>(plan: P): P {
   // since the groups were asked declines the cut instead.
   const { streams: _streams, guarded: _guarded, ...rest } = plan as P & { streams?: unknown; guarded?: unknown };
   return rest as P;
+}
+
+/**
+ * A part's series in label order. The origin's groups come in no fixed order (chunks are read in
+ * parallel), and where values tie the evaluator keeps the earlier series (`topk`'s choice among
+ * equal values, which series a limit meets first): in one order, the same data gives the same
+ * answer on every request, and the cache never holds one of several.
+ */
+function inLabelOrder(outcome: PartOutcome): PartOutcome {
+  if (outcome.outcome === "answered") outcome.series.sort((a, b) => compareLabels(a.labels, b.labels));
+  return outcome;
 }

@@ -187,6 +187,29 @@ describe("detected_level splits the series an outer aggregation sees", () => {
   });
 });
 
+describe("ties among the origin's groups", () => {
+  const TENANT = { "X-Scope-OrgID": "36:3" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+
+  beforeAll(async () => {
+    // Six pods with one line each at the same second, pushed in reverse order of their names.
+    const streams = ["p6", "p5", "p4", "p3", "p2", "p1"].map((pod) => ({
+      stream: { app: "tie", pod },
+      values: [[String(base + 10_000_000_000n), "level=info same"]],
+    }));
+    await pushCounted("36:3", "tie", streams, DATA_START);
+  });
+
+  it("are broken in label order, the same on every request", async () => {
+    const query = 'topk(2, sum by (pod) (count_over_time({app="tie"}[1m])))';
+    for (let i = 0; i < 3; i++) {
+      const answer = await askMetric(query, { time: String(DATA_START + 60) }, true, TENANT);
+      expect(answer.linesScanned, `${query} was not pushed down`).toBe(0);
+      expect([...answer.series.keys()], query).toEqual(['[["pod","p1"]]', '[["pod","p2"]]']);
+    }
+  });
+});
+
 /** Streams with structured metadata and level-bearing lines, generated: pushed == local. */
 describe("generated streams (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "36:2" };
