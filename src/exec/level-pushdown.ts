@@ -22,10 +22,8 @@ import {
 import { PointLimitError } from "../engine/metric/errors";
 import type { ScanStats } from "./logs";
 import type { LabelFilterExpr } from "../logql/ast";
-import { stringMatcher } from "../engine/pipeline/labelfilter";
 import { bucketRows, groupLabelsOf, type GroupBuckets } from "./metric-pushdown";
-import { templateRenderer } from "./parser-pushdown";
-import { keepLabels } from "../engine/metric/labels";
+import { answerLabeller, compileStringFilter } from "./parser-pushdown";
 import { groupFilter, MAX_READ_BACK_GROUPS, type ReadBackCounts } from "./guarded-rows";
 
 export async function runLevelPlan(
@@ -48,13 +46,8 @@ export async function runLevelPlan(
   }
   const keeps = plan.levelFilters.map(levelPredicate);
   // With templates, the groups' labels are what they read: rendered, filtered, then the answer's kept.
-  const seriesLabels = plan.seriesLabels;
-  const render = seriesLabels && templateRenderer(plan.templates ?? [], plan.templateFilters ?? []);
-  const answerLabels = (labels: Labels): Labels | null => {
-    if (!render) return labels;
-    const all = render(labels);
-    return all && keepLabels(all, seriesLabels);
-  };
+  const render = plan.seriesLabels && answerLabeller(plan, plan.seriesLabels);
+  const answerLabels = (labels: Labels): Labels | null => (render ? render(labels) : labels);
   const { table, ranks, rankEnds } = rows;
   // Each group of inputs is read once: its series (undefined: filtered out; "read back": its rows
   // are read back), or "declined".
@@ -151,17 +144,6 @@ export function lineLevel(row: VLRow): string | undefined {
 
 /** A filter on `detected_level` alone (plan/level-pushdown.ts) as a test of a level, by Loki's matchers. */
 function levelPredicate(f: LabelFilterExpr): (level: string) => boolean {
-  switch (f.type) {
-    case "string":
-      return stringMatcher(f.op, f.value);
-    case "binary": {
-      const l = levelPredicate(f.left);
-      const r = levelPredicate(f.right);
-      return f.op === "and" ? (v) => l(v) && r(v) : (v) => l(v) || r(v);
-    }
-    case "paren":
-      return levelPredicate(f.expr);
-    default:
-      throw new Error(`not a level filter: ${f.type}`);
-  }
+  const keeps = compileStringFilter(f);
+  return (level) => keeps({ [DETECTED_LEVEL]: level });
 }

@@ -39,7 +39,7 @@ export async function runParserPlan(
     throw err;
   }
   const { table, ranks, rankEnds, keys, labels } = rows;
-  const render = plan.seriesLabels && seriesLabelsOf(plan, plan.seriesLabels);
+  const render = plan.seriesLabels && answerLabeller(plan, plan.seriesLabels);
   const value = plan.value === "count" ? 0 : 2;
   // null: a group the template filters refuse.
   const byGroup: (GroupBuckets | null | undefined)[] = [];
@@ -84,10 +84,13 @@ export async function runParserPlan(
  * stream as Loki's distributor does, then the answer's labels kept (a label set to "" too, as the
  * local pipeline keeps it).
  */
-function seriesLabelsOf(plan: ParserBucketPlan, seriesLabels: readonly string[]) {
+export function answerLabeller(
+  plan: Pick<ParserBucketPlan, "templates" | "templateFilters" | "streamService">,
+  seriesLabels: readonly string[],
+): (inputs: Labels) => Labels | null {
   const rendered = templateRenderer(plan.templates ?? [], plan.templateFilters ?? []);
   const serviceLabels = plan.streamService;
-  return (inputs: Labels): Labels | null => {
+  return (inputs) => {
     const all = rendered(inputs);
     if (!all) return null;
     if (serviceLabels) {
@@ -105,7 +108,7 @@ const STREAM = "_stream";
  * A group's labels with each template's label rendered from them as Loki's `label_format` does (a
  * missing label reading as ""), or null where a filter on the rendered labels refuses them.
  */
-export function templateRenderer(
+function templateRenderer(
   templates: readonly LabelTemplate[],
   filters: readonly LabelFilterExpr[],
 ): (inputs: Labels) => Labels | null {
@@ -119,7 +122,7 @@ export function templateRenderer(
 }
 
 /** A filter of string filters (ParsedCounting.templateFilters) over a group's labels, a missing one reading as "". */
-function compileStringFilter(f: LabelFilterExpr): (labels: Labels) => boolean {
+export function compileStringFilter(f: LabelFilterExpr): (labels: Labels) => boolean {
   switch (f.type) {
     case "string": {
       const matches = stringMatcher(f.op, f.value);

@@ -65,6 +65,7 @@ import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import {
   COUNTING_FIELDS,
   emptyGroupField,
+  inputsInPlace,
   guardedCounting,
   infallibleTemplate,
   logfmtParamsCounting,
@@ -336,11 +337,8 @@ export function planLevelPushdown(
   // Grouped by what the templates read in place of what they set; the Worker renders and filters
   // each group (ParsedCounting.templates, templateFilters).
   const templates = parsed?.templates ?? [];
-  const templated = new Set(templates.map((t) => t.label));
   const rendered = templates.length > 0 || parsed?.templateFilters !== undefined;
-  const grouped = rendered
-    ? [...new Set([...labels.filter((name) => !templated.has(name)), ...templates.flatMap((t) => t.inputs)])]
-    : labels;
+  const grouped = inputsInPlace(labels, templates);
   const labelFields = parsed
     ? grouped.map((name) => (setEmpty.has(name) ? emptyGroupField(name) : parsedValueField(name)))
     : labels;

@@ -285,8 +285,7 @@ export function planParserPushdown(
   const { pipes, counted, bad, templates = [], templateFilters } = parsedRows;
   const setEmpty = new Set(parsedRows.setEmpty ?? []);
   // Grouped by what the templates read in place of what they set (ParserBucketPlan.templates).
-  const templated = new Set(templates.map((t) => t.label));
-  const grouped = [...new Set([...groupBy.filter((n) => !templated.has(n)), ...templates.flatMap((t) => t.inputs)])];
+  const grouped = inputsInPlace(groupBy, templates);
   const fields = grouped.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
   if (streamService) {
     grouped.push(STREAM);
@@ -372,6 +371,12 @@ export interface ParsedCounting {
    * inputs like grouped labels), and a group they refuse has no sample.
    */
   templateFilters?: LabelFilterExpr[];
+}
+
+/** `labels` with each one a template sets replaced by the labels the template reads (each once). */
+export function inputsInPlace(labels: readonly string[], templates: readonly LabelTemplate[]): string[] {
+  const templated = new Set(templates.map((t) => t.label));
+  return [...new Set([...labels.filter((n) => !templated.has(n)), ...templates.flatMap((t) => t.inputs)])];
 }
 
 /** A grouped label set by an infallible `label_format` template from the labels it reads. */
@@ -505,7 +510,7 @@ export function parsedCounting(
   // Grafana's log volume ends every query): the filter keeps the lines not starting as an object,
   // and the guard has the object lines the origin's parser rejects.
   const single = singleParser(chain);
-  const errorsAtIp = single === "json" && errors === "dropped" && pipeline.errorsAtIp;
+  const errorsAtIp = single === "json" && errors === "dropped" && [...pipeline.seeErrors].some(hasIpFilter);
   const ipFilters = (f: LabelFilterExpr): IpFilters => {
     if (single === "logfmt" || (errors === "dropped" && !pipeline.seeErrors.has(f))) return true;
     if (single !== "json") return false;
@@ -884,8 +889,6 @@ interface ParsedPipeline {
   templateFilters: LabelFilterExpr[];
   /** The filters rows reach with JSON's parser error still on them (before any `drop __error__` or `__error__=""`). */
   seeErrors: Set<LabelFilterExpr>;
-  /** Whether an `ip()` filter is among them. */
-  errorsAtIp: boolean;
 }
 
 /**
@@ -1049,7 +1052,6 @@ function pipelineAfterParser(
   // A lone `| json` reads its lines wrapped (JSON_WRAPPER); `| json name="…"` errs only on what
   // JSON_EXPRESSION_REFUSED matches.
   if (errors !== "dropped" && singleParser(chain) !== "json" && typeof chain.json !== "object") return undefined;
-  const errorsAtIp = [...seeErrors].some(hasIpFilter);
   return {
     chain,
     errors,
@@ -1061,7 +1063,6 @@ function pipelineAfterParser(
     renamed,
     templateFilters,
     seeErrors,
-    errorsAtIp,
   };
 }
 
