@@ -64,6 +64,7 @@ import { compilePattern } from "../engine/pipeline/pattern";
 import { isNoErrorFilter } from "./unwrap-pushdown";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { guardedRows } from "./guarded-rows";
+import { typedGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
 
 const ERROR = "__error__";
 /** The row's own value of a relevant label, copied before the extraction may overwrite it. */
@@ -156,7 +157,7 @@ export function extractedCounting(
   if (!filtered) return undefined;
 
   if (read.some((n) => !usable(n))) return undefined;
-  const typed = new Map<string, Set<string>>();
+  const typed: TypedLabels = new Map();
   const names = new Set<string>([...groupBy, ...read]);
   const conditions: string[] = [];
   for (const f of filtered.filters) {
@@ -207,7 +208,7 @@ export interface ExtractedValues {
 export function extractedValues(
   parser: RegexpParserStage | PatternParserStage,
   relevant: readonly string[],
-  typed: ReadonlyMap<string, ReadonlySet<string>>,
+  typed: ReadonlyMap<string, TypedValues>,
   groupBy: readonly string[],
   restore = false,
 ): ExtractedValues | undefined {
@@ -263,7 +264,7 @@ export function extractedValues(
       if (typed.has(n) && set !== undefined) bad.push(`(${v}:"" ${set})`);
     }
     bad.push(`${v}:~${quote(String.raw`[\x00-\x1f]`)}`);
-    for (const shape of typed.get(n) ?? []) bad.push(`(${v}:* -${v}:~${quote(shape)})`);
+    bad.push(...typedGuardTerms(v, typed.get(n)));
   }
   return { pipes, bad: bad.join(" or "), grouped, added, restored };
 }

@@ -59,6 +59,7 @@ import { extractedValues } from "./extract-pushdown";
 import { hasIpFilter } from "./ip-filter";
 import { isNoErrorFilter, RepeatCounters } from "./unwrap-pushdown";
 import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
+import type { TypedLabels } from "./typed-values";
 
 /**
  * The log query's plan for reading its rows as they are (log queries, metrics evaluated in the
@@ -127,14 +128,14 @@ interface PushedFilters {
   conditions: string[];
   /** The labels they read, and the typed ones with the value shapes they need. */
   names: Set<string>;
-  typed: Map<string, Set<string>>;
+  typed: TypedLabels;
   /** Whether one of them is an ip() filter. */
   ip: boolean;
 }
 
 /** The label filters after the parser that can be pushed (module comment: which filters). */
 function pushedFilters(stages: readonly PipelineStage[], usable: (name: string) => boolean): PushedFilters {
-  const typed = new Map<string, Set<string>>();
+  const typed: TypedLabels = new Map();
   const names = new Set<string>();
   const conditions: string[] = [];
   const dropped = new Set<string>();

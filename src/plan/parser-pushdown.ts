@@ -126,6 +126,7 @@ import { extractionGrouping, parserHints, type ParserHints } from "../engine/pip
 import { guardedRows, type GuardedRows } from "./guarded-rows";
 import { formattedLineFilters } from "./formatted-lines";
 import { templateFieldNames } from "../engine/template";
+import { TypedValues, typedGuardTerms, typedLabel, type TypedLabels } from "./typed-values";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -177,14 +178,22 @@ const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
  * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
  * an integer and one unit Go's ParseDuration and VictoriaLogs both know (not `us`/`µs`, which
  * VictoriaLogs v1.121 does not read), at most 99999 so that the nanoseconds stay exact as floats and
- * within Go's int64; a byte count: a plain integer of at most 15 digits (below 2^53, exact as a float;
- * byte counts logged as numbers, `"bytes": 109918`, are the common case), or an integer of at most
- * 99999 with an upper-case unit VictoriaLogs knows (Loki's reading is case-insensitive, VictoriaLogs'
- * is not).
+ * within Go's int64; a duration with a fraction (`12.3ms`, `1.5s`, as Go's Duration.String() writes
+ * them), which both read within a nanosecond of each other: Go computes the fraction as
+ * fraction digits × (unit / 10^digits), exact where that quotient is an integer (at most 6 digits
+ * for `ms`, 9 for `s`, `m` and `h`), VictoriaLogs as a float decimal × unit truncated to an integer,
+ * within a third of a nanosecond of the exact value below 2^50 ns (at most 5 integer digits for
+ * `ms` and `s`, 4 for `m`, 2 for `h`), so one short of Go's at most: the filters' constants then
+ * guard the values read within a nanosecond of them (TypedValues.near); a byte count: a plain
+ * integer of at most 15 digits (below 2^53, exact as a float; byte counts logged as numbers,
+ * `"bytes": 109918`, are the common case), or an integer of at most 99999 with an upper-case unit
+ * VictoriaLogs knows (Loki's reading is case-insensitive, VictoriaLogs' is not).
  */
 const VALUE_SHAPES = {
   number: EXACT_NUMBER,
-  duration: "^(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)$",
+  duration:
+    "^(?:(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,6}ms|\\.[0-9]{1,9}s)" +
+    "|(0|[1-9][0-9]{0,3})\\.[0-9]{1,9}m|(0|[1-9][0-9]?)\\.[0-9]{1,9}h)$",
   bytes: "^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB))$",
 } as const;
 
@@ -451,7 +460,7 @@ export const GUARD_ROW_FILTER = `${GUARD_ROW}:=1`;
  * unwrap push-down (plan/unwrap-pushdown.ts): a filtered label is relevant as a grouped one is.
  */
 export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, shapes = new Map(), filters) => {
-  const typed = new Map([...shapes].map(([n, s]) => [n, new Set(s)]));
+  const typed: TypedLabels = new Map([...shapes].map(([n, s]) => [n, TypedValues.of(s)]));
   const names = new Set(labels);
   const usable = pushableName(filters?.derived);
   const conditions: string[] = [];
@@ -499,7 +508,7 @@ export function parsedCounting(
   const ownInputs = new Set(templates.flatMap((t) => t.inputs.filter((n) => n === t.label)));
   groupBy = groupBy.filter((n) => !templated.has(n));
 
-  const typed = new Map<string, Set<string>>();
+  const typed: TypedLabels = new Map();
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
   // ip() filters keep every row carrying an error: only after a parser that sets none (`| logfmt`
@@ -806,7 +815,7 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
 export function chainGuard(
   chain: ParserChain,
   relevant: readonly string[],
-  typed: ReadonlyMap<string, ReadonlySet<string>>,
+  typed: ReadonlyMap<string, TypedValues>,
   repeats: RepeatCounters,
 ): string {
   // A logfmt reading (any line) unescapes otherwise: every escape stays unsure there.
@@ -862,7 +871,7 @@ export function chainGuard(
       );
     }
     terms.push(`${v}:~${quote(String.raw`[\x00-\x1f]`)}`);
-    for (const shape of typed.get(n) ?? []) terms.push(`(${v}:* -${v}:~${quote(shape)})`);
+    terms.push(...typedGuardTerms(v, typed.get(n)));
   }
   return terms.join(" or ");
 }
@@ -1117,7 +1126,7 @@ export type IpFilters = boolean | { orErrors: string };
  */
 export function filterLogsQL(
   f: LabelFilterExpr,
-  typed: Map<string, Set<string>>,
+  typed: TypedLabels,
   names: Set<string>,
   usable: (name: string) => boolean,
   ip: IpFilters = false,
@@ -1128,7 +1137,7 @@ export function filterLogsQL(
       const condition = ipFilterLogsQL(value(f.name), f.op, f.cidr);
       if (condition === undefined) return undefined;
       names.add(f.name);
-      typed.set(f.name, (typed.get(f.name) ?? new Set()).add(CANONICAL_IPV4));
+      typedLabel(typed, f.name).shapes.add(CANONICAL_IPV4);
       return ip === true ? condition : `(${condition} or ${ip.orErrors})`;
     }
     case "string": {
@@ -1145,8 +1154,9 @@ export function filterLogsQL(
       const limit = f.type === "number" ? MAX_INTEGER : Number.MAX_SAFE_INTEGER;
       if (integer ? Math.abs(f.value) > limit : f.type !== "number" || !FRACTION.test(`${f.value}`)) return undefined;
       names.add(f.name);
-      const shapes = typed.get(f.name) ?? new Set();
-      typed.set(f.name, shapes.add(VALUE_SHAPES[f.type]));
+      const values = typedLabel(typed, f.name);
+      values.shapes.add(VALUE_SHAPES[f.type]);
+      if (f.type === "duration") values.near.add(f.value);
       // VictoriaLogs compares a duration in ns and a byte size in bytes with a plain number.
       const n = `${f.value}`;
       // Equal as decimals (module comment): an integer VictoriaLogs reads exactly, a fraction by
@@ -1185,7 +1195,7 @@ export function filterLogsQL(
 export function guard(
   parser: Parser,
   relevant: readonly string[],
-  typed: ReadonlyMap<string, ReadonlySet<string>>,
+  typed: ReadonlyMap<string, TypedValues>,
   repeats: RepeatCounters,
   wrapped = false,
 ): string {
@@ -1214,7 +1224,7 @@ export function guard(
       `(${b}:"" ${p}:~${quote(badValue)})`,
       `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
     );
-    for (const shape of typed.get(n) ?? []) terms.push(`(${v}:* -${v}:~${quote(shape)})`);
+    terms.push(...typedGuardTerms(v, typed.get(n)));
   }
   return terms.join(" or ");
 }
@@ -1483,7 +1493,7 @@ export function logfmtParamsCounting(
       if (!isNoErrorFilter(stage.filter)) filters.push(stage.filter);
     } else return undefined;
   }
-  const typed = new Map<string, Set<string>>();
+  const typed: TypedLabels = new Map();
   const names = new Set<string>(groupBy);
   const conditions: string[] = [];
   for (const f of filters) {
@@ -1534,7 +1544,7 @@ export function logfmtParamsCounting(
   }
   for (const n of relevant) {
     terms.push(`${value(n)}:~${quote(CONTROL)}`);
-    for (const shape of typed.get(n) ?? []) terms.push(`(${value(n)}:* -${value(n)}:~${quote(shape)})`);
+    terms.push(...typedGuardTerms(value(n), typed.get(n)));
   }
 
   // The row's own values are copied before the unpack (parsedValuePipes says why).

@@ -104,9 +104,17 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     fc.integer({ min: -20, max: 20 }).map(String),
     fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: 0, max: 99 })).map(([i, f]) => `${i}.${f}`),
   );
-  const dur = fc
-    .tuple(fc.integer({ min: 0, max: 120 }), fc.constantFrom("ns", "ms", "s", "m", "h"))
-    .map(([n, u]) => `${n}${u}`);
+  const dur = fc.oneof(
+    fc.tuple(fc.integer({ min: 0, max: 120 }), fc.constantFrom("ns", "ms", "s", "m", "h")).map(([n, u]) => `${n}${u}`),
+    // As Go's Duration.String() writes them; never within a nanosecond of a shape's constant.
+    fc
+      .tuple(
+        fc.integer({ min: 10, max: 99 }),
+        fc.integer({ min: 1, max: 999_999 }).filter((f) => f % 10 !== 0),
+        fc.constantFrom("ms", "s", "m", "h"),
+      )
+      .map(([n, f, u]) => `${n}.${f}${u}`),
+  );
   const size = fc.oneof(
     fc
       .tuple(fc.integer({ min: 0, max: 5000 }), fc.constantFrom("", "B", "KB", "MB", "KiB", "MiB"))
@@ -166,6 +174,14 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"g": "a", "dur": "50us", "size": "1 KB"}',
     '{"g": "a", "dur": "1h30m", "size": "1TB"}',
     '{"g": "a", "dur": "-5ms", "size": "-1"}',
+    // VictoriaLogs reads these a nanosecond short of Go (8199999 ns), `>= 8.2ms` on the edge.
+    '{"g": "a", "dur": "8.2ms", "num": 1}',
+    '{"g": "b", "dur": "0.0082s", "num": 1}',
+    '{"g": "a", "dur": "8.20ms", "num": 2}',
+    // Fractions finer than Go's nanoseconds, or than its exact unit quotient; a fraction of days.
+    '{"g": "a", "dur": "8.2000001ms", "num": 1}',
+    '{"g": "a", "dur": "0.0000000082h", "num": 1}',
+    '{"g": "a", "dur": "50.5d", "num": 1}',
     '{"g": "a", "dur": "3000000h", "size": "99999999GiB"}',
     '{"g": "a", "size": "1234567890123456"}',
     '{"g": "a", "size": 999999999999999}',
@@ -253,6 +269,10 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     "g=a dur=1h30m size=1TB",
     "g=a dur=0 size=0",
     "g=a dur=1d size=5EB",
+    "g=a dur=8.2ms num=1",
+    "g=b dur=0.0082s num=2",
+    "g=a dur=12.3456789ms num=3",
+    "g=a dur=1.5.5s num=3",
   ];
 
   type Kind = "json" | "logfmt";
@@ -321,6 +341,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       `sum by (set) (count_over_time(${sel} | ${parser} | num == 3, g="a" [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | __error__="" [40s]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | dur > 50ms [1m]))`,
+      `sum by (g) (count_over_time(${sel} | ${parser} | dur >= 8.2ms [1m]))`,
       `sum(count_over_time(${sel} | ${parser} | size <= 2KiB or dur == 3s [30s]))`,
     ];
   };
