@@ -7,7 +7,11 @@
  * every line with an escape as unsure sent such a service's panels back to row-by-row evaluation.
  *
  * In a value both sides decode an escape to the same character, except:
- * - a surrogate (`\uD800`–`\uDFFF`, alone or paired), which the two decoders handle differently;
+ * - a surrogate (`\uD800`–`\uDFFF`) not in a pair of a high one and a low one: Loki rejects it (a
+ *   bad escape), VictoriaLogs writes U+FFFD or keeps the escape's text. A pair (Python's way of
+ *   writing an emoji) decodes to the same character on both sides. Where a backslash comes before
+ *   a surrogate's (`\\uD83D`, an escaped backslash and text) the line is unsure as a whole:
+ *   telling escaped backslashes apart is not worth its regex;
  * - U+FFFD, which Loki removes from a value (a raw one too);
  * - a control character (`\u0000`–`\u001F`), which the guards read as a character of the value.
  * - a `\u` without four hex digits, which Loki reads as a bad escape (the value empty, the key an
@@ -19,14 +23,6 @@
  */
 import { quote } from "./logsql";
 
-/** Cheap: any `\u` or U+FFFD. Precise: one of the cases above. */
-const GATE = String.raw`\\u|\x{FFFD}`;
-const PRECISE = [
-  String.raw`\x{FFFD}`,
-  String.raw`\\u(?:00[01]|[dD][89a-fA-F]|[fF][fF][fF][dD])`,
-  String.raw`\\u[0-9a-fA-F]{0,3}(?:[^0-9a-fA-F\x{212A}]|$)`,
-  String.raw`\\u[0-9a-fA-F]{4}(?:[^"\\\x{212A}]|\\.)*"\s*:`,
-].join("|");
 /**
  * The negated classes leave out U+212A (Kelvin sign): a negated class that case folding maps into
  * itself costs VictoriaLogs (v1.121) 10 to 30 ms of CPU per query to print while it simplifies the
@@ -34,8 +30,31 @@ const PRECISE = [
  */
 const KELVIN = String.raw`\x{212A}`;
 
+/** Cheap: any `\u` or U+FFFD. Precise: one of the cases above but surrogates. */
+const GATE = String.raw`\\u|\x{FFFD}`;
+const PRECISE = [
+  String.raw`\x{FFFD}`,
+  String.raw`\\u(?:00[01]|[fF][fF][fF][dD])`,
+  String.raw`\\u[0-9a-fA-F]{0,3}(?:[^0-9a-fA-F\x{212A}]|$)`,
+  String.raw`\\u[0-9a-fA-F]{4}(?:[^"\\\x{212A}]|\\.)*"\s*:`,
+].join("|");
+
+/** Cheap: any surrogate's escape. Precise: one not in a pair, or after a backslash. */
+const SURROGATE = String.raw`\\u[dD][89a-fA-F]`;
+const HIGH = String.raw`\\u[dD][89abAB][0-9a-fA-F]{2}`;
+const LOW = String.raw`\\u[dD][c-fC-F]`;
+const LONE_SURROGATE = [
+  String.raw`\\\\u[dD]`,
+  // A high one not followed by a low one's escape (a short escape after it is matched by PRECISE).
+  String.raw`${HIGH}(?:$|[^\\${KELVIN}]|\\[^u${KELVIN}]|\\u(?:[^dD${KELVIN}]|[dD][^c-fC-F${KELVIN}]))`,
+  // A low one whose six characters before are not a high one's escape.
+  String.raw`(?s:(?:^.{0,5}|[^\\${KELVIN}].{5}|\\[^u${KELVIN}].{4}|\\u[^dD${KELVIN}].{3}|\\u[dD][^89abAB${KELVIN}].{2}|\\u[dD][89abAB][^0-9a-fA-F${KELVIN}].|\\u[dD][89abAB][0-9a-fA-F][^0-9a-fA-F${KELVIN}])${LOW})`,
+].join("|");
+
 /**
  * The LogsQL filter matching those lines: the precise regexes run only on lines the gate matches,
  * which most lines do not (a literal search costs the origin far less than a regex scan).
  */
-export const JSON_UNSURE_ESCAPES = `(_msg:~${quote(GATE)} (_msg:~${quote(PRECISE)} or _msg:~${quote(KELVIN)}))`;
+export const JSON_UNSURE_ESCAPES =
+  `(_msg:~${quote(GATE)} (_msg:~${quote(PRECISE)} or ` +
+  `(_msg:~${quote(SURROGATE)} _msg:~${quote(LONE_SURROGATE)}) or _msg:~${quote(KELVIN)}))`;

@@ -1215,11 +1215,13 @@ export function guard(
     const p = parsed(n);
     const v = value(n);
     const mentioned = parser === "json" ? jsonMentioned(n, true) : keyMention(logfmtKey(n));
+    // `| json` sets no label from a `null` (Python's None, Go's nil pointer), nor does the origin.
+    const valued = parser === "json" ? jsonMentioned(n, true, true) : mentioned;
     const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n), repeats);
     const badValue = parser === "json" ? String.raw`^[\[{]` : String.raw`[="\\]`;
     terms.push(
       `(${b}:* not {${n}=~".+"} (${p}:* or ${mentioned}))`,
-      `(${b}:"" ${p}:"" ${mentioned})`,
+      `(${b}:"" ${p}:"" ${valued})`,
       `(${b}:"" (${twice}))`,
       `(${b}:"" ${p}:~${quote(badValue)})`,
       `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
@@ -1362,19 +1364,27 @@ export function flattenedFields(name: string): string[] {
 /**
  * JSON lines that may hold a key Loki reads as label `name` (looseKey), and, for `| json`
  * (`levels`), the same through nested objects: the key of each level, each but the last opening
- * an object, in the line's order.
+ * an object, in the line's order. With `valued`, only where the key's value is not a plain `null`.
  */
-function jsonMentioned(name: string, levels: boolean): string {
-  const terms = [`_msg:~${quote(looseKey(name))}`];
+function jsonMentioned(name: string, levels: boolean, valued = false): string {
+  const tail = valued ? NOT_NULL : "";
+  const terms = [`_msg:~${quote(looseKey(name) + tail)}`];
   const parts = name.split("_");
   const bounds = levels ? (levelBoundaries(name) ?? []) : [];
   for (let cut = 1; cut < 1 << bounds.length; cut++) {
     const ends = [...bounds.filter((_, k) => cut & (1 << k)), parts.length];
     const keys = ends.map((end, k) => looseKey(parts.slice(k === 0 ? 0 : ends[k - 1], end).join("_")));
-    terms.push(`_msg:~${quote(`(?s)${keys.join(String.raw`\s*\{.*`)}`)}`);
+    terms.push(`_msg:~${quote(`(?s)${keys.join(String.raw`\s*\{.*`)}${tail}`)}`);
   }
   return terms.length === 1 ? terms[0]! : `(${terms.join(" or ")})`;
 }
+
+/**
+ * After a key's colon: a value other than `null` followed by JSON's whitespace and a delimiter
+ * (anything else, an unfinished `nul` included, is taken for a value). Negated classes leave out
+ * U+212A, as in json-escapes.ts.
+ */
+const NOT_NULL = String.raw`[\t\n\r ]*(?:$|[^n\t\n\r \x{212A}]|n(?:$|[^u\x{212A}]|u(?:$|[^l\x{212A}]|l(?:$|[^l\x{212A}]|l[\t\n\r ]*(?:$|[^,}\]\t\n\r \x{212A}])))))`;
 
 /**
  * JSON lines where Loki's label `name` may be read from more than one key, or another than

@@ -138,6 +138,11 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"g": {"x": 1}, "num": 2}',
     '{"g": ["a"], "num": 3}',
     '{"g": null, "num": 4}',
+    '{"g": null, "g": "b", "num": 4}',
+    '{"g": nul, "num": 4}',
+    '{"g": nullx, "num": 4}',
+    '{"g":null}',
+    '{"x": {"g": null}, "g": null, "num": 4}',
     '{"g": "", "num": ""}',
     '{"g": "a", "num": 5, "broken": }',
     '{"broken": , "g": "a", "num": 5}',
@@ -193,6 +198,11 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"http\\u005fcode": 404, "g": "under"}',
     '{"g": "\\ud83d\\ude00", "num": 1}',
     '{"g": "lone \\ud800", "num": 1}',
+    '{"g": "\\ude00 low first", "num": 1}',
+    '{"g": "\\ud83d\\ud83d\\ude00", "num": 1}',
+    '{"g": "\\ud83d\\ude00\\ude01", "num": 1}',
+    '{"g": "\\\\ud83d\\ude00", "num": 1}',
+    '{"g": "\\ud83d\\u0041", "num": 1}',
     '{"g": "nul\\u0000x", "num": 1}',
     '{"g": "x\\ufffd", "num": 1}',
     '{"g": "\\\\u0067", "num": 1}',
@@ -231,6 +241,10 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"msg": "\\u65e5\\u672c\\u8a9e", "g": "a", "num": 1, "http_code": 404, "dur": "7s", "size": "1MB", "url": "/p?x=1\\u0026y=2"}',
     '{"msg": "line\\u2028sep\\u2029", "g": "b\\u00e9b", "num": -2, "http_code": 500, "dur": "1m", "size": "0"}',
     '{"msg": "tab\\tquote\\"", "g": "\\u00fcber", "num": 4, "http_code": 201, "dur": "3s", "size": "2KiB"}',
+    // None and nil are written `null`: neither side sets a label from one.
+    '{"text": "none", "g": null, "num": 6, "http_code": null, "dur": "4s", "size": "1KB"}',
+    // Python's json.dumps writes a character outside the BMP as a surrogate pair.
+    '{"msg": "ok \\ud83d\\ude00", "g": "\\ud83c\\udf89", "num": 5, "http_code": 200, "dur": "2s", "size": "3KB"}',
   ];
   const TRICKY_LOGFMT = [
     "g=a g=b num=1",
