@@ -1218,12 +1218,18 @@ export function guard(
     // `| json` sets no label from a `null` (Python's None, Go's nil pointer), nor does the origin.
     const valued = parser === "json" ? jsonMentioned(n, true, true) : mentioned;
     const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n), repeats);
-    const badValue = parser === "json" ? String.raw`^[\[{]` : String.raw`[="\\]`;
+    // A logfmt value holding `=` is unsure where it was unquoted (VictoriaLogs keeps what follows,
+    // Loki skips the pair); one holding a space was quoted (VictoriaLogs ends an unquoted value at
+    // a space), and both read a quoted `msg="miss for key=42"` alike.
+    const badValue =
+      parser === "json"
+        ? `${p}:~${quote(String.raw`^[\[{]`)}`
+        : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" "))`;
     terms.push(
       `(${b}:* not {${n}=~".+"} (${p}:* or ${mentioned}))`,
       `(${b}:"" ${p}:"" ${valued})`,
       `(${b}:"" (${twice}))`,
-      `(${b}:"" ${p}:~${quote(badValue)})`,
+      `(${b}:"" ${badValue})`,
       `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
     );
     terms.push(...typedGuardTerms(v, typed.get(n)));
@@ -1296,9 +1302,11 @@ function keyMention(key: string): string {
 
 /**
  * A logfmt key in quotes (Loki skips such pairs), on the lines holding an `=` at all: the regex
- * tried at every `"` costs JSON lines, which seldom hold one, a scan each.
+ * tried at every `"` costs JSON lines, which seldom hold one, a scan each. A `"` right after an `=`
+ * opens a quoted value (`msg="k=v w"`), which both sides read alike: the last regex, which no
+ * literal leads, runs only on the lines the others match.
  */
-const QUOTED_KEY_TERM = `(_msg:~"=" _msg:~${quote(LOGFMT_QUOTED_KEY)})`;
+const QUOTED_KEY_TERM = `(_msg:~"=" _msg:~${quote(LOGFMT_QUOTED_KEY)} _msg:~${quote(`(?:^|[^=${KELVIN}])${LOGFMT_QUOTED_KEY}`)})`;
 
 /** A key regex without its opening (logfmtBareKey's, JSON_KEY_START). */
 function withoutKeyStart(key: string): string {

@@ -246,7 +246,16 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     // Python's json.dumps writes a character outside the BMP as a surrogate pair.
     '{"msg": "ok \\ud83d\\ude00", "g": "\\ud83c\\udf89", "num": 5, "http_code": 200, "dur": "2s", "size": "3KB"}',
   ];
+  /** Quoted logfmt values holding `=` beside a space: both sides read them alike, so pushed. */
+  const QUOTED_LOGFMT = [
+    'level=info g="cache miss key=42" num=1 msg="a probe" http_code=200 dur=5ms size=10KB',
+    'level=warn g="a b=c=d" num=2 msg="x=y z" http_code=503 dur=7s size=2KiB',
+    'level=info g=plain num=3 msg="a probe" http_code=200 dur=1m size=0',
+  ];
   const TRICKY_LOGFMT = [
+    'g="x y=z num=3',
+    'g="x y=z" num="3 =4"',
+    "g=a=b c num=3",
     "g=a g=b num=1",
     'g="x y" num=2',
     'g="a=b" num=3',
@@ -317,6 +326,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     { kind: "json", plain: ENCODER_ESCAPED_JSON, tricky: [], label: "stream" },
     { kind: "logfmt", plain: plainOf("logfmt", 4), tricky: [], label: "stream" },
     { kind: "logfmt", plain: plainOf("logfmt", 5), tricky: [], label: "metadata" },
+    { kind: "logfmt", plain: QUOTED_LOGFMT, tricky: [] },
     ...fc.sample(setOf("json"), { numRuns: 10, seed: 2601 }),
     ...fc.sample(setOf("logfmt"), { numRuns: 10, seed: 2602 }),
   ];
