@@ -44,7 +44,7 @@ export const extractedUnwrapSource: ExtractedUnwrapSource = (
   const restoring = extractedCounting(plan.local, groupBy, pushableName(derived), [field], true)!;
   const value = parsedValueField(field);
   const shape = valueShape(unwrap.conversion, EXACT_NUMBER);
-  const bad = `${counting.bad} or ${inexactValue(value, shape)}`;
+  const bad = `${counting.bad} or ${inexactValue(value)}`;
   const guardPipes = exactValuePipe(value, shape);
   return {
     logsql: plan.logsql,
