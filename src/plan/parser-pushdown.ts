@@ -100,9 +100,13 @@
  *   it is the shortest spelling with trailing zeros (`^100\.50*$`), which `>` and `<` exclude and
  *   `>=` and `<=` add. Durations and byte sizes likewise,
  *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `µs`, lower-case byte units or `1d`,
- *   reads a bare number as a duration Go rejects, and fractions as floats.
+ *   reads a bare number as a duration Go rejects, and fractions as floats (fractional durations
+ *   are compared, with the values near each constant guarded: VALUE_SHAPES).
  * Names must start with a letter and use only [A-Za-z0-9_]; names the Worker derives
- * (`detected_level`, `service_name`) and `…_extracted` names are declined.
+ * (`detected_level`, `service_name`) are declined, and `…_extracted` names but as grouped labels
+ * after a lone `| json` or `| logfmt` (Drilldown lists a key the row also holds as a label so):
+ * the parsed value where the row holds the label, with the parsed-value terms of the guard kept
+ * there too, and rows holding `…_extracted` themselves or naming that key guarded.
  */
 import { rangeFunction } from "../logql/functions";
 import type { ExtractionParam, LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
@@ -253,7 +257,11 @@ const LOGFMT_QUOTED_KEY = String.raw`"[^\x00-\x20"=${KELVIN}]*=`;
  * names the origin can carry, with the log query's plan: what every counting push-down over a
  * parser starts from.
  */
-export function countingShape(expr: SampleExpr, derived?: DerivedFieldRules, { streamService = false } = {}) {
+export function countingShape(
+  expr: SampleExpr,
+  derived?: DerivedFieldRules,
+  { streamService = false, extracted = false } = {},
+) {
   if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
   const inner = expr.expr;
   // The counting functions: line counts or byte sizes per bucket (RANGE_FUNCTIONS' `origin.lines`).
@@ -264,7 +272,9 @@ export function countingShape(expr: SampleExpr, derived?: DerivedFieldRules, { s
   // A derived `service_name` is the stream's (Loki's distributor adds it): with `streamService`,
   // grouped by the stream and derived by the Worker (ParserBucketPlan.streamService).
   const derivedService = streamService && (derived?.serviceNameLabels.length ?? 0) > 0;
-  if (!groupBy.every((n) => usable(n) || (derivedService && n === SERVICE_NAME))) return undefined;
+  const accepted = (n: string) =>
+    usable(n) || (derivedService && n === SERVICE_NAME) || (extracted && extractedBase(n, usable) !== undefined);
+  if (!groupBy.every(accepted)) return undefined;
   // Label filters must not become the origin's prefilters: the guard must see every parsed row.
   const plan = planLogQuery(inner.range.selector, { prefilter: false, derived });
   return { part: expr, inner, lines, groupBy, usable, plan };
@@ -275,27 +285,35 @@ export function planParserPushdown(
   grid: MetricGrid,
   derived?: DerivedFieldRules,
 ): ParserBucketPlan | undefined {
-  const shape = countingShape(expr, derived, { streamService: true });
+  const shape = countingShape(expr, derived, { streamService: true, extracted: true });
   if (!shape) return undefined;
   const { inner, lines, usable, plan } = shape;
   const streamService = shape.groupBy.includes(SERVICE_NAME) ? derived?.serviceNameLabels : undefined;
   // The stream's `service_name` is the answer's only where no stage sets, renames or removes it.
   if (streamService && plan.local.some((stage) => changesLabel(stage, SERVICE_NAME))) return undefined;
-  const groupBy = streamService ? shape.groupBy.filter((n) => n !== SERVICE_NAME) : shape.groupBy;
+  // Grouped `…_extracted` labels: by the fields parsedCounting adds for them (extractedField).
+  const renamed = shape.groupBy.filter((n) => !usable(n) && extractedBase(n, usable) !== undefined);
+  const extracted = renamed.map((n) => extractedBase(n, usable)!);
+  const groupBy = shape.groupBy.filter((n) => !(streamService && n === SERVICE_NAME) && !renamed.includes(n));
   const buckets = bucketsOf(inner.range, grid);
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
   const reshaping = lines.total === "bytes" ? "labels" : "line";
   // A line count reads no line: a line filter on a line made of one label reads that label.
   const stages = reshaping === "line" ? formattedLineFilters(plan.local) : plan.local;
+  const options: CountingOptions = { reshaping, emptyGroups: true, templates: true, extracted };
   const parsedRows =
-    (stages && parsedCounting(stages, groupBy, usable, { reshaping, emptyGroups: true, templates: true })) ??
-    logfmtParamsCounting(plan.local, groupBy, usable, parserHints(inner, extractionGrouping(inner, expr)));
+    (stages && parsedCounting(stages, groupBy, usable, options)) ??
+    (extracted.length > 0
+      ? undefined
+      : logfmtParamsCounting(plan.local, groupBy, usable, parserHints(inner, extractionGrouping(inner, expr))));
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad, templates = [], templateFilters } = parsedRows;
   const setEmpty = new Set(parsedRows.setEmpty ?? []);
   // Grouped by what the templates read in place of what they set (ParserBucketPlan.templates).
   const grouped = inputsInPlace(groupBy, templates);
   const fields = grouped.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
+  grouped.push(...renamed);
+  fields.push(...extracted.map(extractedField));
   if (streamService) {
     grouped.push(STREAM);
     fields.push(STREAM);
@@ -402,7 +420,23 @@ export interface CountingOptions {
   emptyGroups?: boolean;
   /** Accept grouped labels a `label_format` template sets (ParsedCounting.templates). */
   templates?: boolean;
+  /**
+   * Labels whose `…_extracted` is grouped too (extractedField): the parser's value where the row
+   * holds the label itself (Loki renames the parsed key), after a lone `| json` or `| logfmt`.
+   */
+  extracted?: readonly string[];
 }
+
+/** Loki's name for a parsed key the row holds as a label already. */
+const EXTRACTED = "_extracted";
+/** The label `name` (`level_extracted`) renames, when it is one the origin can carry. */
+export function extractedBase(name: string, usable: (name: string) => boolean): string | undefined {
+  if (!name.endsWith(EXTRACTED)) return undefined;
+  const label = name.slice(0, -EXTRACTED.length);
+  return usable(label) ? label : undefined;
+}
+/** The origin's field holding Loki's `<name>_extracted` (the pipes CountingOptions.extracted adds). */
+export const extractedField = (name: string) => value(name + EXTRACTED);
 
 /**
  * A grouped label's group where `| json name="…"` may set it to "": Loki's value, or SET_EMPTY
@@ -493,11 +527,15 @@ export function parsedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
-  { reshaping, emptyGroups = false, templates: templatesAccepted = false }: CountingOptions = {},
+  { reshaping, emptyGroups = false, templates: templatesAccepted = false, extracted = [] }: CountingOptions = {},
 ): ParsedCounting | undefined {
   const pipeline = pipelineAfterParser(stages, usable, reshaping);
   if (!pipeline) return undefined;
   const { chain, errors, dropped, kept, relabelled, templateFilters } = pipeline;
+  // `…_extracted` only as a lone parser names it, and only where no stage changes it.
+  const renamed = extracted.map((n) => n + EXTRACTED);
+  if (extracted.length > 0 && !singleParser(chain)) return undefined;
+  if (renamed.some((n) => dropped.has(n) || relabelled.has(n) || kept.some((keep) => !keep.has(n)))) return undefined;
   // Without templates accepted, a filter on a templated label is one on a label a stage changes.
   const filters = templatesAccepted ? pipeline.filters : [...pipeline.filters, ...templateFilters];
   const rendered = templatesAccepted ? [...new Set(templateFilters.flatMap(stringFilterLabels))] : [];
@@ -509,7 +547,7 @@ export function parsedCounting(
   groupBy = groupBy.filter((n) => !templated.has(n));
 
   const typed: TypedLabels = new Map();
-  const names = new Set<string>(groupBy);
+  const names = new Set<string>([...groupBy, ...extracted]);
   const conditions: string[] = [];
   // ip() filters keep every row carrying an error: only after a parser that sets none (`| logfmt`
   // without `--strict`), after `drop __error__` (no row carries one any more), or where the origin
@@ -555,11 +593,14 @@ export function parsedCounting(
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
   const wrapped = parser === "json" && (errors !== "dropped" || errorsAtIp);
-  let bad = parser ? guard(parser, relevant, typed, repeats, wrapped) : chainGuard(chain, relevant, typed, repeats);
+  let bad = parser
+    ? guard(parser, relevant, typed, repeats, wrapped, new Set(extracted))
+    : chainGuard(chain, relevant, typed, repeats);
   if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped)
     : chainValuePipes(chain, relevant, repeats);
+  for (const n of extracted) pipes.push(`format if (${base(n)}:*) ${quote(`<${parsed(n)}>`)} as ${extractedField(n)}`);
   // Loki's parser rejects every line not starting as an object, before reading any key: there both
   // sides read no parsed value, so the filters keep such a row alike. On the other lines the guard
   // decides (JSON_WRAPPER).
@@ -1198,6 +1239,8 @@ export function guard(
   typed: ReadonlyMap<string, TypedValues>,
   repeats: RepeatCounters,
   wrapped = false,
+  /** Labels whose `…_extracted` is grouped (CountingOptions.extracted). */
+  extracted: ReadonlySet<string> = new Set(),
 ): string {
   const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
   if (parser === "json") {
@@ -1225,14 +1268,23 @@ export function guard(
       parser === "json"
         ? `${p}:~${quote(String.raw`^[\[{]`)}`
         : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" "))`;
+    // Where the row holds the label, Loki still reads the key, as `…_extracted`: the parsed value
+    // then matters too, so the terms that ask for it hold there as well.
+    const reads = extracted.has(n) ? "" : `${b}:"" `;
     terms.push(
       `(${b}:* not {${n}=~".+"} (${p}:* or ${mentioned}))`,
-      `(${b}:"" ${p}:"" ${valued})`,
-      `(${b}:"" (${twice}))`,
-      `(${b}:"" ${badValue})`,
+      `(${reads}${p}:"" ${valued})`,
+      `(${reads}(${twice}))`,
+      `(${reads}${badValue})`,
       `${v}:~${quote(String.raw`[\x00-\x1f]`)}`,
     );
     terms.push(...typedGuardTerms(v, typed.get(n)));
+    if (extracted.has(n)) {
+      // The row holding `…_extracted` itself (metadata), or a line naming that key.
+      const renamed = n + EXTRACTED;
+      const named = parser === "json" ? jsonMentioned(renamed, true) : keyMention(logfmtKey(renamed));
+      terms.push(`${p}:~${quote(String.raw`[\x00-\x1f]`)}`, `${renamed}:*`, named);
+    }
   }
   return terms.join(" or ");
 }

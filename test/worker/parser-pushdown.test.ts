@@ -139,6 +139,8 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"g": ["a"], "num": 3}',
     '{"g": null, "num": 4}',
     '{"g": null, "g": "b", "num": 4}',
+    '{"g": "a", "g_extracted": "z", "num": 1}',
+    '{"g_extracted": "z", "g": "a", "num": 1}',
     '{"g": nul, "num": 4}',
     '{"g": nullx, "num": 4}',
     '{"g":null}',
@@ -257,6 +259,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     'g="x y=z" num="3 =4"',
     "g=a=b c num=3",
     "g=a g=b num=1",
+    "g=a g_extracted=z num=1",
     'g="x y" num=2',
     'g="a=b" num=3',
     "g=a=b num=3",
@@ -366,6 +369,9 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       `sum by (g) (count_over_time(${sel} | ${parser} | __error__="" [40s]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | dur > 50ms [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | dur >= 8.2ms [1m]))`,
+      // Where `g` is a stream label or metadata, Loki names the line's key `g_extracted`.
+      `sum by (g_extracted) (count_over_time(${sel} | ${parser} [1m]))`,
+      `sum by (g_extracted, g) (rate(${sel} | ${parser} | num > 0 [30s]))`,
       `sum(count_over_time(${sel} | ${parser} | size <= 2KiB or dur == 3s [30s]))`,
     ];
   };

@@ -124,6 +124,28 @@ describe("planParserPushdown", () => {
     }
   });
 
+  it("groups by a parsed key Loki renames `…_extracted` where the row holds the label", () => {
+    const p = plan('sum by (level_extracted, app) (count_over_time({app="x"} | json | drop __error__ [1m]))')!;
+    expect(p.labels).toEqual(["app", "level_extracted"]);
+    expect(p.groupBy).toEqual(["__v_app", "__v_level_extracted"]);
+    expect(p.logsql).toContain('| format if (__b_level:*) "<__p_level>" as __v_level_extracted |');
+    // The row's own `level_extracted`, or a line naming that key, is read by the Worker.
+    expect(p.logsql).toContain(' or level_extracted:* or (_msg:~"level(?:(?s:.)|');
+    expect(plan('sum by (a_extracted) (count_over_time({app="x"} | logfmt [1m]))')?.groupBy).toEqual([
+      "__v_a_extracted",
+    ]);
+    // Where the row holds `level`, a key VictoriaLogs did not read still counts.
+    expect(p.logsql).toContain('(__p_level:"" _msg:~"level');
+    for (const q of [
+      'sum by (level_extracted) (count_over_time({app="x"} | json | keep level [1m]))',
+      'sum by (level_extracted) (count_over_time({app="x"} | json | drop level_extracted [1m]))',
+      'sum by (level_extracted) (count_over_time({app="x"} | json | logfmt [1m]))',
+      'sum by (level_extracted_extracted) (count_over_time({app="x"} | json [1m]))',
+    ]) {
+      expect(plan(q), q).toBeUndefined();
+    }
+  });
+
   it("guards the value shapes of duration and bytes filters", () => {
     const p = plan('sum(count_over_time({app="x"} | logfmt | d > 1s or d < 2 [1m]))')!;
     expect(p.logsql).toContain(
@@ -287,7 +309,6 @@ describe("planParserPushdown", () => {
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a | b="1" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a="1" [1m]))',
       'sum by (a) (count_over_time({app="x"} | decolorize | logfmt [1m]))',
-      'sum by (a_extracted) (count_over_time({app="x"} | logfmt [1m]))',
       'sum by (_a) (count_over_time({app="x"} | logfmt [1m]))',
       'sum without (a) (count_over_time({app="x"} | logfmt [1m]))',
       'count by (a) (count_over_time({app="x"} | logfmt [1m]))',
