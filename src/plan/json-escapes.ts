@@ -47,13 +47,21 @@ const PRECISE = [
 const SURROGATE = String.raw`\\u[dD][89a-fA-F]`;
 const HIGH = String.raw`\\u[dD][89abAB][0-9a-fA-F]{2}`;
 const LOW = String.raw`\\u[dD][c-fC-F]`;
+/**
+ * Each its own regex, most led by a literal (see PRECISE). A short escape next to a surrogate's is
+ * PRECISE's to match.
+ */
 const LONE_SURROGATE = [
   String.raw`\\\\u[dD]`,
-  // A high one not followed by a low one's escape (a short escape after it is matched by PRECISE).
+  // A high one not followed by a low one's escape.
   String.raw`${HIGH}(?:$|[^\\${KELVIN}]|\\[^u${KELVIN}]|\\u(?:[^dD${KELVIN}]|[dD][^c-fC-F${KELVIN}]))`,
-  // A low one whose six characters before are not a high one's escape.
-  String.raw`(?s:(?:^.{0,5}|[^\\${KELVIN}].{5}|\\[^u${KELVIN}].{4}|\\u[^dD${KELVIN}].{3}|\\u[dD][^89abAB${KELVIN}].{2}|\\u[dD][89abAB][^0-9a-fA-F${KELVIN}].|\\u[dD][89abAB][0-9a-fA-F][^0-9a-fA-F${KELVIN}])${LOW})`,
-].join("|");
+  // A low one whose six characters before are not a high one's escape: fewer than six, another
+  // escape, or no escape.
+  String.raw`^(?s:.{0,5})${LOW}`,
+  String.raw`\\u(?:[0-9a-ceA-CE-F][0-9a-fA-F]{3}|[dD][0-7c-fC-F][0-9a-fA-F]{2})${LOW}`,
+  String.raw`\\[^u${KELVIN}](?s:.{4})${LOW}`,
+  String.raw`[^\\${KELVIN}](?s:.{5})${LOW}`,
+];
 
 /**
  * The LogsQL filter matching those lines: the precise regexes run only on lines the gate matches,
@@ -61,4 +69,5 @@ const LONE_SURROGATE = [
  */
 export const JSON_UNSURE_ESCAPES =
   `(_msg:~${quote(GATE)} (${PRECISE.map((re) => `_msg:~${quote(re)}`).join(" or ")} or ` +
-  `(_msg:~${quote(SURROGATE)} _msg:~${quote(LONE_SURROGATE)}) or _msg:~${quote(KELVIN)}))`;
+  `(_msg:~${quote(SURROGATE)} (${LONE_SURROGATE.map((re) => `_msg:~${quote(re)}`).join(" or ")})) or ` +
+  `_msg:~${quote(KELVIN)}))`;
