@@ -130,7 +130,7 @@ import { extractionGrouping, parserHints, type ParserHints } from "../engine/pip
 import { guardedRows, type GuardedRows } from "./guarded-rows";
 import { formattedLineFilters } from "./formatted-lines";
 import { templateFieldNames } from "../engine/template";
-import { TypedValues, typedGuardTerms, typedLabel, type TypedLabels } from "./typed-values";
+import { typedGuardTerms, typedLabel, type TypedLabels, type TypedValues } from "./typed-values";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -292,8 +292,8 @@ export function planParserPushdown(
   // The stream's `service_name` is the answer's only where no stage sets, renames or removes it.
   if (streamService && plan.local.some((stage) => changesLabel(stage, SERVICE_NAME))) return undefined;
   // Grouped `…_extracted` labels: by the fields parsedCounting adds for them (extractedField).
-  const renamed = shape.groupBy.filter((n) => !usable(n) && extractedBase(n, usable) !== undefined);
-  const extracted = renamed.map((n) => extractedBase(n, usable)!);
+  const renamed = shape.groupBy.filter((n) => extractedBase(n, usable) !== undefined);
+  const extracted = renamed.map((n) => n.slice(0, -EXTRACTED.length));
   const groupBy = shape.groupBy.filter((n) => !(streamService && n === SERVICE_NAME) && !renamed.includes(n));
   const buckets = bucketsOf(inner.range, grid);
   // `line_format` and `decolorize` change the line whose bytes the byte counts add up.
@@ -493,8 +493,8 @@ export const GUARD_ROW_FILTER = `${GUARD_ROW}:=1`;
  * Loki's values of labels a parser may set, and the rows label filters over them keep, for the
  * unwrap push-down (plan/unwrap-pushdown.ts): a filtered label is relevant as a grouped one is.
  */
-export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, shapes = new Map(), filters) => {
-  const typed: TypedLabels = new Map([...shapes].map(([n, s]) => [n, TypedValues.of(s)]));
+export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, filters) => {
+  const typed: TypedLabels = new Map();
   const names = new Set(labels);
   const usable = pushableName(filters?.derived);
   const conditions: string[] = [];

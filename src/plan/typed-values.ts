@@ -16,12 +16,6 @@ export class TypedValues {
    * can compare otherwise.
    */
   readonly near = new Set<number>();
-
-  static of(shapes: Iterable<string>): TypedValues {
-    const values = new TypedValues();
-    for (const shape of shapes) values.shapes.add(shape);
-    return values;
-  }
 }
 
 /** The typed labels of a push-down, by name. */

@@ -159,8 +159,6 @@ export type ParsedLabelValues = (
   parser: "json" | "logfmt",
   labels: readonly string[],
   repeats: RepeatCounters,
-  /** Value shapes (regexes) a label must have where it is set, else the row is guarded. */
-  shapes?: ReadonlyMap<string, ReadonlySet<string>>,
   /**
    * Label filters between the parser and the unwrap, over Loki's values: the labels they read are
    * computed and guarded like the others. Undefined when one cannot be pushed exactly.
@@ -413,7 +411,7 @@ export function jsonUnwrapSource(
   const repeats = new RepeatCounters();
   const valueBad = [
     `${fieldName(field)}:*`,
-    `(${parsed}:* ${INEXACT})`,
+    inexactValue(parsed),
     // The value test first: the origin then runs the line regex only on rows it did not read exactly.
     `(${INEXACT} _msg:~${quote(looseKey(field))})`,
     ambiguous(field, repeats),
@@ -548,13 +546,13 @@ function parsedUnwrapSource(
   groupBy: string[],
   labelValues: ParsedLabelValues,
   dropped: ReadonlySet<string>,
-  filters: Parameters<ParsedLabelValues>[4],
+  filters: Parameters<ParsedLabelValues>[3],
   /** The value shape both sides read alike (EXACT_NUMBER, or a conversion's). */
   shape: string,
 ): JsonUnwrapSource | undefined {
   const repeats = new RepeatCounters();
   // The value's shape is guarded from exactValuePipe's result (inexactValue), not as a typed label's.
-  const values = labelValues(parser, [field, ...groupBy], repeats, new Map(), filters);
+  const values = labelValues(parser, [field, ...groupBy], repeats, filters);
   if (!values || values.relevant.some((l) => dropped.has(l))) return undefined;
   const [value, ...groupFields] = values.fields;
   const exactPipe = exactValuePipe(value!, shape);
