@@ -8,6 +8,9 @@ import { compileGoRegexp } from "../logql/go-regexp";
 import { SERVICE_NAME, UNKNOWN_SERVICE } from "../engine/derived-fields";
 import { fieldName, quote } from "./logsql";
 
+/** A matcher as a term of a stream filter. */
+const labelMatch = (m: Matcher) => `${quoteLabelName(m.name)}${m.op}${quote(m.value)}`;
+
 /**
  * `serviceNameLabels`: when the Worker derives `service_name` (engine/derived-fields.ts), a
  * matcher on it must also select the streams whose derived name matches, so it becomes a filter
@@ -17,8 +20,13 @@ export function streamFilter(matchers: readonly Matcher[], serviceNameLabels: re
   if (matchers.length === 0) return "*";
   const derived = serviceNameLabels.length > 0 ? matchers.filter((m) => m.name === SERVICE_NAME) : [];
   const stored = derived.length > 0 ? matchers.filter((m) => m.name !== SERVICE_NAME) : matchers;
-  const parts =
-    stored.length > 0 ? [`{${stored.map((m) => `${quoteLabelName(m.name)}${m.op}${quote(m.value)}`).join(",")}}`] : [];
+  if (derived.length === 0) return `{${stored.map(labelMatch).join(",")}}`;
+  // The stream index still narrows the streams (without it the origin opens every stream's blocks in
+  // the window): those whose own label matches, and those without the label, whose name is derived;
+  // the field filters then decide each row exactly.
+  const own = [...stored, ...derived].map(labelMatch).join(",");
+  const unnamed = [...stored.map(labelMatch), `${SERVICE_NAME}=""`].join(",");
+  const parts = [`{${own} or ${unnamed}}`];
   for (const m of derived) parts.push(serviceNameFilter(m, serviceNameLabels));
   return parts.join(" ");
 }

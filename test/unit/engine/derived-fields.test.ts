@@ -177,4 +177,14 @@ describe("service_name", () => {
     expect(streamFilter([{ name: "service_name", op: "=", value: "shop" }], labels)).not.toContain(allAbsent);
     expect(streamFilter([{ name: "service_name", op: "=", value: "shop" }])).toBe('{service_name="shop"}');
   });
+
+  it("lets the stream index narrow the streams to those named so or not named at all", () => {
+    const labels = ["service", "app"];
+    const shop = { name: "service_name", op: "=" as const, value: "shop" };
+    const prod = { name: "env", op: "=" as const, value: "prod" };
+    expect(streamFilter([shop], labels)).toMatch(/^\{service_name="shop" or service_name=""\} \(/);
+    expect(streamFilter([prod, shop], labels)).toMatch(
+      /^\{env="prod",service_name="shop" or env="prod",service_name=""\} \(/,
+    );
+  });
 });
