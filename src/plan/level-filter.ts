@@ -12,12 +12,13 @@
  * - `severity_number`: one of Loki's levels, or `unknown`;
  * - the line: a known level read from a JSON or logfmt level value, or named by a level word, else
  *   `unknown`. A known level read from the line needs one of its spellings in the line, in any
- *   case, unless the value is spelled with escapes (a backslash in the line); Go's case-insensitive
+ *   case, unless the value is spelled with escapes (a `\u` escape in the line); Go's case-insensitive
  *   matching folds more characters than lower-casing does, except `İ`, which lower-cases to an `i`
  *   with a combining dot and so can end no spelling, and `K` (Kelvin sign): both are sent anyway.
+ *   Only a `\u` escape of one of the spelling's characters can spell it otherwise than the text.
  * So a row whose level the filter keeps has a level field holding a spelling of a kept level or a
  * value the filter keeps as written, or a `severity_number`, or a line holding a spelling of a kept
- * level (or an escape). A filter keeping `unknown` keeps rows of any kind: it gets no condition.
+ * level (or an escape of one of its characters). A filter keeping `unknown` keeps rows of any kind: it gets no condition.
  *
  * A parser before the filter changes nothing: Loki keeps structured metadata, which the level is,
  * and names a line's `detected_level` key `detected_level_extracted`.
@@ -35,8 +36,28 @@ const LEVEL_LABELS = ["detected_level", ...LEVEL_FIELDS];
 const LEVELS = [...LEVEL_SPELLINGS.keys(), UNKNOWN_LEVEL];
 /** Levels `severity_number` can give (every one of Loki's but `critical`). */
 const SEVERITY_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
-/** A line whose level value may be spelled otherwise than its text: escapes, and characters that case-fold apart. */
-const LINE_MAY_HIDE_SPELLING = `_msg:~${quote("[\\\\\u{130}\u{212A}]")}`;
+/** Characters that case-fold apart: the line may hold a spelling in any case with one of them. */
+const FOLDS_APART = `_msg:~${quote("[\u{130}\u{212A}]")}`;
+
+/**
+ * A line that may spell one of `spellings` with escapes: a `\u` escape of one of their characters,
+ * in either case (JSON and logfmt values decode no other escape to a letter). Python's encoder
+ * escapes every non-ASCII character, so "any backslash" would send most of such a service's lines.
+ */
+function escapedSpelling(spellings: readonly string[]): string {
+  const chars = new Set([...spellings.join("")].flatMap((c) => [c.toLowerCase(), c.toUpperCase()]));
+  const codes = [...chars]
+    .filter((c) => c.length === 1)
+    .map((c) =>
+      c
+        .charCodeAt(0)
+        .toString(16)
+        .padStart(4, "0")
+        .replace(/[a-f]/g, (h) => `[${h}${h.toUpperCase()}]`),
+    )
+    .sort();
+  return `_msg:~${quote(`\\\\u(?:${codes.join("|")})`)}`;
+}
 
 /**
  * The LogsQL condition for a string filter on the derived `detected_level`, or undefined when
@@ -66,6 +87,6 @@ export function levelFilterCondition(f: StringFilter): string | undefined {
       : `${field}:~${quote(`^${anySpelling}$`)} or ${asWritten(field)}`;
   });
   if (kept.some((level) => SEVERITY_LEVELS.has(level))) terms.push(`${fieldName(SEVERITY_NUMBER)}:*`);
-  if (anySpelling !== undefined) terms.push(`_msg:~${quote(anySpelling)}`, LINE_MAY_HIDE_SPELLING);
+  if (anySpelling !== undefined) terms.push(`_msg:~${quote(anySpelling)}`, escapedSpelling(spellings), FOLDS_APART);
   return `(${terms.join(" or ")})`;
 }

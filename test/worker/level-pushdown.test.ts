@@ -217,6 +217,10 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     tricky([' {"level": "info"}', '{"level": "info"} ', '{"level": "info"}\u00a0']),
     // Levels spelled with escapes: the line's text holds no spelling of them.
     tricky(['{"level": "\\u0045RROR"}', '{"msg": "x", "level": "w\\u0061rn"}', 'level="\\u0065rr" msg=x']),
+    // Beside escapes of other characters (Python's encoder escapes every non-ASCII one), with hex
+    // digits in either case.
+    tricky(['{"m": "caf\\u00e9 \\ud83d\\ude00", "level": "err\\u006Fr"}', '{"level": "W\\u0041RN", "m": "\\u00e9"}']),
+    tricky(['level="\\u0049NFO" m="caf\\u00e9"', '{"m": "caf\\u00e9", "level": "de\\u0062ug"}']),
     // logfmt level keys.
     plain(["level=info msg=x", "LEVEL=Error msg=y", 'ts=1 msg="a b c" Level="warning"']),
     plain(["\u001b[31mERROR\u001b[0m level=error caller=x", "level= msg=fatal", 'a="" level=dbg']),
