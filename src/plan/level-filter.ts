@@ -17,8 +17,9 @@
  *   with a combining dot and so can end no spelling, and `K` (Kelvin sign): both are sent anyway.
  *   Only a `\u` escape of one of the spelling's characters can spell it otherwise than the text.
  * So a row whose level the filter keeps has a level field holding a spelling of a kept level or a
- * value the filter keeps as written, or a `severity_number`, or a line holding a spelling of a kept
- * level (or an escape of one of its characters). A filter keeping `unknown` keeps rows of any kind: it gets no condition.
+ * value the filter keeps as written, or a `severity_number`, or no level field and a line holding
+ * a spelling of a kept level (or an escape of one of its characters). A filter keeping `unknown`
+ * keeps rows of any kind: it gets no condition.
  *
  * A parser before the filter changes nothing: Loki keeps structured metadata, which the level is,
  * and names a line's `detected_level` key `detected_level_extracted`.
@@ -36,6 +37,13 @@ const LEVEL_LABELS = ["detected_level", ...LEVEL_FIELDS];
 const LEVELS = [...LEVEL_SPELLINGS.keys(), UNKNOWN_LEVEL];
 /** Levels `severity_number` can give (every one of Loki's but `critical`). */
 const SEVERITY_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
+/**
+ * No level field set: a row holding one, as a stream label or as metadata, takes its level from it
+ * and never from its line (`detected_level` and `severity_number` are read only as metadata, which
+ * a field filter cannot tell from a stream label, so they are not in it).
+ */
+const NO_LEVEL_FIELD = LEVEL_FIELDS.map((name) => `${fieldName(name)}:=""`).join(" ");
+
 /** Characters that case-fold apart: the line may hold a spelling in any case with one of them. */
 const FOLDS_APART = `_msg:~${quote("[\u{130}\u{212A}]")}`;
 
@@ -87,6 +95,10 @@ export function levelFilterCondition(f: StringFilter): string | undefined {
       : `${field}:~${quote(`^${anySpelling}$`)} or ${asWritten(field)}`;
   });
   if (kept.some((level) => SEVERITY_LEVELS.has(level))) terms.push(`${fieldName(SEVERITY_NUMBER)}:*`);
-  if (anySpelling !== undefined) terms.push(`_msg:~${quote(anySpelling)}`, escapedSpelling(spellings), FOLDS_APART);
+  if (anySpelling !== undefined) {
+    // The line decides only where no level field (a stream label or metadata) does.
+    const line = [`_msg:~${quote(anySpelling)}`, escapedSpelling(spellings), FOLDS_APART];
+    terms.push(`(${NO_LEVEL_FIELD} (${line.join(" or ")}))`);
+  }
   return `(${terms.join(" or ")})`;
 }

@@ -193,6 +193,9 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     plain(["x", "y"], { metadata: { detected_level: "custom", level: "info" } }),
     tricky(["x", "y"], { stream: { severity: "debug" }, metadata: { level: "error" } }),
     tricky(["x"], { stream: { severity_number: "9" } }),
+    // A level field decides even where the line names another level.
+    tricky(["an error", "fatal: x", "level=warn"], { metadata: { "log.level": "info" } }),
+    tricky(["an error", '{"level": "warn"}'], { stream: { Severity: "info" } }),
     // JSON level keys, in Loki's list and case.
     plain(['{"level": "info", "msg": "an error"}', '{"LEVEL":"ERROR"}', '{"Level": "Warning"}']),
     plain(['{"ts": 1, "ok": true, "n": null, "s": "a", "lvl": "dbg"}', '{"log.level": "fatal"}']),
