@@ -859,10 +859,14 @@ export function chainGuard(
   typed: ReadonlyMap<string, TypedValues>,
   repeats: RepeatCounters,
 ): string {
-  // A logfmt reading (any line) unescapes otherwise: every escape stays unsure there.
-  const escapes = chain.logfmt ? `_msg:~${quote(ESCAPES)}` : JSON_UNSURE_ESCAPES;
-  const terms = [`${ERROR}:*`, escapes, `_msg:~${quote(KELVIN)}`];
+  const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
   const fromJson = jsonNames(chain, relevant);
+  // `| json`'s escapes: JSON_UNSURE_ESCAPES. A logfmt reading unescapes otherwise, but only in a
+  // quoted value, or a quoted key (which Loki skips): on lines naming a key it could read as a
+  // relevant label, or holding a quoted key, as its other line-level terms. Without relevant JSON
+  // labels, any escape stays unsure.
+  if (!chain.logfmt || fromJson.length > 0) terms.push(JSON_UNSURE_ESCAPES);
+  if (chain.logfmt && fromJson.length === 0) terms.push(`_msg:~${quote(ESCAPES)}`);
   if (fromJson.length > 0) {
     const jsonLine = [gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
@@ -870,6 +874,7 @@ export function chainGuard(
   if (chain.logfmt && relevant.length > 0) {
     const named = relevant.map((n) => logfmtKeyIn(n)).join(" or ");
     terms.push(`((${named}) (${QUOTED_KEY_TERM} or __odd:>0))`);
+    if (fromJson.length > 0) terms.push(`((${named} or ${QUOTED_KEY_TERM}) _msg:~${quote(ESCAPES)})`);
   }
   for (const n of relevant) {
     const b = base(n);

@@ -155,6 +155,13 @@ describe("parser chains over generated lines (property, real VictoriaLogs)", () 
     "g=a=b",
     'g=x"y',
     "g=repl\ufffd",
+    // Escapes in logfmt: a relevant key's quoted value, a quoted key, another key's value.
+    'g="caf\\u00e9" num=1',
+    'g="\\ud83d" num=2',
+    'g="a\\u0022b" num=3',
+    '"\\u0067"=q num=4',
+    'x="\\ud83d" g=a',
+    '{"x": "a=\\u00e9", "g": "j"}',
     "\u001b[31mERROR\u001b[0m g=ansi",
     "g.x=1 g-x=2",
     // Keys without a value: neither side sets a label (Loki's logfmt skips empty values).
