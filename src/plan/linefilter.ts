@@ -3,7 +3,8 @@
  * - `|=`/`!=` are substring matches: a regex of the escaped literal (LogsQL word filters are
  *   token-based and would not match inside words);
  * - `|~`/`!~` are Go RE2 on both sides, unanchored on both sides;
- * - `or` chains become a disjunction; the negative forms match none of the alternatives.
+ * - `or` chains become a disjunction; the negative forms match none of the alternatives;
+ * - an empty literal is in every line, an empty line's too.
  * Pattern filters (`|>`) need pipes (pattern-filter.ts); `ip()` filters have no exact LogsQL
  * equivalent and stay in the Worker.
  */
@@ -17,8 +18,9 @@ export function lineFilterToLogsQL(stage: LineFilterStage): string | undefined {
     switch (stage.op) {
       case "|=":
       case "!=":
-        // Empty literals have edge semantics of their own; the Worker evaluates them.
-        if (v.value === "") return undefined;
+        // Every line holds "": with it among the alternatives `|=` keeps every row and `!=` none
+        // (Grafana's query builder starts a query with `|= ""`).
+        if (v.value === "") return stage.op === "|=" ? "*" : "!*";
         alternatives.push(`_msg:~${quote(escapeRegex(v.value))}`);
         break;
       case "|~":

@@ -248,3 +248,35 @@ describe("generated lines (real VictoriaLogs)", () => {
     expect(fellBack).toBeGreaterThan(10);
   }, 240_000);
 });
+
+describe("empty line filters (Grafana's query builder starts a query with |= ``)", () => {
+  const range = { start: String(DATA_START), end: String(DATA_END), step: "300" };
+
+  it("pushes |= `` down as every line and != `` as none, with the local answer", async () => {
+    for (const query of [
+      'sum by (level, detected_level) (count_over_time({app="checkout"} |= `` [1m]))',
+      'sum by (app) (rate({namespace="prod"} |= "zzz" or "" [5m]))',
+      'sum by (job) (count_over_time({app="worker"} |= `` | logfmt | level="error" [5m]))',
+    ]) {
+      const { pushed, local } = await pushedAndLocal(query, range);
+      expect(local.series.size, query).toBeGreaterThan(0);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    }
+    for (const query of [
+      'sum(count_over_time({app="auth"} != `` [5m]))',
+      'count_over_time({app="auth"} != "x" or "" [5m])',
+    ]) {
+      const { pushed, local } = await pushedAndLocal(query, range);
+      expect(local.series.size, query).toBe(0);
+      expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+    }
+  });
+
+  it("log queries: every entry for |= ``, none for != ``", async () => {
+    const logs = { start: String(DATA_START), end: String(DATA_END), limit: "100" };
+    const all = await bothLogs('{app="auth"} |= ``', logs);
+    expect(all.local.entries.length).toBe(100);
+    const none = await bothLogs('{app="auth"} != ``', logs);
+    expect(none.local.entries).toEqual([]);
+  });
+});

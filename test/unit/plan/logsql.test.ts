@@ -77,16 +77,22 @@ describe("planning", () => {
     ).toBe('(_msg:~"refused" or _msg:~"invalid token")');
   });
 
-  it("leaves patterns, ip() and empty literals to the Worker", () => {
+  it("leaves patterns and ip() to the Worker", () => {
     expect(
       lineFilterToLogsQL({ kind: "LineFilter", op: "|>", values: [{ type: "string", value: "<_> x" }] }),
     ).toBeUndefined();
     expect(
       lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [{ type: "ip", cidr: "10.0.0.0/8" }] }),
     ).toBeUndefined();
-    expect(
-      lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [{ type: "string", value: "" }] }),
-    ).toBeUndefined();
+  });
+
+  it("keeps every line for an empty literal, and none for its negation, whatever else is or'ed", () => {
+    const empty = { type: "string" as const, value: "" };
+    const x = { type: "string" as const, value: "x" };
+    expect(lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [empty] })).toBe("*");
+    expect(lineFilterToLogsQL({ kind: "LineFilter", op: "|=", values: [x, empty] })).toBe("*");
+    expect(lineFilterToLogsQL({ kind: "LineFilter", op: "!=", values: [empty] })).toBe("!*");
+    expect(lineFilterToLogsQL({ kind: "LineFilter", op: "!=", values: [x, empty] })).toBe("!*");
   });
 
   it("pushes line filters before the first line_format and keeps the rest local", () => {
