@@ -1409,9 +1409,18 @@ function levelBoundaries(name: string): number[] | undefined {
 /**
  * The fields VictoriaLogs' `unpack_json` may hold Loki's `| json` label `name` in: the name itself,
  * then each way of making some of its level boundaries `.` (`a_b` is also `a.b`, from
- * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`).
+ * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`), then the name with every `_`
+ * a `-` (HTTP headers' spelling: Loki names `{"user-agent": …}` `user_agent`). A line with any
+ * other spelling Loki reads as the label, or with two of them, stays guarded (jsonMentioned, twiceIn).
  */
 export function flattenedFields(name: string): string[] {
+  const fields = dottedFields(name);
+  const dashed = name.replaceAll("_", "-");
+  if (dashed !== name && !/^-|--|-$/.test(dashed)) fields.push(dashed);
+  return fields;
+}
+
+function dottedFields(name: string): string[] {
   const parts = name.split("_");
   const bounds = levelBoundaries(name) ?? [];
   const fields: string[] = [];

@@ -496,9 +496,10 @@ describe("planParserPushdown over labels `| json` names from nested objects", ()
       'sum by (http_method) (count_over_time({app="x"} | json | drop __error__, __error_details__ [1m]))',
     )!;
     expect(p.logsql).toContain(
-      'delete __p_http_method, "__p_http.method" | ' +
-        'unpack_json from _msg fields (http_method, "http.method") result_prefix "__p_" | ' +
-        'format if (__p_http_method:"") "<__p_http.method>" as __p_http_method | ',
+      'delete __p_http_method, "__p_http.method", "__p_http-method" | ' +
+        'unpack_json from _msg fields (http_method, "http.method", "http-method") result_prefix "__p_" | ' +
+        'format if (__p_http_method:"") "<__p_http.method>" as __p_http_method | ' +
+        'format if (__p_http_method:"") "<__p_http-method>" as __p_http_method | ',
     );
     // A key naming it through nested objects where VictoriaLogs found none, and two such keys.
     const key = (part: string) => String.raw`${part}(?:[^"\\\w]|\\.)*"\s*:`;
@@ -506,15 +507,15 @@ describe("planParserPushdown over labels `| json` names from nested objects", ()
     expect(p.logsql).not.toContain("unpack_json from _msg fields (http_method) ");
   });
 
-  it("reads each level a name's parts may end: 2^(parts-1) fields, none after a part Loki prefixes", () => {
+  it("reads each level a name's parts may end: 2^(parts-1) fields, none after a part Loki prefixes, and the dashed spelling", () => {
     const fields = (name: string) => {
       const p = plan(`sum by (${name}) (count_over_time({app="x"} | json | drop __error__ [1m]))`)!;
       return /unpack_json from _msg fields \(([^)]*)\)/.exec(p.logsql)![1];
     };
-    expect(fields("a_b_c")).toBe('a_b_c, "a.b_c", "a_b.c", "a.b.c"');
-    // Loki names `{"a": {"1": …}}` `a__1`: `a.1` is not `a_1`.
-    expect(fields("a_1")).toBe("a_1");
-    expect(fields("a_b_c_d_e")).toBe("a_b_c_d_e");
+    expect(fields("a_b_c")).toBe('a_b_c, "a.b_c", "a_b.c", "a.b.c", "a-b-c"');
+    // Loki names `{"a": {"1": …}}` `a__1`: `a.1` is not `a_1` (`{"a-1": …}` is).
+    expect(fields("a_1")).toBe('a_1, "a-1"');
+    expect(fields("a_b_c_d_e")).toBe('a_b_c_d_e, "a-b-c-d-e"');
     expect(fields("method")).toBe("method");
   });
 });

@@ -192,7 +192,9 @@ describe("planUnwrapPushdown with label filters before the unwrap", () => {
     expect(plan.parsedLabels).toBeUndefined();
     expect(plan.groupBy).toEqual(["__v_method"]);
     expect(plan.logsql.match(/unpack_json/g)).toHaveLength(1);
-    expect(plan.logsql).toContain(`unpack_json from _msg fields (latency_ms, "latency.ms", method, status)`);
+    expect(plan.logsql).toContain(
+      `unpack_json from _msg fields (latency_ms, "latency.ms", "latency-ms", method, status)`,
+    );
   });
 
   it("accepts filters, `__error__` filters and drops of unused labels between the parser and the unwrap", () => {
