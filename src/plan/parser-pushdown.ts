@@ -717,10 +717,7 @@ export function parsedValuePipes(
     pipes.push(JSON_WRAPPER, ...jsonUnpackPipes(parsed(""), relevant, flattenedFields, true));
   } else if (relevant.length > 0) {
     if (parser === "json") pipes.push(...jsonUnpackPipes(parsed(""), relevant, flattenedFields));
-    else {
-      pipes.push(`delete ${relevant.map(parsed).join(", ")}`);
-      pipes.push(`unpack_${parser} from _msg fields (${relevant.join(", ")}) result_prefix ${quote(parsed(""))}`);
-    }
+    else pipes.push(...jsonUnpackPipes(parsed(""), relevant, logfmtFields, false, "logfmt"));
   }
   for (const n of relevant) {
     pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
@@ -747,7 +744,10 @@ export function parsedValueFields(
     const nested = relevant.flatMap((n) => flattenedFields(n).slice(1));
     fields.push(...nested.map((f) => fieldName(parsed(f))));
   }
-  if (parser === "logfmt") fields.push(...ODD_QUOTES_FIELDS);
+  if (parser === "logfmt") {
+    const spelled = relevant.flatMap((n) => logfmtFields(n).slice(1));
+    fields.push(...spelled.map((f) => fieldName(parsed(f))), ...ODD_QUOTES_FIELDS);
+  }
   return [...fields, ...repeats.fields()];
 }
 
@@ -772,15 +772,16 @@ function jsonSources(chain: ParserChain, name: string): string[] {
 const fieldName = (field: string) => (/^\w+$/.test(field) ? field : quote(field));
 
 /**
- * Pipes unpacking each label's JSON value into `prefix + label`: the fields `sources` names are
- * cleared first (a row may carry them), unpacked, and the first non-empty one kept (where two
- * hold a value, the guard's repetition terms send the query back: Loki reads one of them).
+ * Pipes unpacking each label's JSON (or logfmt) value into `prefix + label`: the fields `sources`
+ * names are cleared first (a row may carry them), unpacked, and the first non-empty one kept (where
+ * two hold a value, the guard's repetition terms send the query back: Loki reads one of them).
  */
 function jsonUnpackPipes(
   prefix: string,
   labels: readonly string[],
   sources: (label: string) => readonly string[],
   wrapped = false,
+  parser: Parser = "json",
 ): string[] {
   // Wrapped (JSON_WRAPPER), the line's fields come out under `__lvw.`, beside `__lvw_ok`.
   const within = (f: string) => (wrapped ? `${WRAPPED}.${f}` : f);
@@ -789,7 +790,7 @@ function jsonUnpackPipes(
   const from = wrapped ? WRAPPER_FIELD : "_msg";
   const pipes = [
     `delete ${cleared.join(", ")}`,
-    `unpack_json from ${from} fields (${unpacked.map(fieldName).join(", ")}) result_prefix ${quote(prefix)}`,
+    `unpack_${parser} from ${from} fields (${unpacked.map(fieldName).join(", ")}) result_prefix ${quote(prefix)}`,
   ];
   for (const n of labels) {
     for (const f of sources(n).map(within)) {
@@ -1418,6 +1419,16 @@ export function flattenedFields(name: string): string[] {
   const dashed = name.replaceAll("_", "-");
   if (dashed !== name && !/^-|--|-$/.test(dashed)) fields.push(dashed);
   return fields;
+}
+
+/**
+ * The keys VictoriaLogs' `unpack_logfmt` may hold Loki's `| logfmt` label `name` under: the name,
+ * then with every `_` a `.` (OpenTelemetry's `http.method=GET`) and a `-`, which Loki sanitises to
+ * `_`. Other spellings, and two of them in a line, stay guarded (keyMention, twiceIn).
+ */
+function logfmtFields(name: string): string[] {
+  if (!name.includes("_") || /^_|__|_$/.test(name)) return [name];
+  return [name, name.replaceAll("_", "."), name.replaceAll("_", "-")];
 }
 
 function dottedFields(name: string): string[] {
