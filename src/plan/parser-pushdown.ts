@@ -714,10 +714,10 @@ export function parsedValuePipes(
   for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
   if (wrapped) {
     // The unpack that reads the values also says whether the line parsed (JSON_WRAPPER).
-    pipes.push(JSON_WRAPPER, ...jsonUnpackPipes(parsed(""), relevant, flattenedFields, true));
+    pipes.push(JSON_WRAPPER, ...unpackPipes(parsed(""), relevant, flattenedFields, true));
   } else if (relevant.length > 0) {
-    if (parser === "json") pipes.push(...jsonUnpackPipes(parsed(""), relevant, flattenedFields));
-    else pipes.push(...jsonUnpackPipes(parsed(""), relevant, logfmtFields, false, "logfmt"));
+    if (parser === "json") pipes.push(...unpackPipes(parsed(""), relevant, flattenedFields));
+    else pipes.push(...unpackPipes(parsed(""), relevant, logfmtFields, false, "logfmt"));
   }
   for (const n of relevant) {
     pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
@@ -776,7 +776,7 @@ const fieldName = (field: string) => (/^\w+$/.test(field) ? field : quote(field)
  * names are cleared first (a row may carry them), unpacked, and the first non-empty one kept (where
  * two hold a value, the guard's repetition terms send the query back: Loki reads one of them).
  */
-function jsonUnpackPipes(
+function unpackPipes(
   prefix: string,
   labels: readonly string[],
   sources: (label: string) => readonly string[],
@@ -821,7 +821,7 @@ export function chainValuePipes(chain: ParserChain, relevant: readonly string[],
   if (relevant.length > 0) {
     for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
     pipes.push(`delete ${relevant.map(logfmtParsed).join(", ")}`);
-    if (fromJson.length > 0) pipes.push(...jsonUnpackPipes(JSON_PREFIX, fromJson, (n) => jsonSources(chain, n)));
+    if (fromJson.length > 0) pipes.push(...unpackPipes(JSON_PREFIX, fromJson, (n) => jsonSources(chain, n)));
     if (chain.logfmt) {
       pipes.push(`unpack_logfmt from _msg fields (${relevant.join(", ")}) result_prefix ${quote(logfmtParsed(""))}`);
     }
@@ -1416,10 +1416,12 @@ function levelBoundaries(name: string): number[] | undefined {
  */
 export function flattenedFields(name: string): string[] {
   const fields = dottedFields(name);
-  const dashed = name.replaceAll("_", "-");
-  if (dashed !== name && !/^-|--|-$/.test(dashed)) fields.push(dashed);
+  if (respellable(name)) fields.push(name.replaceAll("_", "-"));
   return fields;
 }
+
+/** A name whose `_`s each join two parts (no empty part): another separator reads back as it. */
+const respellable = (name: string) => name.includes("_") && !/^_|__|_$/.test(name);
 
 /**
  * The keys VictoriaLogs' `unpack_logfmt` may hold Loki's `| logfmt` label `name` under: the name,
@@ -1427,8 +1429,7 @@ export function flattenedFields(name: string): string[] {
  * `_`. Other spellings, and two of them in a line, stay guarded (keyMention, twiceIn).
  */
 function logfmtFields(name: string): string[] {
-  if (!name.includes("_") || /^_|__|_$/.test(name)) return [name];
-  return [name, name.replaceAll("_", "."), name.replaceAll("_", "-")];
+  return respellable(name) ? [name, name.replaceAll("_", "."), name.replaceAll("_", "-")] : [name];
 }
 
 function dottedFields(name: string): string[] {
