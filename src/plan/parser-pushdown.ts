@@ -1410,14 +1410,16 @@ function levelBoundaries(name: string): number[] | undefined {
 /**
  * The fields VictoriaLogs' `unpack_json` may hold Loki's `| json` label `name` in: the name itself,
  * then each way of making some of its level boundaries `.` (`a_b` is also `a.b`, from
- * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`), then the name with every `_`
- * a `-` (HTTP headers' spelling: Loki names `{"user-agent": …}` `user_agent`). A line with any
- * other spelling Loki reads as the label, or with two of them, stays guarded (jsonMentioned, twiceIn).
+ * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`), then each of those with every
+ * `_` left a `-` (HTTP headers' spelling: Loki names `{"user-agent": …}` `user_agent`, and
+ * `{"req": {"content-length": 1}}` `req_content_length`). A line with any other spelling Loki
+ * reads as the label, or with two of them, stays guarded (jsonMentioned, twiceIn).
  */
 export function flattenedFields(name: string): string[] {
-  const fields = dottedFields(name);
-  if (respellable(name)) fields.push(name.replaceAll("_", "-"));
-  return fields;
+  const dotted = dottedFields(name);
+  if (!respellable(name)) return dotted;
+  const dashed = dotted.map((f) => f.replaceAll("_", "-")).filter((f, i) => f !== dotted[i]);
+  return [...dotted, ...dashed];
 }
 
 /** A name whose `_`s each join two parts (no empty part): another separator reads back as it. */
