@@ -84,6 +84,7 @@ import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 import { unitSplit, valueShape } from "./unwrap-units";
 import { guardedSamples, mergesGuardRows, type GuardedSamples } from "./unwrap-guarded";
+import { flattenedFields } from "./key-spellings";
 
 export type UnwrapFn = UnwrapStat;
 
@@ -418,7 +419,14 @@ export function jsonUnwrapSource(
     JSON_UNSURE_ESCAPES,
     JSON_READ_FURTHER,
   ];
-  const unpack = `unpack_json from _msg fields (${fieldName(field)}) result_prefix ${quote(PARSED)}`;
+  // Every field VictoriaLogs may hold the value in (a dotted or dashed key), the first one set kept:
+  // a line with two is `ambiguous`, one with any other spelling `looseKey`'s.
+  const sources = flattenedFields(field);
+  const unpack = [
+    ...(sources.length > 1 ? [`delete ${sources.map((f) => fieldName(PARSED + f)).join(", ")}`] : []),
+    `unpack_json from _msg fields (${sources.map(fieldName).join(", ")}) result_prefix ${quote(PARSED)}`,
+    ...sources.slice(1).map((f) => `format if (${parsed}:"") ${quote(`<${PARSED}${f}>`)} as ${parsed}`),
+  ].join(" | ");
   const mentioned = (l: string) => `(_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)})`;
   const labelBad = groupBy.map((l) => `(${fieldName(l)}:"" ${mentioned(l)})`).join(" or ");
   // Structured metadata of a grouped label while the line gives the key too: the Worker reads such

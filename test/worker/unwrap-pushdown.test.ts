@@ -446,6 +446,42 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
 });
 
 /**
+ * A top-level key spelled with `.` or `-` for the field's `_` (`"latency.ms"`, HTTP headers'
+ * `"latency-ms"`): Loki sanitises it to `latency_ms`, and the origin reads the value from it too,
+ * so such a stream is pushed down, with the same answer, where it holds no other spelling.
+ */
+describe("a field read from its dotted or dashed key (real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "8:12" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const SPELLINGS = ['"latency.ms"', '"latency-ms"'];
+
+  beforeAll(async () => {
+    const streams = SPELLINGS.map((key, k) => ({
+      stream: { app: "gen4", set: `s${k}` },
+      values: ["12", "-3.5", "40.25", "7"].map((v, i) => [
+        String(base + BigInt(i * 5 + k) * 1_000_000_000n),
+        `{"msg": "probe", ${key}: ${v}}`,
+      ]),
+    }));
+    await pushCounted("8:12", "gen4", streams, DATA_START);
+  });
+
+  it("pushes the sum and the quantile down, with the local answer", async () => {
+    const params = { start: String(DATA_START), end: String(DATA_START + 120), step: "10" };
+    for (const k of SPELLINGS.keys()) {
+      for (const query of [
+        `sum by (set) (sum_over_time({app="gen4", set="s${k}"} | json | unwrap latency_ms [1m]))`,
+        `quantile_over_time(0.5, {app="gen4", set="s${k}"} | json | unwrap latency_ms [1m]) by (set)`,
+      ]) {
+        const { pushed, local } = await pushedAndLocal(query, params, TENANT);
+        expect(local.series.size, query).toBeGreaterThan(0);
+        expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
+      }
+    }
+  });
+});
+
+/**
  * The guard computes fields of its own (`__guard_…`). A stored field of the same name must never
  * stand in for one: on a row whose value is not of the exact shape, it would be summed in place of
  * the value Loki drops, and the row would not count against the push-down.
