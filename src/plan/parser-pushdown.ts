@@ -867,8 +867,7 @@ export function chainGuard(
   // quoted value, or a quoted key (which Loki skips): on lines naming a key it could read as a
   // relevant label, or holding a quoted key, as its other line-level terms. Without relevant JSON
   // labels, any escape stays unsure.
-  if (!chain.logfmt || fromJson.length > 0) terms.push(JSON_UNSURE_ESCAPES);
-  if (chain.logfmt && fromJson.length === 0) terms.push(`_msg:~${quote(ESCAPES)}`);
+  terms.push(chain.logfmt && fromJson.length === 0 ? `_msg:~${quote(ESCAPES)}` : JSON_UNSURE_ESCAPES);
   if (fromJson.length > 0) {
     const jsonLine = [gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
