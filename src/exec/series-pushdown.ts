@@ -5,13 +5,19 @@
  * the same labels add up. A group whose inputs do not settle its level, or whose labels carry a
  * pipeline error, has its rows read back and evaluated by the Worker, which decides them as Loki
  * does (exec/guarded-rows.ts). "declined" when more groups than MAX_READ_BACK_GROUPS need that,
- * there are more groups or fields than an answer may hold, or the rows changed between the
- * requests: the query is then evaluated from rows.
+ * there are more groups or fields than an answer may hold, or rows written between the requests
+ * carry a field the buckets were not grouped by: the query is then evaluated from rows. Rows
+ * written meanwhile that carry no new field are simply counted: an alert's window ends now.
  */
 import type { Labels, LogRow } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
-import { MAX_SERIES_FIELDS, seriesStatsQuery, type SeriesBucketPlan } from "../plan/series-pushdown";
+import {
+  LABEL_ONLY_BREACHES,
+  MAX_SERIES_FIELDS,
+  seriesStatsQuery,
+  type SeriesBucketPlan,
+} from "../plan/series-pushdown";
 import { LEVEL_LABEL_INPUTS } from "../plan/level-pushdown";
 import { parseStreamLabels } from "../origin/rows";
 import { DETECTED_LEVEL, FieldDeriver, UNKNOWN_LEVEL, detectLevelWith } from "../engine/derived-fields";
@@ -39,20 +45,38 @@ export async function runSeriesPlan(
   ]);
   const fields = names ? metadataFields(names, streams) : (plan.fields as readonly string[]);
   if (fields.length > MAX_SERIES_FIELDS) return "declined";
-  const query = seriesStatsQuery(plan, fields);
+  const labelOnly = names ? labelOnlyNames(streams, fields) : [];
+  if (labelOnly.length > MAX_SERIES_FIELDS) return "declined";
+  const query = seriesStatsQuery(plan, fields, labelOnly);
+  const values = labelOnly.length > 0 ? [...ROWS[plan.value], LABEL_ONLY_BREACHES] : ROWS[plan.value];
   let rows;
   try {
-    rows = await bucketRows(client, query, grid, stats, maxPoints, ROWS[plan.value]);
+    rows = await bucketRows(client, query, grid, stats, maxPoints, values);
   } catch (err) {
     // More groups than the answer may hold points: local evaluation holds only its own series.
     if (err instanceof PointLimitError) return "declined";
     throw err;
   }
-  // A row written since the field names were asked could carry a field not grouped by: the streams'
-  // rows, counted again, must be those the names were found in.
-  if (all && !sameStreams(streams, await selectedStreams(client, plan, stats))) return "declined";
-  const labelsOf = groupLabeller(plan, client);
   const { table, ranks, rankEnds } = rows;
+  if (labelOnly.length > 0) {
+    const breaches = values.length - 1;
+    for (let i = 0; i < table.length; i++) if (table.value(i, breaches) > 0) return "declined";
+  }
+  // Rows written since the first requests are counted too (an alert's window ends now). A stream
+  // first seen in the buckets is asked for; with every field grouped by, the field names are asked
+  // again, after the buckets, over rows that include every row counted: a name neither grouped by
+  // nor a stream label checked above would be a label missing from its rows' series.
+  const unseen = table.groups.some((group) => !streams.has(group._stream_id ?? ""));
+  const [namesAfter, streamsAfter] = await Promise.all([
+    all ? fieldNames(client, plan, stats) : undefined,
+    unseen ? selectedStreams(client, plan, stats) : undefined,
+  ]);
+  if (namesAfter) {
+    const known = new Set([...fields, ...labelOnly]);
+    if (namesAfter.some(({ name = "" }) => name !== "" && !name.startsWith("_") && !known.has(name))) return "declined";
+  }
+  for (const [id, stream] of streamsAfter ?? []) if (!streams.has(id)) streams.set(id, stream);
+  const labelsOf = groupLabeller(plan, client);
   const inWindow = inWindowOf(rows, plan);
   // Each group: its series, null (the stages drop its rows), or "read back" (its labels are not
   // settled by what it is grouped by: its rows are read back and counted by the Worker).
@@ -69,7 +93,7 @@ export async function runSeriesPlan(
     let g = byGroup[gi];
     if (g === undefined) {
       let group = table.groups[gi]!;
-      // A stream the buckets hold and the streams' answer did not: rows written since it was asked.
+      // A stream no answer held: rows written since the streams were last asked.
       const stream = streams.get(group._stream_id ?? "");
       if (!stream) return "declined";
       group = { ...group, _stream: stream.text };
@@ -103,7 +127,7 @@ export async function runSeriesPlan(
 }
 
 /** The stats results read: the value, and the rows counted (the value itself for a count). */
-const ROWS = { count: ["__v"], bytes: ["__v", "__c"] } as const;
+const ROWS: Record<SeriesBucketPlan["value"], readonly string[]> = { count: ["__v"], bytes: ["__v", "__c"] };
 
 /** A selected stream: its labels as `_stream` spells them, and how many rows it has in the window. */
 interface SelectedStream {
@@ -160,11 +184,17 @@ async function selectedStreams(
   return streams;
 }
 
-/** Whether two answers of selectedStreams hold the same streams with the same rows. */
-function sameStreams(a: ReadonlyMap<string, SelectedStream>, b: ReadonlyMap<string, SelectedStream>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [id, stream] of a) if (b.get(id)?.rows !== stream.rows) return false;
-  return true;
+/**
+ * The label names of the selected streams that are not grouped by (metadataFields found them set
+ * on no more rows than the streams labelled with them hold): the buckets count the rows that set one
+ * of them outside those streams.
+ */
+function labelOnlyNames(streams: ReadonlyMap<string, SelectedStream>, fields: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const stream of streams.values())
+    for (const name of Object.keys(parseStreamLabels(stream.text))) names.add(name);
+  for (const name of fields) names.delete(name);
+  return [...names].sort();
 }
 
 /** Whether an answer row's bucket lies in the plan's window. */

@@ -28,9 +28,12 @@
  *
  * Which metadata can matter: for the series themselves, every field (`fields: "all"`, named by a
  * `field_names` request over every row of the selected streams, exec/series-pushdown.ts: grouping
- * by a field no counted row holds changes no group, and the streams' rows are counted again after
- * the buckets, so that a row written in between declines the answer); for a `sum by (…)` that keeps only some labels,
- * the grouped labels and the labels the Worker's stages read. A metadata field named like a label
+ * by a field no counted row holds changes no group); for a `sum by (…)` that keeps only some labels,
+ * the grouped labels and the labels the Worker's stages read. With every field, a field named like
+ * a stream label is not grouped by when the streams carrying that label hold all the rows it is set
+ * on: it is that label. The buckets then also count the rows that set such a field in a stream
+ * without that label (`LABEL_ONLY_BREACHES`): rows written since the names were asked can, and any
+ * such row declines the answer, as a field name the names did not hold does when they are asked again. A metadata field named like a label
  * the Worker derives is grouped by too: its value is then kept under Loki's `_extracted` name, as
  * the rows' labels keep it.
  *
@@ -42,7 +45,7 @@ import { walk } from "../logql/walk";
 import { DETECTED_LEVEL, type DerivedFieldRules } from "../engine/derived-fields";
 import { planLogQuery } from "./logquery";
 import { countedPart, countedRange, type ReadBack } from "./guarded-rows";
-import { fieldName } from "./logsql";
+import { fieldName, quote } from "./logsql";
 import { bucketsOf, type BucketGrid, type MetricGrid } from "./metric-pushdown";
 import { INPUT, LEVEL_INPUT_PIPES, LEVEL_LABEL_INPUTS } from "./level-pushdown";
 
@@ -175,8 +178,18 @@ function filterNames(filter: LabelFilterExpr): string[] {
   return names;
 }
 
-/** The stats query for the given metadata fields (see the module comment). */
-export function seriesStatsQuery(plan: SeriesBucketPlan, fields: readonly string[]): BucketGrid {
+/** The stats result counting rows that set a label-only field outside the streams labelled with it. */
+export const LABEL_ONLY_BREACHES = "__x";
+
+/**
+ * The stats query for the given metadata fields (see the module comment); with `labelOnly`, the
+ * stream label names not grouped by, it also counts LABEL_ONLY_BREACHES.
+ */
+export function seriesStatsQuery(
+  plan: SeriesBucketPlan,
+  fields: readonly string[],
+  labelOnly: readonly string[] = [],
+): BucketGrid {
   // Every field is grouped by when `fields` is "all": then the level rules' label inputs are among
   // them, or in `_stream`, or set on no row.
   const levelFields = !plan.levels ? [] : plan.fields === "all" ? Object.values(INPUT) : LEVEL_GROUP_FIELDS;
@@ -186,7 +199,17 @@ export function seriesStatsQuery(plan: SeriesBucketPlan, fields: readonly string
   const by = [plan.timeGrouping, ...groupBy.map(fieldName)].join(", ");
   return {
     ...plan.buckets,
-    logsql: `${plan.rows}${plan.pipes} | stats by (${by}) ${plan.stats}`,
+    logsql: `${plan.rows}${plan.pipes} | stats by (${by}) ${plan.stats}${labelOnlyBreaches(labelOnly)}`,
     groupBy,
   };
+}
+
+/**
+ * The count of rows setting one of `names` in a stream that lacks it as a label. The stream filter
+ * comes first: it is decided once per block, so blocks of streams carrying the label skip the field.
+ */
+function labelOnlyBreaches(names: readonly string[]): string {
+  if (names.length === 0) return "";
+  const breaches = names.map((name) => `(-_stream:{${quote(name)}=~".+"} ${fieldName(name)}:*)`);
+  return `, count() if (${breaches.join(" or ")}) as ${LABEL_ONLY_BREACHES}`;
 }

@@ -17,8 +17,16 @@ export interface OriginCall {
 let restore = () => {};
 afterEach(() => restore());
 
-/** The calls made to `originBase` from now until the end of the current test. */
-export function watchOrigin(originBase: string, delayMs = 0): OriginCall[] {
+/**
+ * The calls made to `originBase` from now until the end of the current test. `before`, when given,
+ * runs before each call is sent (with the fetch the runtime had before the watch, for requests of
+ * its own), so a test can change the origin's data between a caller's requests.
+ */
+export function watchOrigin(
+  originBase: string,
+  delayMs = 0,
+  before?: (call: OriginCall, fetch: typeof globalThis.fetch) => Promise<void>,
+): OriginCall[] {
   const calls: OriginCall[] = [];
   const real = globalThis.fetch;
   restore = () => (globalThis.fetch = real);
@@ -27,13 +35,15 @@ export function watchOrigin(originBase: string, delayMs = 0): OriginCall[] {
     if (url.startsWith(originBase)) {
       const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
       const form = new URLSearchParams(typeof init?.body === "string" ? init.body : String(init?.body ?? ""));
-      calls.push({
+      const call = {
         path: new URL(url).pathname,
         accountId: headers.get("AccountID"),
         query: form.get("query") ?? "",
         start: form.get("start") ?? "",
         end: form.get("end") ?? "",
-      });
+      };
+      calls.push(call);
+      if (before) await before(call, real);
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     }
     return real(input, init);

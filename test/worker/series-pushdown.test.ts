@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { askMetric, pushCounted, pushedAndLocal, type MetricAnswer } from "./support/metric-answers";
+import { askMetric, expectSameAnswer, pushCounted, pushedAndLocal, type MetricAnswer } from "./support/metric-answers";
 import type { Env } from "../../src/config";
 import { queryTraffic } from "./support/traffic";
 import { DEFAULT_SERVICE_NAME_LABELS } from "../../src/engine/derived-fields";
@@ -139,15 +139,108 @@ describe("requests of the series push-down", () => {
     expect(pushed.linesScanned).toBe(0);
     const asked = calls.filter((c) => c.start !== "" && /\| (field_names|stats by)/.test(c.query));
     const withLineFilter = asked.filter((c) => c.query.includes("ERROR"));
-    // The pushed answer's requests: streams and field names, the buckets, the streams again; the
-    // local answer's hits count and rows are not among them.
+    // The pushed answer's requests: streams and field names, the buckets, the field names again;
+    // the local answer's hits count and rows are not among them.
     expect(asked.filter((c) => c.query.includes("| field_names")).map((c) => c.query.includes("ERROR"))).toEqual([
+      false,
       false,
     ]);
     expect(
       asked.filter((c) => c.query.includes("| stats by (_stream_id, _stream)")).map((c) => c.query.includes("ERROR")),
-    ).toEqual([false, false]);
+    ).toEqual([false]);
     expect(withLineFilter.filter((c) => c.query.includes("| stats by (_time:"))).toHaveLength(1);
+  });
+});
+
+/**
+ * An alert's window ends now: rows keep arriving between the push-down's requests (field names and
+ * streams, then the buckets). Each case writes rows into the origin just before the buckets are
+ * asked for; the pushed answer counts them when they carry no label the buckets missed, declines to
+ * rows when they do, and always equals local evaluation done after.
+ */
+describe("rows written while the series push-down runs", () => {
+  const TENANT = { "X-Scope-OrgID": "36:5" };
+  const QUERY = 'count_over_time({app="live"} |= "ERROR" [10m])';
+  const at = { time: String(DATA_START + 600) };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const lineAt = (second: number, text: string, metadata?: Record<string, string>) => {
+    const ts = String(base + BigInt(second) * 1_000_000_000n);
+    return metadata ? [ts, text, metadata] : [ts, text];
+  };
+  let written = 0;
+
+  beforeAll(async () => {
+    const streams = [
+      { stream: { app: "live", pod: "p1" }, values: [lineAt(1, "ERROR a"), lineAt(2, "ok b"), lineAt(3, "ERROR c")] },
+      { stream: { app: "live", pod: "p2" }, values: [lineAt(4, "ERROR d", { tenant: "acme" })] },
+    ];
+    written = 4;
+    await pushCounted("36:5", "live", streams, DATA_START, DISCOVERY);
+  });
+
+  /** The query pushed, with `streams` written to the origin (and searchable) before its buckets are asked for. */
+  async function pushedWhileWriting(streams: { stream: Record<string, string>; values: unknown[] }[]) {
+    written += streams.reduce((n, s) => n + s.values.length, 0);
+    let wrote = false;
+    watchOrigin(inject("originUrl"), 0, async (call, realFetch) => {
+      if (wrote || !call.query.includes('{app="live"}') || !call.query.includes("| stats by (_time:")) return;
+      wrote = true;
+      const origin = inject("originUrl");
+      const tenantHeaders = { AccountID: "36", ProjectID: "5" };
+      const res = await realFetch(`${origin}/insert/loki/api/v1/push?disable_message_parsing=1`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...tenantHeaders },
+        body: JSON.stringify({ streams }),
+      });
+      expect(res.status).toBe(204);
+      // New streams answer stream filters once the origin flushes its stream index (about 10 s).
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+        const count = await realFetch(`${origin}/select/logsql/query`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", ...tenantHeaders },
+          body: new URLSearchParams({
+            query: '{app="live"} | stats count() as n',
+            start: String(DATA_START),
+            end: String(DATA_START + 3600),
+          }).toString(),
+        });
+        if ((await count.text()).includes(`"n":"${written}"`)) return;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      throw new Error("written rows not searchable after 60 s");
+    });
+    const pushed = await askMetric(QUERY, at, true, TENANT, false, DISCOVERY);
+    expect(wrote, "the buckets were asked for").toBe(true);
+    const local = await askMetric(QUERY, at, false, TENANT, false, DISCOVERY);
+    expectSameAnswer(pushed, local, QUERY);
+    return pushed;
+  }
+
+  it("counts rows written to a known stream, and to a new stream with known labels", async () => {
+    const toKnown = await pushedWhileWriting([
+      {
+        stream: { app: "live", pod: "p1" },
+        values: [lineAt(10, "ERROR e"), lineAt(11, "ERROR f", { tenant: "acme" })],
+      },
+    ]);
+    expect(toKnown.linesScanned).toBe(0);
+    const toNew = await pushedWhileWriting([{ stream: { app: "live", pod: "p3" }, values: [lineAt(20, "ERROR g")] }]);
+    expect(toNew.linesScanned).toBe(0);
+    expect([...toNew.series.keys()].filter((k) => k.includes('"p3"'))).toHaveLength(1);
+  });
+
+  it("declines to rows when written rows carry a label the buckets were not grouped by", async () => {
+    // A new field: its value is a label of those rows' series.
+    const newField = await pushedWhileWriting([
+      { stream: { app: "live", pod: "p2" }, values: [lineAt(30, "ERROR h", { trace_id: "t1" })] },
+    ]);
+    expect(newField.linesScanned).toBeGreaterThan(0);
+    // `pod` is a label of the other streams, set here as structured metadata of a stream without it.
+    const asMetadata = await pushedWhileWriting([
+      { stream: { app: "live" }, values: [lineAt(40, "ERROR i", { pod: "p9" })] },
+    ]);
+    expect(asMetadata.linesScanned).toBeGreaterThan(0);
+    expect([...asMetadata.series.keys()].filter((k) => k.includes('"p9"'))).toHaveLength(1);
   });
 });
 

@@ -37,6 +37,16 @@ describe("planSeriesPushdown", () => {
     );
   });
 
+  it("counts the rows that set a stream label's name outside the streams carrying it", () => {
+    const p = plan('count_over_time({app="auth"}[5m])')!;
+    const q = seriesStatsQuery(p, ["trace_id"], ["pod", "k8s.node"]);
+    expect(q.groupBy).toEqual(["_stream_id", "trace_id"]);
+    expect(q.logsql).toMatch(
+      /\| stats by \([^)]*\) count\(\) as __v, count\(\) if \(\(-_stream:\{"pod"=~"\.\+"\} pod:\*\) or \(-_stream:\{"k8s\.node"=~"\.\+"\} k8s\.node:\*\)\) as __x$/,
+    );
+    expect(seriesStatsQuery(p, ["trace_id"]).logsql).toMatch(/count\(\) as __v$/);
+  });
+
   it("sums bytes with a row count beside them", () => {
     const p = plan('bytes_rate({app="x"}[5m])')!;
     expect(p.value).toBe("bytes");
