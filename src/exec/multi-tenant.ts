@@ -12,18 +12,20 @@
  * cache are not used here: the origin cannot label its aggregates with the tenant, and a cached
  * result must stay one tenant's. Each tenant's rows are read with the single-tenant row paths.
  */
-import type { LogSelectorExpr, Matcher, RangeAggregationExpr, SampleExpr } from "../logql/ast";
-import type { ExtractedSample, Labels, LogEntry, MetricResult } from "../engine/types";
+import type { Grouping, LogSelectorExpr, Matcher, RangeAggregationExpr, SampleExpr } from "../logql/ast";
+import { rangeFunction, type MergingAggregation } from "../logql/functions";
+import type { ExtractedSample, Labels, LogEntry, MetricResult, Series } from "../engine/types";
 import type { TimeWindow } from "../core/time-window";
 import type { CachedOrigin } from "../cache/cached-origin";
 import { TENANT_LABEL } from "../core/tenant";
 import { validateMatchers } from "../logql/validate";
 import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
+import { labelsKey } from "../engine/metric/labels";
 import type { ParserHints } from "../engine/pipeline";
 import { entryTextLength } from "./topk";
 import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
-import { rangeSamples, type MetricQueryOptions } from "./metric";
+import { executeMetricQuery, rangeSamples, type MetricQueryOptions } from "./metric";
 import { labelNames, labelValues, series } from "./meta";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
@@ -101,9 +103,148 @@ export async function executeMultiTenantMetricQuery(
     samples(agg: RangeAggregationExpr, from: bigint, to: bigint, hints?: ParserHints) {
       return tenantSamples(tenants, agg, from, to, opts, stats, derive, hints);
     },
+    ...(opts.pushdown === true
+      ? {
+          // Loki's series limit holds the answer, not a part of it: a part is held to it only when it is the answer.
+          pushdown: (sub, grid) =>
+            tenantParts(tenants, sub, grid, sub === expr ? opts : { ...opts, maxSeries: Infinity }, stats),
+        }
+      : {}),
   };
   const result = await evaluateMetric(expr, q, source, { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints });
   return { result, stats };
+}
+
+/**
+ * A subtree answered by each tenant's own metric execution (with its push-downs), when the tenants'
+ * answers make the multi-tenant one: a range aggregation, or a `sum`, `min` or `max` around one.
+ * Each tenant aggregates its own series, grouped as asked but for `__tenant_id__`; where the
+ * grouping keeps that label (no grouping of a range aggregation, `by` naming it, `without` not
+ * naming it) each tenant's series get it, as tenantSamples labels rows, and stay apart; elsewhere the
+ * tenants' groups merge by the operation (for a range aggregation, the one that merges its values:
+ * a count's is a sum). Undefined for any other subtree, whose parts the evaluator asks for in turn,
+ * and when a tenant's answer is partial.
+ */
+async function tenantParts(
+  tenants: readonly TenantClient[],
+  expr: SampleExpr,
+  q: MetricQuery,
+  opts: MetricQueryOptions,
+  stats: ScanStats,
+): Promise<Series[] | undefined> {
+  const shape = tenantShape(expr);
+  if (!shape) return undefined;
+  const chosen = selectTenants(tenants, shape.range.range.selector.matchers);
+  validateMatchers(chosen.matchers);
+  const tenantExpr = shape.rewrite(chosen.matchers);
+  const answers = await Promise.all(
+    chosen.tenants.map(async ({ name, client }) => {
+      const { result, stats: own } = await executeMetricQuery(client, tenantExpr, q, opts);
+      stats.rowsScanned += own.rowsScanned;
+      stats.bytesScanned += own.bytesScanned;
+      stats.subqueries += own.subqueries;
+      return { name, result };
+    }),
+  );
+  if (answers.some(({ result }) => result.warnings || result.type === "scalar")) return undefined;
+  const perTenant = answers.map(({ name, result }) =>
+    seriesOfResult(result).map((s) => ({
+      labels: shape.merge ? retained(s.labels) : withTenant(s.labels, name),
+      points: s.points,
+    })),
+  );
+  return shape.merge ? mergedSeries(shape.merge, perTenant) : perTenant.flat();
+}
+
+interface TenantShape {
+  /** The range aggregation whose selector chooses the tenants. */
+  range: RangeAggregationExpr;
+  /** The subtree each tenant runs, with the selector's matchers `__tenant_id__` left out. */
+  rewrite: (matchers: Matcher[]) => SampleExpr;
+  /** How the tenants' groups merge (the grouping drops `__tenant_id__`), or undefined: each keeps it. */
+  merge?: MergingAggregation;
+}
+
+function tenantShape(expr: SampleExpr): TenantShape | undefined {
+  let range: RangeAggregationExpr;
+  let grouping: Grouping | undefined;
+  let merge: MergingAggregation | undefined;
+  if (expr.kind === "RangeAggregation") {
+    range = expr;
+    grouping = expr.grouping;
+    merge = rangeFunction(expr.op).mergedBy;
+  } else if (expr.kind === "VectorAggregation" && (expr.op === "sum" || expr.op === "min" || expr.op === "max")) {
+    if (expr.expr.kind !== "RangeAggregation" || expr.expr.grouping) return undefined;
+    range = expr.expr;
+    // `sum(…)` is `sum by ()`.
+    grouping = expr.grouping ?? { without: false, labels: [] };
+    merge = expr.op;
+  } else return undefined;
+  // `absent_over_time` answers for all the tenants at once: one series when none has rows.
+  if (range.op === "absent_over_time") return undefined;
+  const named = grouping?.labels ?? [];
+  // A stream's own `__tenant_id__` is answered under the retained name, which no tenant's series has.
+  if (named.includes(RETAINED_PREFIX + TENANT_LABEL)) return undefined;
+  const keepsTenant = !grouping || grouping.without !== named.includes(TENANT_LABEL);
+  if (!keepsTenant && !merge) return undefined;
+  // The grouping each tenant runs (none where none was written: `sum(…)` stays as written).
+  const written = expr.kind === "VectorAggregation" ? expr.grouping : grouping;
+  const own = written && { ...written, labels: named.filter((l) => l !== TENANT_LABEL) };
+  const inTenant = (matchers: Matcher[]): RangeAggregationExpr => ({
+    ...range,
+    range: { ...range.range, selector: { ...range.range.selector, matchers } },
+    ...(expr === range && own ? { grouping: own } : {}),
+  });
+  return {
+    range,
+    rewrite: (m) => (expr === range ? inTenant(m) : { ...expr, ...(own ? { grouping: own } : {}), expr: inTenant(m) }),
+    ...(keepsTenant ? {} : { merge }),
+  };
+}
+
+/** A series' labels with a stream's own `__tenant_id__` under the retained name, as withTenant keeps it. */
+function retained(labels: Labels): Labels {
+  if (labels[TENANT_LABEL] === undefined) return labels;
+  const out: Labels = { ...labels, [RETAINED_PREFIX + TENANT_LABEL]: labels[TENANT_LABEL] };
+  delete out[TENANT_LABEL];
+  return out;
+}
+
+/** A metric answer's samples as series (an instant vector's as one point each). */
+function seriesOfResult(result: MetricResult): Series[] {
+  if (result.type === "matrix") return result.series;
+  if (result.type === "vector")
+    return result.samples.map((s) => ({ labels: s.labels, points: [{ t: result.t, v: s.v }] }));
+  return [];
+}
+
+/**
+ * The tenants' series merged by their labels, each time's values by `op` (a sum adds them; the
+ * largest or smallest is kept, NaN only when every value is NaN, as the vector aggregation does).
+ */
+function mergedSeries(op: MergingAggregation, perTenant: readonly Series[][]): Series[] {
+  const merged = new Map<string, { labels: Labels; values: Map<bigint, number> }>();
+  for (const series of perTenant) {
+    for (const { labels, points } of series) {
+      const key = labelsKey(labels);
+      let into = merged.get(key);
+      if (!into) merged.set(key, (into = { labels, values: new Map() }));
+      for (const { t, v } of points) {
+        const held = into.values.get(t);
+        into.values.set(t, held === undefined ? v : combine(op, held, v));
+      }
+    }
+  }
+  return [...merged.values()].map(({ labels, values }) => ({
+    labels,
+    points: [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, v]) => ({ t, v })),
+  }));
+}
+
+function combine(op: MergingAggregation, held: number, v: number): number {
+  if (op === "sum") return held + v;
+  if (Number.isNaN(held)) return v;
+  return (op === "max" ? held < v : held > v) ? v : held;
 }
 
 /** One range aggregation's samples from every tenant its selector chooses, each labelled with its tenant. */
