@@ -22,6 +22,7 @@ import { validateMatchers } from "../logql/validate";
 import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
 import { labelsKey } from "../engine/metric/labels";
+import { PipelineError } from "../engine/metric/errors";
 import type { ParserHints } from "../engine/pipeline";
 import { entryTextLength } from "./topk";
 import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
@@ -105,12 +106,24 @@ export async function executeMultiTenantMetricQuery(
     },
     ...(opts.pushdown === true
       ? {
-          // Loki's series limit holds the answer, not a part of it: a part is held to it only when it is the answer.
-          pushdown: (sub, grid) =>
-            tenantParts(tenants, sub, grid, sub === expr ? opts : { ...opts, maxSeries: Infinity }, stats),
+          pushdown: async (sub, grid) => {
+            if (fromRows) return undefined;
+            // Loki's series limit holds the answer, not a part of it: a part is held to it only when it is the answer.
+            const parts = await tenantParts(
+              tenants,
+              sub,
+              grid,
+              sub === expr ? opts : { ...opts, maxSeries: Infinity },
+              stats,
+            );
+            // A pipeline error: the rows' evaluation, tenant by tenant, names the series Loki names.
+            if (parts === "rows") fromRows = true;
+            return parts === "rows" ? undefined : parts;
+          },
         }
       : {}),
   };
+  let fromRows = false;
   const result = await evaluateMetric(expr, q, source, { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints });
   return { result, stats };
 }
@@ -123,7 +136,7 @@ export async function executeMultiTenantMetricQuery(
  * naming it) each tenant's series get it, as tenantSamples labels rows, and stay apart; elsewhere the
  * tenants' groups merge by the operation (for a range aggregation, the one that merges its values:
  * a count's is a sum). Undefined for any other subtree, whose parts the evaluator asks for in turn,
- * and when a tenant's answer is partial.
+ * and when a tenant's answer is partial; "rows" when a tenant's part fails with a pipeline error.
  */
 async function tenantParts(
   tenants: readonly TenantClient[],
@@ -131,13 +144,13 @@ async function tenantParts(
   q: MetricQuery,
   opts: MetricQueryOptions,
   stats: ScanStats,
-): Promise<Series[] | undefined> {
+): Promise<Series[] | "rows" | undefined> {
   const shape = tenantShape(expr);
   if (!shape) return undefined;
   const chosen = selectTenants(tenants, shape.range.range.selector.matchers);
   validateMatchers(chosen.matchers);
   const tenantExpr = shape.rewrite(chosen.matchers);
-  const answers = await Promise.all(
+  const settled = await Promise.allSettled(
     chosen.tenants.map(async ({ name, client }) => {
       const { result, stats: own } = await executeMetricQuery(client, tenantExpr, q, opts);
       stats.rowsScanned += own.rowsScanned;
@@ -146,6 +159,15 @@ async function tenantParts(
       return { name, result };
     }),
   );
+  // The tenants are evaluated together but fail in their order, as the rows' evaluation reads them.
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed) {
+    // Loki's pipeline error names the failing series with its `__tenant_id__`, which a tenant's own
+    // query does not know: the rows' evaluation names it.
+    if (failed.reason instanceof PipelineError) return "rows";
+    throw failed.reason;
+  }
+  const answers = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   if (answers.some(({ result }) => result.warnings || result.type === "scalar")) return undefined;
   const perTenant = answers.map(({ name, result }) =>
     seriesOfResult(result).map((s) => ({

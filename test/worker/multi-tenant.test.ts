@@ -234,6 +234,10 @@ describe("metric push-downs across tenants", () => {
     // Each tenant's own part, labelled: what a tenant runs is its own to push down or not.
     const without = `min_over_time({app="nginx"} | pattern "<_> - - [<_>] \\"<_> <_> <_>\\" <_> <size> <_>" | unwrap size | __error__="" [10m]) without (pod, cluster)`;
     expect((await pushedAndLocal(without, params, TENANTS)).local.series.size).toBeGreaterThan(1);
+    // Loki's pipeline error names the failing series with its tenant.
+    const failing = await pushedAndLocal(`sum by (app) (count_over_time({app="nginx"} | json [10m]))`, params, TENANTS);
+    expect(failing.local.body).toContain(`pipeline error: 'JSONParserErr'`);
+    expect(failing.local.body).toContain(`__tenant_id__=`);
   });
 });
 
