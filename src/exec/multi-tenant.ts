@@ -8,9 +8,10 @@
  * selector each tenant runs (no stored stream has that label). A stream that has a label of that
  * name already keeps its value as `original___tenant_id__`, as in Loki.
  *
- * Push-downs that aggregate in the origin (metric buckets, unwrap aggregations) and the series
- * cache are not used here: the origin cannot label its aggregates with the tenant, and a cached
- * result must stay one tenant's. Each tenant's rows are read with the single-tenant row paths.
+ * The origin cannot label its aggregates with a tenant, but the label is added after the pipeline,
+ * so a metric subtree whose tenants' answers make the whole (tenantParts) is each tenant's own
+ * single-tenant query, run with its push-downs and its cache entries, then labelled or merged. What
+ * that cannot make is evaluated from each tenant's rows, read with the single-tenant row paths.
  */
 import type { Grouping, LogSelectorExpr, Matcher, RangeAggregationExpr, SampleExpr } from "../logql/ast";
 import { rangeFunction, type MergingAggregation } from "../logql/functions";
@@ -100,6 +101,8 @@ export async function executeMultiTenantMetricQuery(
   const stats: ScanStats = { rowsScanned: 0, bytesScanned: 0, subqueries: 0 };
   // Rows get the derived fields only when the answer can depend on them (as in executeMetricQuery).
   const derive = metricNeedsDerived(expr, derivedNames(tenants[0]?.client.derivedFields));
+  // Set once a tenant's part fails with a pipeline error: the rest is evaluated from rows.
+  let fromRows = false;
   const source: SampleSource = {
     samples(agg: RangeAggregationExpr, from: bigint, to: bigint, hints?: ParserHints) {
       return tenantSamples(tenants, agg, from, to, opts, stats, derive, hints);
@@ -123,7 +126,6 @@ export async function executeMultiTenantMetricQuery(
         }
       : {}),
   };
-  let fromRows = false;
   const result = await evaluateMetric(expr, q, source, { maxSeries: opts.maxSeries, maxPoints: opts.maxPoints });
   return { result, stats };
 }
