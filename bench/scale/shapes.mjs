@@ -13,7 +13,7 @@ export const RANGES = [
 const auto = (step) => `${step}s`;
 
 /**
- * @typedef {{ path: string, params: Record<string, string> }} Req
+ * @typedef {{ path: string, params: Record<string, string>, headers?: Record<string, string> }} Req
  * @typedef {{ start: number, end: number, step: number }} Window seconds
  * @typedef {object} Shape
  * @property {string} id
@@ -482,5 +482,35 @@ export const SHAPES = [
     loki: (w) => lokiRange('avg_over_time({app="checkout"} | json | unwrap latency_ms [5m]) by (method)', w),
     vl: (w) =>
       vlStats('{app="checkout"} | unpack_json fields (latency_ms, method) | stats by (method) avg(latency_ms) a', w),
+  },
+  // A data source reading several tenants at once (the second holds no rows here): each tenant's part
+  // is its own query, so VictoriaLogs direct is the single tenant's LogsQL.
+  {
+    id: "explore-volume-tenants",
+    name: 'Explore volume across tenants (`X-Scope-OrgID: 0|1`) `sum by (level, detected_level) (count_over_time({app="checkout"} | drop __error__ [$__auto]))`',
+    pushed: false,
+    selector: '{app="checkout"}',
+    loki: (w) => ({
+      ...lokiRange(
+        `sum by (level, detected_level) (count_over_time({app="checkout"} | drop __error__ [${auto(w.step)}]))`,
+        w,
+      ),
+      headers: { "X-Scope-OrgID": "0|1" },
+    }),
+    vl: (w) => vlStats('{app="checkout"} | unpack_json fields (level) | stats by (level) count() c', w),
+  },
+  {
+    id: "drilldown-field-tenants",
+    name: 'Drilldown JSON field across tenants (`X-Scope-OrgID: 0|1`) `sum by (method) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [$__auto]))`',
+    pushed: false,
+    selector: '{service_name="checkout"}',
+    loki: (w) => ({
+      ...lokiRange(
+        `sum by (method) (count_over_time({service_name="checkout"} | json | drop __error__, __error_details__ [${auto(w.step)}]))`,
+        w,
+      ),
+      headers: { "X-Scope-OrgID": "0|1" },
+    }),
+    vl: (w) => vlStats('{service_name="checkout"} | unpack_json fields (method) | stats by (method) count() c', w),
   },
 ];
