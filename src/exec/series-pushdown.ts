@@ -43,9 +43,12 @@ export async function runSeriesPlan(
     selectedStreams(client, plan, stats),
     all ? fieldNames(client, plan, stats) : undefined,
   ]);
-  const fields = names ? metadataFields(names, streams) : (plan.fields as readonly string[]);
+  const asLabel = names && labelRows(streams);
+  const fields = names && asLabel ? metadataFields(names, asLabel) : (plan.fields as readonly string[]);
   if (fields.length > MAX_SERIES_FIELDS) return "declined";
-  const labelOnly = names ? labelOnlyNames(streams, fields) : [];
+  // The stream label names not grouped by: the buckets count the rows that set one of them outside
+  // the streams labelled with it.
+  const labelOnly = asLabel ? [...asLabel.keys()].filter((name) => !fields.includes(name)).sort() : [];
   if (labelOnly.length > MAX_SERIES_FIELDS) return "declined";
   const query = seriesStatsQuery(plan, fields, labelOnly);
   const values = labelOnly.length > 0 ? [...ROWS[plan.value], LABEL_ONLY_BREACHES] : ROWS[plan.value];
@@ -142,16 +145,7 @@ interface SelectedStream {
  * streams that carry it as a label hold that many rows it is never metadata (a stream label is a
  * field of every row of its stream); grouping by the stream already tells its values apart.
  */
-function metadataFields(
-  names: readonly Record<string, string>[],
-  streams: ReadonlyMap<string, SelectedStream>,
-): string[] {
-  const asLabel = new Map<string, number>();
-  for (const stream of streams.values()) {
-    for (const name of Object.keys(parseStreamLabels(stream.text))) {
-      asLabel.set(name, (asLabel.get(name) ?? 0) + stream.rows);
-    }
-  }
+function metadataFields(names: readonly Record<string, string>[], asLabel: ReadonlyMap<string, number>): string[] {
   return names
     .filter((row) => {
       const name = row.name ?? "";
@@ -159,6 +153,17 @@ function metadataFields(
     })
     .map((row) => row.name!)
     .sort();
+}
+
+/** Each label name of the selected streams, with the rows of the streams that carry it. */
+function labelRows(streams: ReadonlyMap<string, SelectedStream>): Map<string, number> {
+  const asLabel = new Map<string, number>();
+  for (const stream of streams.values()) {
+    for (const name of Object.keys(parseStreamLabels(stream.text))) {
+      asLabel.set(name, (asLabel.get(name) ?? 0) + stream.rows);
+    }
+  }
+  return asLabel;
 }
 
 /** The field names of the selected streams' rows in the plan's window, with their hits. */
@@ -182,19 +187,6 @@ async function selectedStreams(
   for (const row of rows)
     streams.set(row._stream_id ?? "", { text: row._stream ?? "{}", rows: Number(row.__n ?? "0") });
   return streams;
-}
-
-/**
- * The label names of the selected streams that are not grouped by (metadataFields found them set
- * on no more rows than the streams labelled with them hold): the buckets count the rows that set one
- * of them outside those streams.
- */
-function labelOnlyNames(streams: ReadonlyMap<string, SelectedStream>, fields: readonly string[]): string[] {
-  const names = new Set<string>();
-  for (const stream of streams.values())
-    for (const name of Object.keys(parseStreamLabels(stream.text))) names.add(name);
-  for (const name of fields) names.delete(name);
-  return [...names].sort();
 }
 
 /** Whether an answer row's bucket lies in the plan's window. */
