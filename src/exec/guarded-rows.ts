@@ -3,6 +3,7 @@
  * added to the origin's counts of the others.
  */
 import type { MetricResult, Series } from "../engine/types";
+import type { MergingAggregation } from "../logql/functions";
 import type { VLRow } from "../origin/rows";
 import { fieldName, quote } from "../plan/logsql";
 import { labelsKey } from "../engine/metric/labels";
@@ -89,11 +90,10 @@ export function mergedSamples(
   const counts = fn === "avg" ? mergedPoints([origin.counts ?? [], guarded.counts ?? []], add) : undefined;
   const out: Series[] = [];
   for (const [key, { labels, points }] of values) {
-    const ordered = [...points].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const n = counts?.get(key)?.points;
     out.push({
       labels,
-      points: ordered.map(([t, v]) => ({
+      points: inTimeOrder(points).map(([t, v]) => ({
         t,
         v: fn === "rate" ? v / seconds : fn === "avg" ? v / (n?.get(t) ?? NaN) : v,
       })),
@@ -101,6 +101,20 @@ export function mergedSamples(
   }
   return out;
 }
+
+/**
+ * Several answers' series as one answer: the points of one labels and time combined by `op` (sums
+ * added, extremes compared as Loki's fold compares them).
+ */
+export function mergedSeries(op: MergingAggregation, sides: readonly (readonly Series[])[]): Series[] {
+  const merged = mergedPoints(sides, op === "min" ? lesser : op === "max" ? greater : add);
+  return [...merged.values()].map(({ labels, points }) => ({
+    labels,
+    points: inTimeOrder(points).map(([t, v]) => ({ t, v })),
+  }));
+}
+
+const inTimeOrder = (points: Map<bigint, number>) => [...points].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 const add = (a: number, b: number) => a + b;
 /** As Loki's fold: a NaN gives way to any other value (range/accumulators.ts). */

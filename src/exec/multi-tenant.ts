@@ -22,12 +22,12 @@ import { TENANT_LABEL } from "../core/tenant";
 import { validateMatchers } from "../logql/validate";
 import { RETAINED_PREFIX, selectTenants } from "../plan/tenant-selector";
 import { evaluateMetric, type MetricQuery, type SampleSource } from "../engine/metric";
-import { labelsKey } from "../engine/metric/labels";
 import { PipelineError } from "../engine/metric/errors";
 import type { ParserHints } from "../engine/pipeline";
 import { entryTextLength } from "./topk";
 import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
 import { executeMetricQuery, rangeSamples, type MetricQueryOptions } from "./metric";
+import { mergedSeries, seriesOf } from "./guarded-rows";
 import { labelNames, labelValues, series } from "./meta";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
@@ -172,7 +172,7 @@ async function tenantParts(
   const answers = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
   if (answers.some(({ result }) => result.warnings || result.type === "scalar")) return undefined;
   const perTenant = answers.map(({ name, result }) =>
-    seriesOfResult(result).map((s) => ({
+    seriesOf(result).map((s) => ({
       labels: shape.merge ? retained(s.labels) : withTenant(s.labels, name),
       points: s.points,
     })),
@@ -232,43 +232,6 @@ function retained(labels: Labels): Labels {
   const out: Labels = { ...labels, [RETAINED_PREFIX + TENANT_LABEL]: labels[TENANT_LABEL] };
   delete out[TENANT_LABEL];
   return out;
-}
-
-/** A metric answer's samples as series (an instant vector's as one point each). */
-function seriesOfResult(result: MetricResult): Series[] {
-  if (result.type === "matrix") return result.series;
-  if (result.type === "vector")
-    return result.samples.map((s) => ({ labels: s.labels, points: [{ t: result.t, v: s.v }] }));
-  return [];
-}
-
-/**
- * The tenants' series merged by their labels, each time's values by `op` (a sum adds them; the
- * largest or smallest is kept, NaN only when every value is NaN, as the vector aggregation does).
- */
-function mergedSeries(op: MergingAggregation, perTenant: readonly Series[][]): Series[] {
-  const merged = new Map<string, { labels: Labels; values: Map<bigint, number> }>();
-  for (const series of perTenant) {
-    for (const { labels, points } of series) {
-      const key = labelsKey(labels);
-      let into = merged.get(key);
-      if (!into) merged.set(key, (into = { labels, values: new Map() }));
-      for (const { t, v } of points) {
-        const held = into.values.get(t);
-        into.values.set(t, held === undefined ? v : combine(op, held, v));
-      }
-    }
-  }
-  return [...merged.values()].map(({ labels, values }) => ({
-    labels,
-    points: [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, v]) => ({ t, v })),
-  }));
-}
-
-function combine(op: MergingAggregation, held: number, v: number): number {
-  if (op === "sum") return held + v;
-  if (Number.isNaN(held)) return v;
-  return (op === "max" ? held < v : held > v) ? v : held;
 }
 
 /** One range aggregation's samples from every tenant its selector chooses, each labelled with its tenant. */
