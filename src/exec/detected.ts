@@ -23,6 +23,7 @@ import { type DetectedLabel, keepDetectedLabel } from "../engine/detected/labels
 import { executeLogQuery } from "./logs";
 import { logQueryAdmission, logQueryReservation, type QueryMemory } from "./admission";
 import { labelNames, labelValues } from "./meta";
+import { mapBounded } from "./merge";
 
 export interface DetectionOptions {
   window: TimeWindow;
@@ -125,18 +126,4 @@ export async function detectedLabelValues(
 export function rankDetectedLabels(values: ReadonlyMap<string, { readonly length: number }>): DetectedLabel[] {
   const out = [...values].map(([label, v]) => ({ label, cardinality: v.length }));
   return out.sort((a, b) => b.cardinality - a.cardinality || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-}
-
-/** `fn` over `items` with at most `limit` calls in flight (Workers allow six open connections). */
-async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }

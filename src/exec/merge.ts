@@ -56,3 +56,17 @@ export async function* mergeConcurrent<T>(
     await Promise.allSettled(iterators.filter((it) => it !== undefined).map((it) => it!.return?.()));
   }
 }
+
+/** `fn` over `items` with at most `limit` calls in flight (Workers allow six open connections). */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

@@ -28,6 +28,7 @@ import { entryTextLength } from "./topk";
 import { executeLogQuery, type LogQueryOptions, type LogQueryResult, type ScanStats } from "./logs";
 import { executeMetricQuery, rangeSamples, type MetricQueryOptions } from "./metric";
 import { mergedSeries, seriesOf } from "./guarded-rows";
+import { mapBounded } from "./merge";
 import { labelNames, labelValues, series } from "./meta";
 import { metricNeedsDerived } from "../plan/derived-use";
 import { derivedNames } from "../engine/derived-fields";
@@ -152,15 +153,21 @@ async function tenantParts(
   const chosen = selectTenants(tenants, shape.range.range.selector.matchers);
   validateMatchers(chosen.matchers);
   const tenantExpr = shape.rewrite(chosen.matchers);
-  const settled = await Promise.allSettled(
-    chosen.tenants.map(async ({ name, client }) => {
-      const { result, stats: own } = await executeMetricQuery(client, tenantExpr, q, opts);
+  // The request's origin concurrency is shared out: a few tenants at a time, each reading its
+  // windows with its share, so a query across many tenants keeps as many requests in flight as one.
+  const running = Math.max(1, Math.min(opts.maxConcurrency, chosen.tenants.length));
+  const share = { ...opts, maxConcurrency: Math.max(1, Math.floor(opts.maxConcurrency / running)) };
+  const settled = await mapBounded(chosen.tenants, running, async ({ name, client }) => {
+    try {
+      const { result, stats: own } = await executeMetricQuery(client, tenantExpr, q, share);
       stats.rowsScanned += own.rowsScanned;
       stats.bytesScanned += own.bytesScanned;
       stats.subqueries += own.subqueries;
-      return { name, result };
-    }),
-  );
+      return { status: "fulfilled" as const, value: { name, result } };
+    } catch (reason) {
+      return { status: "rejected" as const, reason };
+    }
+  });
   // The tenants are evaluated together but fail in their order, as the rows' evaluation reads them.
   const failed = settled.find((s) => s.status === "rejected");
   if (failed) {

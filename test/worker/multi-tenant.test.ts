@@ -3,11 +3,13 @@
  * the compat dataset's tenant 0:0 and a tenant of this file's own, 29:29, read together. Every
  * answer is checked against the same query asked of each tenant alone.
  */
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/config";
 import { call as callWorker } from "./support/request";
 import { pushStreams } from "../support/push-streams";
-import { pushedAndLocal } from "./support/metric-answers";
+import { askMetric, pushedAndLocal } from "./support/metric-answers";
+import { readConfig } from "../../src/config";
 
 const START = 1769904000;
 const END = 1769925600;
@@ -222,6 +224,47 @@ describe("metric push-downs across tenants", () => {
       const { pushed } = await pushedAndLocal(query, { time: String(END) }, TENANTS);
       expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
     }
+  });
+
+  it("a query across many tenants keeps the origin requests in flight within MAX_CONCURRENCY", async () => {
+    // Eight tenants, six of them empty: each is one part, run a few at a time.
+    const many = ["0", OWN, "91:1", "92:1", "93:1", "94:1", "95:1", "96:1"];
+    const query = `sum by (__tenant_id__, app) (count_over_time({namespace=~"staging|mt"}[10m]))`;
+    const origin = readConfig(env as Env).originUrl;
+    const real = globalThis.fetch;
+    let inFlight = 0;
+    let peak = 0;
+    let calls = 0;
+    globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (!url.startsWith(origin)) return real(input, init);
+      calls++;
+      peak = Math.max(peak, ++inFlight);
+      try {
+        // Held, so that requests made together overlap.
+        await new Promise((r) => setTimeout(r, 30));
+        const res = await real(input, init);
+        return new Response(await res.arrayBuffer(), res);
+      } finally {
+        inFlight--;
+      }
+    }) as typeof fetch;
+    let bounded;
+    try {
+      bounded = await askMetric(query, params, true, { "X-Scope-OrgID": many.join("|") }, false, {
+        MAX_CONCURRENCY: "2",
+      });
+    } finally {
+      globalThis.fetch = real;
+    }
+    expect(bounded.status, bounded.body).toBe(200);
+    expect(calls).toBeGreaterThanOrEqual(many.length);
+    expect(peak).toBeLessThanOrEqual(2);
+    // The answer is the two tenants' own, as the rows' evaluation gives it.
+    const local = await askMetric(query, params, false, TENANTS);
+    expect(bounded.series).toEqual(local.series);
+    expect([...bounded.series.keys()].some((k) => k.includes(`"${OWN}"`))).toBe(true);
+    expect([...bounded.series.keys()].some((k) => k.includes(`"__tenant_id__","0"`))).toBe(true);
   });
 
   it("what the tenants' parts cannot make is evaluated from rows, as without push-down", async () => {
