@@ -45,16 +45,17 @@
  *   every member the walk passes before it is well-formed: a string with JSON's escapes and no
  *   control character, a JSON number, true, false, null, an array of such scalars, or an object
  *   (entered, its own objects only of scalars, stepped over). Anything else before it leaves it
- *   empty. `__dl_jf` says the whole line is one object of such members: then an empty `__dl_j`
- *   means the walk finds no level member at all. A JSON line with neither: declined. Plain lines
- *   are read by small regexes first; the larger ones read only the lines these leave.
+ *   empty. `__dl_jf` says the whole line is one object of such members, or that no level key in it
+ *   is followed by a string: either way an empty `__dl_j` means the walk finds no level member at
+ *   all. A JSON line with neither: declined. Plain lines are read by small regexes first; the
+ *   larger ones read only the lines these leave.
  * - `__dl_l`: for a logfmt line, the first pair whose key is `level` in any case (Loki's
  *   earliest-listed key, which ends its scan; a bare `level` is such a pair, with an empty value),
  *   when every token before it is a bare key or a pair
  *   with a plain or quoted escape-free value, as Loki's decoder splits them; `__dl_eq` says whether
  *   the line has a `=` at all (a line with one and no such pair: declined).
- * - `__dl_w`: the first level word (computed only for rows that may need it, see `wordNeeded`),
- *   by a regex that finds the leftmost bounded word: at most one
+ * - `__dl_w`: the first level word (computed only for rows that may need it, see `wordMayDecide`),
+ *   by a regex that finds the leftmost bounded word in the line lower-cased (LOWERED): at most one
  *   word of LEVEL_WORDS is bounded at a position (`err`/`error`, `warn`/`warning` exclude each other
  *   by the right boundary), so the leftmost match is the earliest word Loki's search finds.
  * A group's level is then `levelOfLineParts` / `levelOfWord` over these, the same functions a row's
@@ -186,13 +187,15 @@ const JSON_LEVEL_NESTED =
 /** A whole JSON object line whose members the walk reads or steps over without error. */
 const JSON_FLAT_NESTED = `^${JSON_WS}(?P<${INPUT.flat}>\\{)${jsonList(JSON_TOP_MEMBER)}\\}${JSON_WS}$`;
 /**
- * Lines holding no key Loki's walk could take for a level key: a key spelled as one holds its
- * spelling as a VictoriaLogs token (`log.level` the token `level`), unless spelled with `\u`
- * escapes. On such a JSON line the walk finds no level member, whatever it holds.
+ * Lines where Loki's walk can find no level member: no key spelled as a level key is followed by a
+ * string (the walk takes only strings), unless keys are spelled with `\u` escapes. On such a JSON
+ * line the walk finds none, however the line nests and whatever else it holds (pino and bunyan
+ * write numeric levels). One literal-led regex per key: VictoriaLogs skips a block whose lines lack
+ * the key's token and finds the key by substring search, where one regex of all the keys would cost
+ * its slowest engine on every line.
  */
-const NO_LEVEL_KEY = [
-  // One token of each key (any case) is enough: `level` for `log.level`.
-  `-(${[...new Set(LEVEL_FIELDS.map((f) => f.split(".").at(-1)!.toLowerCase()))].map((t) => `i(${t})`).join(" or ")})`,
+const NO_LEVEL_STRING = [
+  `-(${LEVEL_FIELDS.map((key) => `_msg:~${quote(`"${escapeRegex(key)}"${JSON_WS}:${JSON_WS}"`)}`).join(" or ")})`,
   `-_msg:~${quote(String.raw`\\u`)}`,
 ].join(" ");
 /**
@@ -216,8 +219,9 @@ const classOf = (chars: string) => [...chars].map((c) => (/[\\\][^-]/.test(c) ? 
 const WORDS = LEVEL_WORDS.map(([w]) => w)
   .sort((a, b) => b.length - a.length)
   .join("|");
-const LEVEL_WORD =
-  `(?i)(?:^|[${classOf(LEVEL_WORD_LEFT)}])(?P<${INPUT.word}>${WORDS})` + `(?:$|[${classOf(LEVEL_WORD_RIGHT)}])`;
+const LEVEL_WORD_LOWER =
+  `(?:^|[${classOf(LEVEL_WORD_LEFT)}])(?P<${INPUT.word}>${WORDS})` + `(?:$|[${classOf(LEVEL_WORD_RIGHT)}])`;
+const LEVEL_WORD = `(?i)${LEVEL_WORD_LOWER}`;
 const STREAM_LEVEL = `[{,](?P<${INPUT.stream}>${[...LEVEL_FIELDS, SEVERITY_NUMBER, DETECTED_LEVEL].map(escapeRegex).join("|")})=`;
 
 /** Loki's level spellings (`knownLevel`), any case: a level member or pair so spelled decides. */
@@ -228,20 +232,36 @@ const JSON_LINE = `${INPUT.head}:="{" ${INPUT.tail}:="}"`;
 
 /**
  * Rows whose level may come from the first level word, the costliest reduction: no label input,
- * no JSON level member nor (on a line that is not JSON) logfmt level pair spelled like a known
- * level, and some level word as a token. Elsewhere `__dl_w` is either not read
- * (exec/level-pushdown.ts) or rightly empty (deleted first): the line has no level word.
+ * and no JSON level member nor (on a line that is not JSON) logfmt level pair spelled like a known
+ * level. Elsewhere `__dl_w` is either not read (exec/level-pushdown.ts) or rightly empty (deleted
+ * first).
  */
-function wordNeeded(): string {
+function wordMayDecide(): string {
   const noLabels = [DETECTED_LEVEL, ...LEVEL_FIELDS, SEVERITY_NUMBER].map((name) => `${fieldName(name)}:""`);
   const json = JSON_LINE;
   const jsonKnown = `(${json} ${INPUT.json}:~${quote(`^"${KNOWN_LEVEL}"$`)})`;
   const logfmtKnown = `(-(${json}) ${INPUT.logfmt}:~${quote(`^(?i:level)="?${KNOWN_LEVEL}"?$`)})`;
-  // A word Loki finds lies between its boundary characters, all of which end a VictoriaLogs token,
-  // so a line it finds one in holds that word as a token: the cheap token search gates the regex.
-  const anyWord = `(${LEVEL_WORDS.map(([w]) => `i(${w})`).join(" or ")})`;
-  return [...noLabels, `-${jsonKnown}`, `-${logfmtKnown}`, anyWord].join(" ");
+  return [...noLabels, `-${jsonKnown}`, `-${logfmtKnown}`].join(" ");
 }
+
+/**
+ * A word Loki finds lies between its boundary characters, all of which end a VictoriaLogs token,
+ * so a line it finds one in holds that word as a token: the token search gates the regex. `field`
+ * given, the field holds the line lower-cased and the search is of that case only.
+ */
+const anyLevelWord = (field?: string) =>
+  `(${LEVEL_WORDS.map(([w]) => (field ? `${field}:${w}` : `i(${w})`)).join(" or ")})`;
+
+/**
+ * The line lower-cased by VictoriaLogs (`lc:`, Go's per-rune lower case), for the word search: the
+ * regex of one case and the case-sensitive token tests cost the origin a fraction of case-folding
+ * ones. Go and JavaScript (Loki's search here lower-cases with `toLowerCase`) make the same ASCII
+ * of every character but U+0130, which Go makes `i` and JavaScript `i` and U+0307: lines holding it
+ * are searched as they are, case-folded, as JavaScript's `i` then never ends nor continues a word.
+ * Deleted once read, so it is never a field of a row.
+ */
+const LOWERED = "__dl_lc";
+const DOTTED_CAPITAL_I = `_msg:~${quote(String.raw`\x{130}`)}`;
 
 /**
  * `format if (filter) "c" as field`: `c` where the line matches, else nothing (deleted first). For a
@@ -254,17 +274,18 @@ const flag = (field: string, regex: string, value: string) =>
 /** The pipes that give each row its reduced inputs. */
 export const LEVEL_INPUT_PIPES = [
   // The inputs computed only for some rows: a row's own fields of these names must not pass for them.
-  `delete ${[INPUT.flat, INPUT.word, INPUT.head, INPUT.tail, INPUT.json, INPUT.logfmt, INPUT.equals].join(", ")}`,
+  `delete ${[INPUT.flat, INPUT.word, INPUT.head, INPUT.tail, INPUT.json, INPUT.logfmt, INPUT.equals, LOWERED].join(", ")}`,
   `extract_regexp ${quote(STREAM_LEVEL)} from _stream`,
   flag(INPUT.head, `^[${JS_SPACE}]*\\{`, "{"),
   flag(INPUT.tail, `\\}[${JS_SPACE}]*$`, "}"),
+  // A JSON line with no level key followed by a string has no level member, however it nests: its
+  // rows skip the regexes below, which read the whole of a line that has none.
+  `format if (${JSON_LINE} ${NO_LEVEL_STRING}) "{" as ${INPUT.flat}`,
   // Each line only through the reading Loki gives it (exec/level-pushdown.ts `lineLevel`): the
   // regexes cost the origin less, and the inputs not read stay empty, so there are fewer groups.
-  `extract_regexp if (${JSON_LINE}) ${quote(JSON_LEVEL_PLAIN)} from _msg`,
+  `extract_regexp if (${JSON_LINE} ${INPUT.flat}:"") ${quote(JSON_LEVEL_PLAIN)} from _msg`,
   // Needed only without a level member.
-  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"") ${quote(JSON_FLAT_PLAIN)} from _msg`,
-  // A line naming no level key has no level member, however it nests (the cheap token search).
-  `format if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"" ${NO_LEVEL_KEY}) "{" as ${INPUT.flat}`,
+  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_FLAT_PLAIN)} from _msg`,
   // Lines with a nested object or an escaped string before their level member (or in them): the
   // larger regexes cost the origin several microseconds a line, paid by these lines alone.
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_NESTED)} from _msg`,
@@ -274,7 +295,10 @@ export const LEVEL_INPUT_PIPES = [
   // otherwise (`lEvEl=`) is not found: its line has a `=` and no pair, so its rows are read back.
   `extract_regexp if (-(${JSON_LINE}) (${["level", "LEVEL", "Level"].map((s) => `_msg:~${quote(s)}`).join(" or ")})) ${quote(LOGFMT_LEVEL)} from _msg`,
   `format if (-(${JSON_LINE}) _msg:~"=") "=" as ${INPUT.equals}`,
-  `extract_regexp if (${wordNeeded()}) ${quote(LEVEL_WORD)} from _msg`,
+  `format if (${wordMayDecide()} -${DOTTED_CAPITAL_I}) "<lc:_msg>" as ${LOWERED}`,
+  `extract_regexp if (${LOWERED}:* ${anyLevelWord(LOWERED)}) ${quote(LEVEL_WORD_LOWER)} from ${LOWERED}`,
+  `extract_regexp if (${DOTTED_CAPITAL_I} ${wordMayDecide()} ${anyLevelWord()}) ${quote(LEVEL_WORD)} from _msg`,
+  `delete ${LOWERED}`,
 ].join(" | ");
 
 /** The row fields Loki's level rules read, each grouped by. */

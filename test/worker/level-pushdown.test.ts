@@ -216,6 +216,15 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
       // No level key at all, however deep the line nests.
       '{"http": {"a": {"b": [{"c": 1}]}}, "msg": "GET /x failed: error"}',
     ]),
+    // Numeric levels (pino, bunyan): no level member, so the first level word, in any case, decides.
+    plain([
+      '{"level":30,"time":1,"req":{"headers":{"host":"x"},"method":"GET"},"msg":"ERROR: upstream"}',
+      '{"level":50,"req":{"id":1},"tags":[1,2],"msg":"Request failed, Warning"}',
+      '{"level":40,"msg":"\\u0130NFO then error"}',
+      '{"level":40,"msg":"İnfo then Debug"}',
+      '{"level":30,"msg":"all good"}',
+      '{"level": 20, "ctx": {"severity": "warn"}, "msg": "an error"}',
+    ]),
     tricky(['{"lev\\u0065l": "error"}', '{"s": "a\\"b", "level": "warn"}']),
     tricky([' {"level": "info"}', '{"level": "info"} ', '{"level": "info"}\u00a0']),
     // Levels spelled with escapes: the line's text holds no spelling of them.

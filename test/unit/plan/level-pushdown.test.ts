@@ -24,7 +24,7 @@ describe("planLevelPushdown", () => {
     expect(p.width).toBe(60n * S);
     expect(p.value).toBe("count");
     expect(p.logsql).toMatch(
-      /^\{app="checkout"\} \| delete __dl_jf, __dl_w, __dl_h, __dl_t, __dl_j, __dl_l, __dl_eq \| extract_regexp /,
+      /^\{app="checkout"\} \| delete __dl_jf, __dl_w, __dl_h, __dl_t, __dl_j, __dl_l, __dl_eq, __dl_lc \| extract_regexp /,
     );
     expect(p.logsql).toMatch(/\| stats by \(_time:60000000000ns offset 1ns, level, detected_level, LEVEL, /);
     expect(p.logsql).toMatch(
