@@ -14,7 +14,10 @@ describe("detected_level filters' origin condition", () => {
     expect(c).toContain('log.level:~"^(?i)(?:error|err)$"');
     expect(c).toContain('detected_level:~"^(?i)(?:error|err)$"');
     expect(c).toContain("severity_number:*");
-    expect(c).toContain('_msg:~"(?i)(?:error|err)"');
+    // Every case of the spelling's core (`err`, which `error` holds), each a substring search.
+    expect(c).toContain(
+      '(_msg:~"err" or _msg:~"erR" or _msg:~"eRr" or _msg:~"eRR" or _msg:~"Err" or _msg:~"ErR" or _msg:~"ERr" or _msg:~"ERR")',
+    );
     // Escapes only of the spelling's characters (E, e, R, r, O, o), in either case of the hex digits.
     expect(c).toContain(`_msg:~${JSON.stringify("\\\\u(?:0045|004[fF]|0052|0065|006[fF]|0072)")}`);
     expect(c).toContain(`_msg:~${JSON.stringify("[\u0130\u212A]")}`);
@@ -29,6 +32,21 @@ describe("detected_level filters' origin condition", () => {
 
   it("reads `critical` from no severity number", () => {
     expect(pre('{app="a"} | detected_level="critical"')[0]).not.toContain("severity_number");
+  });
+
+  it("finds a spelling in the line by the cases of its first four letters, a spelling holding another left out", () => {
+    const literals = (q: string) => [...pre(q)[0]!.matchAll(/_msg:~"([A-Za-z]+)"/g)].map((m) => m[1]);
+    // `critical`: crit, in 16 cases.
+    expect(literals('{app="a"} | detected_level="critical"')).toHaveLength(16);
+    expect(literals('{app="a"} | detected_level="critical"')).toContain("cRiT");
+    // `info`, `inf`, `information`: all hold `inf`.
+    expect(new Set(literals('{app="a"} | detected_level="info"').map((l) => l.toLowerCase()))).toEqual(
+      new Set(["inf"]),
+    );
+    // `warn`, `wrn`, `warning`: warn and wrn; with `error`, `err`: err.
+    expect(new Set(literals('{app="a"} | detected_level=~"warn|error"').map((l) => l.toLowerCase()))).toEqual(
+      new Set(["warn", "wrn", "err"]),
+    );
   });
 
   it("offers nothing for a filter `unknown` passes", () => {
