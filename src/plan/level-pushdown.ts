@@ -53,7 +53,9 @@
  *   earliest-listed key, which ends its scan; a bare `level` is such a pair, with an empty value),
  *   when every token before it is a bare key or a pair
  *   with a plain or quoted escape-free value, as Loki's decoder splits them; `__dl_eq` says whether
- *   the line has a `=` at all (a line with one and no such pair: declined).
+ *   the line, without such a pair, has a `=` and a token naming a level key in any case (such a
+ *   line is declined: its pair may be one the regex does not read; without one, Loki's logfmt
+ *   reading finds no level and the first level word decides).
  * - `__dl_w`: the first level word (computed only for rows that may need it, see `wordMayDecide`),
  *   by a regex that finds the leftmost bounded word in the line lower-cased (LOWERED): at most one
  *   word of LEVEL_WORDS is bounded at a position (`err`/`error`, `warn`/`warning` exclude each other
@@ -188,27 +190,49 @@ const JSON_LEVEL_NESTED =
 const JSON_FLAT_NESTED = `^${JSON_WS}(?P<${INPUT.flat}>\\{)${jsonList(JSON_TOP_MEMBER)}\\}${JSON_WS}$`;
 /**
  * Lines where Loki's walk can find no level member: no key spelled as a level key is followed by a
- * string (the walk takes only strings), unless keys are spelled with `\u` escapes. On such a JSON
- * line the walk finds none, however the line nests and whatever else it holds (pino and bunyan
- * write numeric levels). One literal-led regex per key: VictoriaLogs skips a block whose lines lack
- * the key's token and finds the key by substring search, where one regex of all the keys would cost
- * its slowest engine on every line.
+ * string (the walk takes only strings), unless a key is spelled with `\u` escapes of its letters,
+ * `.` or `_` (escapes of other characters, as Python's encoder writes every non-ASCII one, spell
+ * no level key). On such a JSON line the walk finds none, however the line nests and whatever else
+ * it holds (pino and bunyan write numeric levels). One literal-led regex per key: VictoriaLogs
+ * finds the key by substring search, where one regex of all the keys would cost its slowest engine
+ * on every line.
  */
 const NO_LEVEL_STRING = [
   `-(${LEVEL_FIELDS.map((key) => `_msg:~${quote(`"${escapeRegex(key)}"${JSON_WS}:${JSON_WS}"`)}`).join(" or ")})`,
-  `-_msg:~${quote(String.raw`\\u`)}`,
+  `-_msg:~${quote(String.raw`\\u00(?:[4-7][0-9a-fA-F]|2[eE])`)}`,
 ].join(" ");
 /**
- * JSON_LEVEL_NESTED and JSON_FLAT_NESTED for the lines most JSON logs write: plain members (no
- * escape, no object, no array) before the level member, or throughout. Small enough for Go's
- * faster regex engines, they cost the origin a fraction of the nested ones, which then read only
- * the lines these leave unsettled.
+ * Lines where Loki's logfmt reading can find no level pair: no level key's name, in any case, among
+ * the line's tokens. A key Loki reads ends at a space or `=`, both of which end a VictoriaLogs token,
+ * and equals a level key ignoring case only when spelled in ASCII letters, `.` and `_`: it is a
+ * token of the line (`log.level` the token `level`). Such a line's level is its first level word.
+ */
+const LOGFMT_LEVEL_KEY_TOKEN = `(${[...new Set(LEVEL_FIELDS.map((f) => f.split(".").at(-1)!.toLowerCase()))]
+  .map((t) => `i(${t})`)
+  .join(" or ")})`;
+/**
+ * JSON_LEVEL_NESTED for the lines most JSON logs write: plain members (no escape, no object, no
+ * array) before the level member. Small enough for Go's faster regex engines, it costs the origin a
+ * fraction of the nested ones, which then read only the lines it leaves unsettled. A line of plain
+ * members throughout needs no test of its own (JSON_FLAT_NESTED's): its rows reach the regexes
+ * only where NO_LEVEL_STRING found a level key followed by a string, which in such a line is a
+ * level member, and then this one matches.
  */
 const JSON_PLAIN_MEMBER = jsonMember(`(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null)`);
 const JSON_LEVEL_PLAIN =
   `^${JSON_WS}\\{(?:${JSON_PLAIN_MEMBER},)*?` +
   `${JSON_WS}"(?:${LEVEL_KEYS})"${JSON_WS}:${JSON_WS}(?P<${INPUT.json}>${JSON_PLAIN_STRING})`;
-const JSON_FLAT_PLAIN = `^${JSON_WS}(?P<${INPUT.flat}>\\{)${jsonList(JSON_PLAIN_MEMBER)}\\}${JSON_WS}$`;
+/**
+ * JSON_LEVEL_NESTED for lines whose members before the level member are plain or objects of plain
+ * members, the level member perhaps in one of them (ECS's `{"@timestamp": …, "log": {"level": …}}`).
+ * Where it matches, it passed over what JSON_LEVEL_NESTED passes over, in the same order of tries
+ * (an object it cannot step over it cannot have entered either): the same member.
+ */
+const JSON_PLAIN_OBJECT = `\\{${jsonList(JSON_PLAIN_MEMBER)}\\}`;
+const JSON_LEVEL_PLAIN_NESTED =
+  `^${JSON_WS}\\{(?:${jsonMember(`(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null|${JSON_PLAIN_OBJECT})`)},)*?` +
+  `(?:${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}\\{(?:${JSON_PLAIN_MEMBER},)*?)?` +
+  `${JSON_WS}"(?:${LEVEL_KEYS})"${JSON_WS}:${JSON_WS}(?P<${INPUT.json}>${JSON_PLAIN_STRING})`;
 const LF_SPACE = String.raw`[\x00-\x20]`;
 const LF_KEY = String.raw`[^\x00-\x20"=\x{fffd}]+`;
 const LF_VALUE = String.raw`(?:"[^"\\]*"|[^\x00-\x20"=]*)`;
@@ -284,9 +308,9 @@ export const LEVEL_INPUT_PIPES = [
   // Each line only through the reading Loki gives it (exec/level-pushdown.ts `lineLevel`): the
   // regexes cost the origin less, and the inputs not read stay empty, so there are fewer groups.
   `extract_regexp if (${JSON_LINE} ${INPUT.flat}:"") ${quote(JSON_LEVEL_PLAIN)} from _msg`,
-  // Needed only without a level member.
-  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_FLAT_PLAIN)} from _msg`,
-  // Lines with a nested object or an escaped string before their level member (or in them): the
+  // Lines with an object of plain members before their level member, or holding it.
+  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_PLAIN_NESTED)} from _msg`,
+  // Lines with a deeper object or an escaped string before their level member (or in them): the
   // larger regexes cost the origin several microseconds a line, paid by these lines alone.
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_NESTED)} from _msg`,
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_FLAT_NESTED)} from _msg`,
@@ -294,7 +318,8 @@ export const LEVEL_INPUT_PIPES = [
   // a line without a level pair (substring tests cost the origin a fraction of it). A pair spelled
   // otherwise (`lEvEl=`) is not found: its line has a `=` and no pair, so its rows are read back.
   `extract_regexp if (-(${JSON_LINE}) (${["level", "LEVEL", "Level"].map((s) => `_msg:~${quote(s)}`).join(" or ")})) ${quote(LOGFMT_LEVEL)} from _msg`,
-  `format if (-(${JSON_LINE}) _msg:~"=") "=" as ${INPUT.equals}`,
+  // A `=` matters only on a line that may hold a level pair the regex did not read.
+  `format if (-(${JSON_LINE}) ${INPUT.logfmt}:"" _msg:~"=" ${LOGFMT_LEVEL_KEY_TOKEN}) "=" as ${INPUT.equals}`,
   `format if (${wordMayDecide()} -${DOTTED_CAPITAL_I}) "<lc:_msg>" as ${LOWERED}`,
   `extract_regexp if (${LOWERED}:* ${anyLevelWord(LOWERED)}) ${quote(LEVEL_WORD_LOWER)} from ${LOWERED}`,
   `extract_regexp if (${DOTTED_CAPITAL_I} ${wordMayDecide()} ${anyLevelWord()}) ${quote(LEVEL_WORD)} from _msg`,

@@ -225,6 +225,28 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
       '{"level":30,"msg":"all good"}',
       '{"level": 20, "ctx": {"severity": "warn"}, "msg": "an error"}',
     ]),
+    // ECS: the level in an object of plain members, objects of plain members before it.
+    plain([
+      '{"@timestamp":"2026-03-10T00:00:00Z","log":{"level":"warn","logger":"a"},"message":"x"}',
+      '{"a":1,"log":{"logger":"b","level":"ERROR"},"level":"info"}',
+      '{"log":{"x":{"y":1},"level":"debug"},"level":"info"}',
+      '{"ctx":{"a":"b","n":null},"log":{"level":"fatal"}}',
+      '{"ctx":{"a":"\\u00e9"},"log":{"level":"trace"},"level":"info"}',
+    ]),
+    // Escapes of non-ASCII characters only (Python's encoder): they spell no level key.
+    plain([
+      '{"levelname": "ERROR", "message": "caf\\u00e9 \\u2013 failed"}',
+      '{"levelname": "INFO", "m": "\\ud83d\\ude00"}',
+    ]),
+    // Lines with `=` and no level key in any case (klog): the first level word decides.
+    plain([
+      'I0310 12:00:00.123000       1 controller.go:123] "Reconciling" object="ns/obj"',
+      'E0310 12:00:01.000000       1 reconciler.go:88] "Failed to sync" err="timeout"',
+      "W0310 x=1 y=2",
+      "a=b c=d then WARNING",
+      "levels=3 x=y",
+    ]),
+    tricky(["SEVERITY=error a=b", "x=1 lVl=warn", "a=1 log.level=debug"]),
     tricky(['{"lev\\u0065l": "error"}', '{"s": "a\\"b", "level": "warn"}']),
     tricky([' {"level": "info"}', '{"level": "info"} ', '{"level": "info"}\u00a0']),
     // Levels spelled with escapes: the line's text holds no spelling of them.

@@ -35,7 +35,7 @@ describe("detected_level filters' origin condition", () => {
   });
 
   it("finds a spelling in the line by the cases of its first four letters, a spelling holding another left out", () => {
-    const literals = (q: string) => [...pre(q)[0]!.matchAll(/_msg:~"([A-Za-z]+)"/g)].map((m) => m[1]);
+    const literals = (q: string) => [...pre(q)[0]!.matchAll(/_msg:~"([A-Za-z]+)"/g)].map((m) => m[1]!);
     // `critical`: crit, in 16 cases.
     expect(literals('{app="a"} | detected_level="critical"')).toHaveLength(16);
     expect(literals('{app="a"} | detected_level="critical"')).toContain("cRiT");
