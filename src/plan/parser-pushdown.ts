@@ -1396,7 +1396,7 @@ const JSON_KEY_START = String.raw`"(?:[^\x21-\x7e"\\]|\\.)*`;
  * (`levels`), the same through nested objects: the key of each level, each but the last opening
  * an object, in the line's order. With `valued`, only where the key's value is not a plain `null`.
  */
-function jsonMentioned(name: string, levels: boolean, valued = false): string {
+export function jsonMentioned(name: string, levels: boolean, valued = false): string {
   const tail = valued ? NOT_NULL : "";
   const terms = [`_msg:~${quote(looseKey(name) + tail)}`];
   const parts = name.split("_");
@@ -1422,7 +1422,7 @@ const NOT_NULL = String.raw`[\t\n\r ]*(?:$|[^n\t\n\r \x{212A}]|n(?:$|[^u\x{212A}
  * (an object under a prefix of the name, and the name's last part twice as the end of a key); for
  * names not read through nested objects (levelBoundaries), any object under a prefix.
  */
-function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
+export function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
   const parts = name.split("_");
   const twice = twiceIn(name, JSON_KEY_START + looseKey(name), repeats);
   const bounds = levelBoundaries(name);

@@ -167,12 +167,24 @@ export type ParsedLabelValues = (
   filters?: { exprs: readonly LabelFilterExpr[]; derived?: DerivedFieldRules },
 ) => LabelValues | undefined;
 
+/**
+ * The counting push-down's tests of JSON lines for a key Loki reads as label `name`
+ * (plan/parser-pushdown.ts), which follow the keys VictoriaLogs flattens nested objects to: a line
+ * that may name it (through nested objects too), and one where it may be read from more than one
+ * key. Without them, every line with an object under a prefix of the name is a guard row.
+ */
+export interface JsonKeyGuards {
+  mentioned(name: string): string;
+  ambiguous(name: string, repeats: RepeatCounters): string;
+}
+
 export function planUnwrapPushdown(
   expr: SampleExpr,
   grid: MetricGrid,
   derived?: DerivedFieldRules,
   labelValues?: ParsedLabelValues,
   extracted?: ExtractedUnwrapSource,
+  keys?: JsonKeyGuards,
 ): UnwrapBucketPlan | undefined {
   let inner: RangeAggregationExpr;
   let groupBy: string[];
@@ -195,7 +207,8 @@ export function planUnwrapPushdown(
   if (!fn) return undefined;
 
   const buckets = bucketsOf(inner.range, grid);
-  const source = jsonUnwrapSource(inner, groupBy, derived, labelValues) ?? extracted?.(inner, groupBy, derived);
+  const source =
+    jsonUnwrapSource(inner, groupBy, derived, labelValues, false, keys) ?? extracted?.(inner, groupBy, derived);
   if (!buckets || !source) return undefined;
   const conversion = inner.range.unwrap!.conversion;
   // Units of one value could order differently on the two sides: a first or last stays plain.
@@ -249,7 +262,9 @@ export function planUnwrapPushdown(
   // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
   // when the rows show it, the plan that groups by Loki's values of the labels (a second request).
   const parsed =
-    source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues, true);
+    source.labelBad === "" || !labelValues
+      ? undefined
+      : jsonUnwrapSource(inner, groupBy, derived, labelValues, true, keys);
   if (!parsed) return plan(source);
   return { ...plan(source, source.labelBad), parsedLabels: plan(parsed), streams: inner.range.selector.matchers };
 }
@@ -378,6 +393,7 @@ export function jsonUnwrapSource(
   derived?: DerivedFieldRules,
   labelValues?: ParsedLabelValues,
   byParsedLabels = false,
+  keys?: JsonKeyGuards,
 ): JsonUnwrapSource | undefined {
   const unwrap = inner.range.unwrap;
   if (!unwrap || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
@@ -410,12 +426,14 @@ export function jsonUnwrapSource(
   // should a version keep a stored field of that name instead.
   const exactPipe = exactValuePipe(parsed, shape);
   const repeats = new RepeatCounters();
+  const mentionedKey = (l: string) => (keys ? keys.mentioned(l) : `_msg:~${quote(looseKey(l))}`);
+  const ambiguousKey = (l: string) => (keys ? keys.ambiguous(l, repeats) : ambiguous(l, repeats));
   const valueBad = [
     `${fieldName(field)}:*`,
     inexactValue(parsed),
     // The value test first: the origin then runs the line regex only on rows it did not read exactly.
-    `(${INEXACT} _msg:~${quote(looseKey(field))})`,
-    ambiguous(field, repeats),
+    `(${INEXACT} ${mentionedKey(field)})`,
+    ambiguousKey(field),
     JSON_UNSURE_ESCAPES,
     JSON_READ_FURTHER,
   ];
@@ -427,7 +445,7 @@ export function jsonUnwrapSource(
     `unpack_json from _msg fields (${sources.map(fieldName).join(", ")}) result_prefix ${quote(PARSED)}`,
     ...sources.slice(1).map((f) => `format if (${parsed}:"") ${quote(`<${PARSED}${f}>`)} as ${parsed}`),
   ].join(" | ");
-  const mentioned = (l: string) => `(_msg:~${quote(looseKey(l))} or ${ambiguous(l, repeats)})`;
+  const mentioned = (l: string) => `(${mentionedKey(l)} or ${ambiguousKey(l)})`;
   const labelBad = groupBy.map((l) => `(${fieldName(l)}:"" ${mentioned(l)})`).join(" or ");
   // Structured metadata of a grouped label while the line gives the key too: the Worker reads such
   // rows (Loki keeps the metadata's value and names the line's `…_extracted`).
@@ -525,6 +543,7 @@ export function looseKey(name: string): string {
 /**
  * Lines where Loki's label `name` is not simply the one top-level key: the key twice (which one
  * wins differs), or an object under a key that flattens into it (`{"a": {"b": 1}}` gives `a_b`).
+ * Where the planner has the counting push-down's tests (JsonKeyGuards), those decide instead.
  */
 function ambiguous(name: string, repeats: RepeatCounters): string {
   const parts = name.split("_");

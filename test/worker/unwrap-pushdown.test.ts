@@ -371,8 +371,12 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
     '{"latency_ms ": 4, "latency_ms": 6}',
     '{"latency\\tms": 4}',
     '{"latency_ms\\n": 4}',
-    '{"latency": {"ms": 3}}',
     '{"latency": {"ms": 3}, "latency_ms": 8}',
+    '{"latency": {"ms": 3}, "x": {"latency": {"ms": 4}}}',
+    '{"latency": {"ms": 3, "ms": 4}}',
+    '{"latency": {"ms": 3}, "latency.ms": 4}',
+    '{"latency": {"ms": "1e3"}}',
+    '{"latency": {"ms": 3}} trailing',
   ];
   const sets = [[], ...ODD.map((line) => [line])];
 
@@ -392,9 +396,9 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
     const bucketsOnly = await askMetric(`sum by (set) (count_over_time({app="gen2"}[1m]))`, params, true, TENANT, true);
     const buckets = bucketsOnly.chunks!.stored;
     expect(buckets).toBeGreaterThan(1);
-    // Set 0 has no odd line: the origin computes it. Set 7's nested `latency` object is a guard
-    // row: a sum reads it back and merges it (the buckets stand, the row is read again when warm),
-    // a quantile declines.
+    // Set 0 has no odd line: the origin computes it. Set 7's nested `latency` object beside the
+    // top-level key is a guard row: a sum reads it back and merges it (the buckets stand, the row
+    // is read again when warm), a quantile declines.
     const sum = (k: number) =>
       `sum by (set) (sum_over_time({app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]))`;
     const quantile = `quantile_over_time(0.5, {app="gen2", set="s7"} | json | unwrap latency_ms [1m]) by (set)`;
@@ -447,20 +451,21 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
 
 /**
  * A top-level key spelled with `.` or `-` for the field's `_` (`"latency.ms"`, HTTP headers'
- * `"latency-ms"`): Loki sanitises it to `latency_ms`, and the origin reads the value from it too,
- * so such a stream is pushed down, with the same answer, where it holds no other spelling.
+ * `"latency-ms"`), or nested objects (ECS's `{"latency": {"ms": …}}`): Loki names each
+ * `latency_ms`, and the origin reads the value from the key VictoriaLogs flattens it to, so such a
+ * stream is pushed down, with the same answer, where it holds no other spelling.
  */
 describe("a field read from its dotted or dashed key (real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "8:12" };
   const base = BigInt(DATA_START) * 1_000_000_000n;
-  const SPELLINGS = ['"latency.ms"', '"latency-ms"'];
+  const SPELLINGS = ['"latency.ms"', '"latency-ms"', '"latency": {"ms"'];
 
   beforeAll(async () => {
     const streams = SPELLINGS.map((key, k) => ({
       stream: { app: "gen4", set: `s${k}` },
       values: ["12", "-3.5", "40.25", "7"].map((v, i) => [
         String(base + BigInt(i * 5 + k) * 1_000_000_000n),
-        `{"msg": "probe", ${key}: ${v}}`,
+        `{"msg": "probe", ${key}: ${v}${key.includes("{") ? "}" : ""}}`,
       ]),
     }));
     await pushCounted("8:12", "gen4", streams, DATA_START);
