@@ -17,9 +17,9 @@
  *   with a combining dot and so can end no spelling, and `K` (Kelvin sign): both are sent anyway.
  *   Only a `\u` escape of one of the spelling's characters can spell it otherwise than the text.
  * So a row whose level the filter keeps has a level field holding a spelling of a kept level or a
- * value the filter keeps as written, or a `severity_number`, or no level field and a line holding
- * a spelling of a kept level (or an escape of one of its characters). A filter keeping `unknown`
- * keeps rows of any kind: it gets no condition.
+ * value the filter keeps as written, or a `severity_number` giving a kept level, or no level field
+ * and a line holding a spelling of a kept level (or an escape of one of its characters). A filter
+ * keeping `unknown` keeps rows of any kind: it gets no condition.
  *
  * A parser before the filter changes nothing: Loki keeps structured metadata, which the level is,
  * and names a line's `detected_level` key `detected_level_extracted`.
@@ -35,8 +35,32 @@ type StringFilter = Extract<LabelFilterExpr, { type: "string" }>;
 const LEVEL_LABELS = ["detected_level", ...LEVEL_FIELDS];
 /** Every level a row can be given, `unknown` included. */
 const LEVELS = [...LEVEL_SPELLINGS.keys(), UNKNOWN_LEVEL];
-/** Levels `severity_number` can give (every one of Loki's but `critical`). */
-const SEVERITY_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
+/**
+ * The `severity_number` texts each level is read from (engine/derived-fields.ts
+ * levelOfSeverityNumber): an integer, signed or with leading zeros, by its value (1–4 trace, and
+ * every negative one; 0 and above 24 no level), any other text `info`. `critical` is never one.
+ */
+const SEVERITY_NUMBERS: ReadonlyMap<string, string> = new Map([
+  ["trace", String.raw`^(?:-[0-9]*[1-9][0-9]*|\+?0*[1-4])$`],
+  ["debug", String.raw`^\+?0*[5-8]$`],
+  ["info", String.raw`^\+?0*(?:9|1[0-2])$`],
+  ["warn", String.raw`^\+?0*1[3-6]$`],
+  ["error", String.raw`^\+?0*(?:1[7-9]|20)$`],
+  ["fatal", String.raw`^\+?0*2[1-4]$`],
+]);
+/** A `severity_number` read as a number: any other text is `info`. */
+const INTEGER = String.raw`^[+-]?[0-9]+$`;
+
+/** Rows whose `severity_number` gives one of the `kept` levels, or undefined when none can. */
+function severityNumberCondition(kept: readonly string[]): string | undefined {
+  const field = fieldName(SEVERITY_NUMBER);
+  const terms = kept.flatMap((level) => {
+    const text = SEVERITY_NUMBERS.get(level);
+    return text === undefined ? [] : [`${field}:~${quote(text)}`];
+  });
+  if (kept.includes("info")) terms.push(`(${field}:* -${field}:~${quote(INTEGER)})`);
+  return terms.length > 0 ? terms.join(" or ") : undefined;
+}
 /**
  * No level field set: a row holding one, as a stream label or as metadata, takes its level from it
  * and never from its line (`detected_level` and `severity_number` are read only as metadata, which
@@ -117,7 +141,8 @@ export function levelFilterCondition(f: StringFilter): string | undefined {
       ? asWritten(field)
       : `${field}:~${quote(`^${anySpelling}$`)} or ${asWritten(field)}`;
   });
-  if (kept.some((level) => SEVERITY_LEVELS.has(level))) terms.push(`${fieldName(SEVERITY_NUMBER)}:*`);
+  const severity = severityNumberCondition(kept);
+  if (severity !== undefined) terms.push(severity);
   if (anySpelling !== undefined) {
     // The line decides only where no level field (a stream label or metadata) does.
     const line = [spelledInLine(spellings), escapedSpelling(spellings), FOLDS_APART];

@@ -430,6 +430,10 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       { severity_number: "17" },
       { detected_level: "dbg" },
       { lvl: "x", SEVERITY: "info" },
+      { severity_number: "+0013" },
+      { severity_number: "-3" },
+      { severity_number: "abc" },
+      { severity_number: "25" },
     ),
     { nil: undefined },
   );

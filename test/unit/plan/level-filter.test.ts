@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseExpr } from "../../../src/logql/parser";
 import type { LogSelectorExpr } from "../../../src/logql/ast";
 import { labelFilterPrefilters } from "../../../src/plan/prefilter";
+import { detectLevelWith } from "../../../src/engine/derived-fields";
 
 const DERIVED = new Set(["detected_level", "service_name"]);
 const pre = (q: string) => labelFilterPrefilters((parseExpr(q) as LogSelectorExpr).pipeline, DERIVED);
@@ -13,7 +14,7 @@ describe("detected_level filters' origin condition", () => {
     expect(c).toContain('level:~"^(?i)(?:error|err)$" or level:="error"');
     expect(c).toContain('log.level:~"^(?i)(?:error|err)$"');
     expect(c).toContain('detected_level:~"^(?i)(?:error|err)$"');
-    expect(c).toContain("severity_number:*");
+    expect(c).toContain('severity_number:~"^\\\\+?0*(?:1[7-9]|20)$"');
     // Every case of the spelling's core (`err`, which `error` holds), each a substring search.
     expect(c).toContain(
       '(_msg:~"err" or _msg:~"erR" or _msg:~"eRr" or _msg:~"eRR" or _msg:~"Err" or _msg:~"ErR" or _msg:~"ERr" or _msg:~"ERR")',
@@ -28,6 +29,30 @@ describe("detected_level filters' origin condition", () => {
     expect(c).toContain('level:="custom"');
     expect(c).not.toContain("_msg");
     expect(c).not.toContain("severity_number");
+  });
+
+  it("admits a severity number exactly where it gives a kept level", () => {
+    // The condition's severity_number terms as a test of a text (the regexes are RE2's and V8's alike).
+    const admits = (filter: string) => {
+      const c = pre(`{app="a"} | ${filter}`)[0]!;
+      const unquote = (q: string) => JSON.parse(`"${q}"`) as string;
+      const regexes = [...c.matchAll(/(?<!-)severity_number:~"((?:[^"\\]|\\.)*)"/g)].map(
+        (m) => new RegExp(unquote(m[1]!)),
+      );
+      const otherText = c.includes("(severity_number:* -severity_number:~");
+      return (text: string) => regexes.some((r) => r.test(text)) || (otherText && !/^[+-]?[0-9]+$/.test(text));
+    };
+    const texts = ["0", "-0", "+0", "1", "+4", "004", "-3", "-0001", "-99999999999999999999", "5", "8", "9", "12"];
+    texts.push("13", "+0013", "16", "17", "20", "21", "24", "25", "99999999999999999999", "abc", "1.5", "1e3", " 5");
+    for (const level of ["trace", "debug", "info", "warn", "error", "fatal"]) {
+      const test = admits(`detected_level="${level}"`);
+      for (const text of texts) {
+        const loki = detectLevelWith({}, { severity_number: text }, () => "from the line");
+        expect(test(text), `${level} ${JSON.stringify(text)} (${loki})`).toBe(loki === level);
+      }
+    }
+    const either = admits('detected_level=~"warn|error"');
+    expect(["13", "20", "9", "abc"].map(either)).toEqual([true, true, false, false]);
   });
 
   it("reads `critical` from no severity number", () => {
