@@ -40,9 +40,11 @@ const ODD: Record<string, Record<number, Line>> = {
   // member (but the word); logfmt pairs without a level.
   levels: {
     4: '{"http":{"p":{"q":{"r":1}}},"level":"error","msg":"n"}',
-    9: "msg=hello user=bob",
+    // A logfmt pair the reduction does not read (`lvl`), and a string level member after an array of
+    // objects: inputs that do not settle the level.
+    9: "lvl=warn msg=hello user=bob",
     14: '{"a":[{"x":1}],"level":"warn"}',
-    22: '{"http":{"p":{"q":[{}]}},"msg":"a level word, no level member"}',
+    22: '{"http":{"p":{"q":[{}]}},"severity":"warn","msg":"m"}',
   },
   nginx: {
     7: '10.0.0.9 - - [01/Feb/2026] "GET /p1 HTTP/1.1" 1e3 77',
