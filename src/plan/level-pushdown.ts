@@ -56,7 +56,7 @@
  *   the line, without such a pair, has a `=` and a token naming a level key in any case (such a
  *   line is declined: its pair may be one the regex does not read; without one, Loki's logfmt
  *   reading finds no level and the first level word decides).
- * - `__dl_w`: the first level word (computed only for rows that may need it, see `wordMayDecide`),
+ * - `__dl_w`: the first level word (computed only for rows that may need it, see WORD_MAY_DECIDE),
  *   by a regex that finds the leftmost bounded word in the line lower-cased (LOWERED): at most one
  *   word of LEVEL_WORDS is bounded at a position (`err`/`error`, `warn`/`warning` exclude each other
  *   by the right boundary), so the leftmost match is the earliest word Loki's search finds.
@@ -260,13 +260,11 @@ const JSON_LINE = `${INPUT.head}:="{" ${INPUT.tail}:="}"`;
  * level. Elsewhere `__dl_w` is either not read (exec/level-pushdown.ts) or rightly empty (deleted
  * first).
  */
-function wordMayDecide(): string {
-  const noLabels = [DETECTED_LEVEL, ...LEVEL_FIELDS, SEVERITY_NUMBER].map((name) => `${fieldName(name)}:""`);
-  const json = JSON_LINE;
-  const jsonKnown = `(${json} ${INPUT.json}:~${quote(`^"${KNOWN_LEVEL}"$`)})`;
-  const logfmtKnown = `(-(${json}) ${INPUT.logfmt}:~${quote(`^(?i:level)="?${KNOWN_LEVEL}"?$`)})`;
-  return [...noLabels, `-${jsonKnown}`, `-${logfmtKnown}`].join(" ");
-}
+const WORD_MAY_DECIDE = [
+  ...[DETECTED_LEVEL, ...LEVEL_FIELDS, SEVERITY_NUMBER].map((name) => `${fieldName(name)}:""`),
+  `-(${JSON_LINE} ${INPUT.json}:~${quote(`^"${KNOWN_LEVEL}"$`)})`,
+  `-(-(${JSON_LINE}) ${INPUT.logfmt}:~${quote(`^(?i:level)="?${KNOWN_LEVEL}"?$`)})`,
+].join(" ");
 
 /**
  * A word Loki finds lies between its boundary characters, all of which end a VictoriaLogs token,
@@ -320,9 +318,9 @@ export const LEVEL_INPUT_PIPES = [
   `extract_regexp if (-(${JSON_LINE}) (${["level", "LEVEL", "Level"].map((s) => `_msg:~${quote(s)}`).join(" or ")})) ${quote(LOGFMT_LEVEL)} from _msg`,
   // A `=` matters only on a line that may hold a level pair the regex did not read.
   `format if (-(${JSON_LINE}) ${INPUT.logfmt}:"" _msg:~"=" ${LOGFMT_LEVEL_KEY_TOKEN}) "=" as ${INPUT.equals}`,
-  `format if (${wordMayDecide()} -${DOTTED_CAPITAL_I}) "<lc:_msg>" as ${LOWERED}`,
+  `format if (${WORD_MAY_DECIDE} -${DOTTED_CAPITAL_I}) "<lc:_msg>" as ${LOWERED}`,
   `extract_regexp if (${LOWERED}:* ${anyLevelWord(LOWERED)}) ${quote(LEVEL_WORD_LOWER)} from ${LOWERED}`,
-  `extract_regexp if (${DOTTED_CAPITAL_I} ${wordMayDecide()} ${anyLevelWord()}) ${quote(LEVEL_WORD)} from _msg`,
+  `extract_regexp if (${DOTTED_CAPITAL_I} ${WORD_MAY_DECIDE} ${anyLevelWord()}) ${quote(LEVEL_WORD)} from _msg`,
   `delete ${LOWERED}`,
 ].join(" | ");
 
