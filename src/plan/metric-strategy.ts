@@ -38,22 +38,13 @@ import { SKIP, walk } from "../logql/walk";
 import { BUCKET_VALUES } from "../logql/functions";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { planMetricPushdown, type BucketPlan, type MetricGrid } from "./metric-pushdown";
-import {
-  jsonAmbiguous,
-  jsonMentioned,
-  parsedLabelValues,
-  planParserPushdown,
-  type ParserBucketPlan,
-} from "./parser-pushdown";
+import { parsedLabelValues, planParserPushdown, type ParserBucketPlan } from "./parser-pushdown";
 import { planExtractPushdown } from "./extract-pushdown";
 import { planLevelPushdown, type LevelBucketPlan } from "./level-pushdown";
 import { planSeriesPushdown, type SeriesBucketPlan } from "./series-pushdown";
 import { extractedUnwrapSource } from "./unwrap-extract";
-import { planUnwrapPushdown, type JsonKeyGuards, type UnwrapBucketPlan } from "./unwrap-pushdown";
+import { planUnwrapPushdown, type UnwrapBucketPlan } from "./unwrap-pushdown";
 import { planUnwrapProjection, type UnwrapProjection } from "./unwrap-projection";
-
-/** The counting push-down's key tests, for the unwrap push-down's JSON guard (JsonKeyGuards). */
-const JSON_KEY_GUARDS: JsonKeyGuards = { mentioned: (name) => jsonMentioned(name, true), ambiguous: jsonAmbiguous };
 
 /** A Worker evaluation: the query's nodes are evaluated locally unless a part is pushed. */
 export interface WorkerEvaluation {
@@ -124,7 +115,7 @@ export function planPart(sub: SampleExpr, grid: MetricGrid, derived?: DerivedFie
   if (levels) return { kind: "levels", plan: levels };
   const series = planSeriesPushdown(sub, grid, derived);
   if (series) return { kind: "series", plan: series };
-  const unwrap = planUnwrapPushdown(sub, grid, derived, parsedLabelValues, extractedUnwrapSource, JSON_KEY_GUARDS);
+  const unwrap = planUnwrapPushdown(sub, grid, derived, parsedLabelValues, extractedUnwrapSource);
   return unwrap && { kind: "guarded", plan: unwrap };
 }
 

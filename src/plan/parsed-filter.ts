@@ -57,7 +57,8 @@ import {
 } from "./parser-pushdown";
 import { extractedValues } from "./extract-pushdown";
 import { hasIpFilter } from "./ip-filter";
-import { isNoErrorFilter, RepeatCounters } from "./unwrap-pushdown";
+import { isNoErrorFilter } from "./unwrap-pushdown";
+import { RepeatCounters } from "./key-tests";
 import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
 import type { TypedLabels } from "./typed-values";
 

@@ -50,9 +50,9 @@
  *   signs, NaN/Inf, durations, huge numbers, JSON objects or arrays, ...);
  * - the line names a key that Loki could turn into `f` (after trimming and replacing characters
  *   outside [A-Za-z0-9_] by `_`) but VictoriaLogs extracted no exact number (malformed JSON, null,
- *   a look-alike key), or may name such a key twice (it holds the name's longest part twice:
- *   counted by substring replacement, see RepeatCounters), or an object under a key that flattens
- *   into `f`;
+ *   a look-alike key), or may read `f` from more than one key: the key twice, or a key naming it
+ *   through nested objects beside another (plan/key-tests.ts jsonAmbiguous, the counting
+ *   push-down's tests);
  * - the line holds a `\u` escape in a key, or one whose value the two sides may decode differently
  *   (JSON_UNSURE_ESCAPES, json-escapes.ts);
  * - VictoriaLogs may read the line past where Loki's parser stops with an error (`"x": +1`, an
@@ -78,13 +78,14 @@ import type {
 import { BUCKET_VALUES, type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { JSON_READ_FURTHER } from "./lenient-lines";
-import { escapeRegex, fieldName, quote } from "./logsql";
+import { fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
 import { derivedNames, type DerivedFieldRules } from "../engine/derived-fields";
 import { unitSplit, valueShape } from "./unwrap-units";
 import { guardedSamples, mergesGuardRows, type GuardedSamples } from "./unwrap-guarded";
 import { flattenedFields } from "./key-spellings";
+import { GUARD, jsonAmbiguous, jsonMentioned, RepeatCounters } from "./key-tests";
 
 export type UnwrapFn = UnwrapStat;
 
@@ -129,8 +130,6 @@ const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 const EXTRACTED = "_extracted";
 /** Prefix of the fields `unpack_json` writes, so parsed values never overwrite stream fields. */
 const PARSED = "__unwrap_";
-/** Prefix of the fields the guard computes (apart from PARSED, which any field name may follow). */
-const GUARD = "__guard_";
 /** The field holding the extracted value when both sides read it alike, else empty. */
 export const EXACT_VALUE = `${GUARD}exact`;
 /** Rows whose value both sides read alike, and the others. */
@@ -167,24 +166,12 @@ export type ParsedLabelValues = (
   filters?: { exprs: readonly LabelFilterExpr[]; derived?: DerivedFieldRules },
 ) => LabelValues | undefined;
 
-/**
- * The counting push-down's tests of JSON lines for a key Loki reads as label `name`
- * (plan/parser-pushdown.ts), which follow the keys VictoriaLogs flattens nested objects to: a line
- * that may name it (through nested objects too), and one where it may be read from more than one
- * key. Without them, every line with an object under a prefix of the name is a guard row.
- */
-export interface JsonKeyGuards {
-  mentioned(name: string): string;
-  ambiguous(name: string, repeats: RepeatCounters): string;
-}
-
 export function planUnwrapPushdown(
   expr: SampleExpr,
   grid: MetricGrid,
   derived?: DerivedFieldRules,
   labelValues?: ParsedLabelValues,
   extracted?: ExtractedUnwrapSource,
-  keys?: JsonKeyGuards,
 ): UnwrapBucketPlan | undefined {
   let inner: RangeAggregationExpr;
   let groupBy: string[];
@@ -207,8 +194,7 @@ export function planUnwrapPushdown(
   if (!fn) return undefined;
 
   const buckets = bucketsOf(inner.range, grid);
-  const source =
-    jsonUnwrapSource(inner, groupBy, derived, labelValues, false, keys) ?? extracted?.(inner, groupBy, derived);
+  const source = jsonUnwrapSource(inner, groupBy, derived, labelValues, false) ?? extracted?.(inner, groupBy, derived);
   if (!buckets || !source) return undefined;
   const conversion = inner.range.unwrap!.conversion;
   // Units of one value could order differently on the two sides: a first or last stays plain.
@@ -262,9 +248,7 @@ export function planUnwrapPushdown(
   // Grouped by labels the rows may not have as fields (`by (method)` over the JSON's `method`):
   // when the rows show it, the plan that groups by Loki's values of the labels (a second request).
   const parsed =
-    source.labelBad === "" || !labelValues
-      ? undefined
-      : jsonUnwrapSource(inner, groupBy, derived, labelValues, true, keys);
+    source.labelBad === "" || !labelValues ? undefined : jsonUnwrapSource(inner, groupBy, derived, labelValues, true);
   if (!parsed) return plan(source);
   return { ...plan(source, source.labelBad), parsedLabels: plan(parsed), streams: inner.range.selector.matchers };
 }
@@ -393,7 +377,6 @@ export function jsonUnwrapSource(
   derived?: DerivedFieldRules,
   labelValues?: ParsedLabelValues,
   byParsedLabels = false,
-  keys?: JsonKeyGuards,
 ): JsonUnwrapSource | undefined {
   const unwrap = inner.range.unwrap;
   if (!unwrap || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
@@ -426,8 +409,9 @@ export function jsonUnwrapSource(
   // should a version keep a stored field of that name instead.
   const exactPipe = exactValuePipe(parsed, shape);
   const repeats = new RepeatCounters();
-  const mentionedKey = (l: string) => (keys ? keys.mentioned(l) : `_msg:~${quote(looseKey(l))}`);
-  const ambiguousKey = (l: string) => (keys ? keys.ambiguous(l, repeats) : ambiguous(l, repeats));
+  // The counting push-down's tests of the keys `| json` reads as each label, nested ones included.
+  const mentionedKey = (l: string) => jsonMentioned(l, true);
+  const ambiguousKey = (l: string) => jsonAmbiguous(l, repeats);
   const valueBad = [
     `${fieldName(field)}:*`,
     inexactValue(parsed),
@@ -467,97 +451,6 @@ export function jsonUnwrapSource(
     local: plan.local,
     back: { pipes: `${unpack}${guardPipes}`, cleanup: [`delete ${PARSED}*, ${GUARD}*`] },
   };
-}
-
-/**
- * Whether a line may name a key twice, without a regex: every spelling of a key Loki reads as
- * `name` holds each part of the name (between its `_`s) literally, so a line with two such keys
- * holds the longest part twice. Pipes after the unpack count it — the line's length, less its
- * length once every occurrence is removed — and the guard tests the difference (a superset: the
- * part may also occur in values or other keys). One pass of substring replacement costs the origin
- * a tenth of what `(?s)key.*key` does; parts shorter than MIN_COUNTED, which many lines hold twice
- * anyway, keep the regex.
- */
-export class RepeatCounters {
-  private readonly steps: string[] = [];
-  private count = 0;
-
-  /** The counter's index for each literal: a literal asked for again reuses its counter. */
-  private readonly index = new Map<string, number>();
-
-  /** The filter matching lines that hold `literal` at least twice. */
-  term(literal: string): string {
-    const known = this.index.get(literal);
-    if (known !== undefined) return `${GUARD}d${known}:>${literal.length}`;
-    const k = this.count++;
-    this.index.set(literal, k);
-    const copy = `${GUARD}m${k}`;
-    const removed = `${GUARD}d${k}`;
-    this.steps.push(
-      `copy _msg as ${copy}`,
-      `replace (${quote(literal)}, "") at ${copy}`,
-      `len(${copy}) as ${copy}`,
-      `math (${GUARD}len - ${copy}) as ${removed}`,
-    );
-    return `${removed}:>${literal.length}`;
-  }
-
-  /** The fields the counters' pipes add to a row. */
-  fields(): string[] {
-    if (this.count === 0) return [];
-    const out = [`${GUARD}len`];
-    for (let k = 0; k < this.count; k++) out.push(`${GUARD}m${k}`, `${GUARD}d${k}`);
-    return out;
-  }
-
-  /** The pipes that compute the counters' fields (empty when none was asked for). */
-  pipes(): string {
-    return this.steps.length === 0 ? "" : [` | len(_msg) as ${GUARD}len`, ...this.steps].join(" | ");
-  }
-}
-
-export const MIN_COUNTED = 4;
-
-/**
- * The end of a JSON object key Loki may read as label `name`, and its colon: any character or
- * escape sequence where the name has `_` (Loki writes `_` for each invalid one), then padding that
- * Loki trims (spaces, or escaped whitespace such as `\t`). The key's
- * start is left open — a superset, which only sends more queries back to local evaluation — so the
- * regex starts with a literal, which the origin's regex engine finds by substring search (a
- * leading character class made the guard cost 40× the aggregation itself).
- *
- * Where the name has `_`, the character is any at all (`(?s:.)`), quotes and backslashes included:
- * a superset again. The exact class, `[^"\\]`, costs VictoriaLogs (v1.121) about 12 ms to prepare
- * for every query that holds it (in its regex simplification, before any row is read): more than
- * scanning the rows of a six-hour dashboard panel costs it.
- */
-export function looseKey(name: string): string {
-  // A character, or an escape sequence (`\t` unescapes to a character Loki trims or replaces).
-  const head = name
-    .split("_")
-    .map(escapeRegex)
-    .join(String.raw`(?:(?s:.)|\\.)`);
-  return `${head}${String.raw`(?:[^"\\\w]|\\.)*"\s*:`}`;
-}
-
-/**
- * Lines where Loki's label `name` is not simply the one top-level key: the key twice (which one
- * wins differs), or an object under a key that flattens into it (`{"a": {"b": 1}}` gives `a_b`).
- * Where the planner has the counting push-down's tests (JsonKeyGuards), those decide instead.
- */
-function ambiguous(name: string, repeats: RepeatCounters): string {
-  const parts = name.split("_");
-  const longest = parts.reduce((a, b) => (b.length > a.length ? b : a));
-  const twice =
-    longest.length >= MIN_COUNTED
-      ? repeats.term(longest)
-      : // `(?s).*` is `[\s\S]*` for RE2, but the origin runs it about a third faster.
-        `_msg:~${quote(`(?s)${looseKey(name)}.*${looseKey(name)}`)}`;
-  // Separate regexes, not one alternation: each keeps its literal start.
-  const nested = parts
-    .slice(1)
-    .map((_, i) => `_msg:~${quote(looseKey(parts.slice(0, i + 1).join("_")) + String.raw`\s*\{`)}`);
-  return [twice, ...nested].join(" or ");
 }
 
 /**

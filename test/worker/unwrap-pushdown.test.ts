@@ -435,6 +435,8 @@ describe("repeated and respelled keys of a longer field name (real VictoriaLogs)
       for (const [query, merged] of [
         [`sum by (set) (sum_over_time({app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]))`, true],
         [`quantile_over_time(0.5, {app="gen2", set="s${k}"} | json | unwrap latency_ms [1m]) by (set)`, false],
+        // Buckets of 1 ms, too many to push down: projected, under the same guard.
+        [`stddev_over_time({app="gen2", set="s${k}"} | json | unwrap latency_ms [60001ms]) by (set)`, false],
       ] as const) {
         const { pushed, local } = await pushedAndLocal(query, params, TENANT);
         expect(local.series.size, query).toBeGreaterThan(0);
@@ -471,9 +473,14 @@ describe("a field read from its dotted or dashed key (real VictoriaLogs)", () =>
     await pushCounted("8:12", "gen4", streams, DATA_START);
   });
 
-  it("pushes the sum and the quantile down, with the local answer", async () => {
+  it("pushes the sum and the quantile down, and projects the values for a variance, with the local answer", async () => {
     const params = { start: String(DATA_START), end: String(DATA_START + 120), step: "10" };
     for (const k of SPELLINGS.keys()) {
+      // Buckets of 1 ms, too many to push down: the origin sends the values, not the lines.
+      const projected = `stddev_over_time({app="gen4", set="s${k}"} | json | unwrap latency_ms [60001ms]) by (set)`;
+      const { pushed, local } = await pushedAndLocal(projected, params, TENANT);
+      expect(local.series.size, projected).toBeGreaterThan(0);
+      expect(pushed.bytesScanned, `${projected} read whole lines`).toBeLessThan(local.bytesScanned);
       for (const query of [
         `sum by (set) (sum_over_time({app="gen4", set="s${k}"} | json | unwrap latency_ms [1m]))`,
         `quantile_over_time(0.5, {app="gen4", set="s${k}"} | json | unwrap latency_ms [1m]) by (set)`,
