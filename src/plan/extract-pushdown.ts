@@ -64,7 +64,7 @@ import { compilePattern } from "../engine/pipeline/pattern";
 import { isNoErrorFilter } from "./unwrap-pushdown";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { guardedRows } from "./guarded-rows";
-import { typedGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
+import { valueGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
 
 const ERROR = "__error__";
 /** The row's own value of a relevant label, copied before the extraction may overwrite it. */
@@ -263,8 +263,7 @@ export function extractedValues(
       // Loki set the label, to "": a typed filter's error where VictoriaLogs sees no value.
       if (typed.has(n) && set !== undefined) bad.push(`(${v}:"" ${set})`);
     }
-    bad.push(`${v}:~${quote(String.raw`[\x00-\x1f]`)}`);
-    bad.push(...typedGuardTerms(v, typed.get(n)));
+    bad.push(...valueGuardTerms(v, typed.get(n)));
   }
   return { pipes, bad: bad.join(" or "), grouped, added, restored };
 }

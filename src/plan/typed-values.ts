@@ -29,10 +29,25 @@ export function typedLabel(typed: TypedLabels, name: string): TypedValues {
 }
 
 /** Guard terms over `field`, the origin's field holding the label's value, for what `values` needs. */
-export function typedGuardTerms(field: string, values: TypedValues | undefined): string[] {
+function typedGuardTerms(field: string, values: TypedValues | undefined): string[] {
   if (!values) return [];
   const terms = [...values.shapes].map((shape) => `(${field}:* -${field}:~${quote(shape)})`);
   for (const c of values.near)
     terms.push(`(${field}:~${quote(String.raw`\.`)} ${field}:>=${c - 1} ${field}:<=${c + 1})`);
   return terms;
+}
+
+const CONTROL = String.raw`[\x00-\x1f]`;
+
+/**
+ * Every guard term over a used label's value `field`: a control character anywhere (the
+ * push-downs' reasons are in their headers), then typedGuardTerms. Where a shape applies, the
+ * control-character test is left out: every shape is anchored at both ends and admits none (digits,
+ * `.`, `-`, unit letters), so a value holding one is set and of no shape, and the shape's term
+ * counts it already. Each test is a regex run on every row's value: one fewer is a few
+ * milliseconds per 100,000 rows the origin saves on every typed filter.
+ */
+export function valueGuardTerms(field: string, values: TypedValues | undefined): string[] {
+  const typed = typedGuardTerms(field, values);
+  return values && values.shapes.size > 0 ? typed : [`${field}:~${quote(CONTROL)}`, ...typed];
 }

@@ -75,7 +75,7 @@ describe("parsedFilterPipes", () => {
     // A typed filter on an expression label: the rows it errs on (no value) are sent as the guard's.
     expect(pipes('{app="a"} | json x="y" | x="1" | x > 2')).toContain('__pj_x:""');
     expect(pipes('{app="a"} | json | logfmt | drop __error__ | status >= 500')).toContain(
-      'unpack_logfmt from _msg fields (status) result_prefix "__pl_"',
+      'unpack_logfmt if (_msg:~"=") from _msg fields (status) result_prefix "__pl_"',
     );
     // An `ip()` filter (not pushed) makes the chain's filters stay in the Worker.
     expect(pipes('{app="a"} | json | logfmt | status >= 500 | addr = ip("10.0.0.0/8")')).toBeUndefined();

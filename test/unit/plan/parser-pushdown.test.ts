@@ -336,7 +336,7 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     const p = plan(MIXED)!;
     expect(p.logsql).toContain(
       'unpack_json from _msg fields (service_version) result_prefix "__pj_" | ' +
-        'unpack_logfmt from _msg fields (service_version) result_prefix "__pl_" | ' +
+        'unpack_logfmt if (_msg:~"=") from _msg fields (service_version) result_prefix "__pl_" | ' +
         'format "<__b_service_version>" as __v_service_version | ' +
         'format if (__v_service_version:"") "<__pj_service_version>" as __v_service_version | ' +
         'format if (__v_service_version:"" -_msg:~"^[\\"{\\\\[]") "<__pl_service_version>" as __v_service_version',
@@ -368,7 +368,7 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
       'delete __pj_http_method, __pj_f, "__pj_http.method" | ' +
         'unpack_json from _msg fields ("http.method", f) result_prefix "__pj_" | ' +
         'format if (__pj_http_method:"") "<__pj_http.method>" as __pj_http_method | ' +
-        'unpack_logfmt from _msg fields (http_method, f) result_prefix "__pl_" | ',
+        'unpack_logfmt if (_msg:~"=") from _msg fields (http_method, f) result_prefix "__pl_" | ',
     );
     // Loki follows the first `http`, then its first `method`; VictoriaLogs keeps every `http.method`.
     expect(p.logsql).toContain(String.raw`_msg:~"(?s)\"http\"\\s*:.*\"http\"\\s*:"`);
