@@ -45,6 +45,19 @@ export interface ExtentQuery {
    * PointLimitError before any chunk is stored.
    */
   budget?: { points: number; perRow: number };
+  /**
+   * A query whose rows each origin request appends to its buckets (`| union (after)`), run by the
+   * origin over the request's window once its buckets are counted, so it sees every row they
+   * counted: its rows (which hold no `_time`) are returned apart, and never stored. Chunks read
+   * from the store have none: their rows were counted before this request began.
+   */
+  after?: string;
+}
+
+/** Rows of a time-bucketed query, and the `after` query's rows from each origin request made. */
+export interface BucketsAndAfter {
+  table: StatsTable;
+  after: VLRow[];
 }
 
 /**
@@ -108,6 +121,8 @@ export function planChunks(q: ExtentQuery, nowNs: bigint, horizonNs: bigint): Pl
 export interface TimeBucketCache {
   /** Rows of `q` over its window, from cached chunks where possible. Without a cache: one plain request. */
   rows(q: ExtentQuery): Promise<StatsTable>;
+  /** The same, with the rows of `q.after` from the origin requests made. */
+  rowsAndAfter(q: ExtentQuery): Promise<BucketsAndAfter>;
 }
 
 /** What the time-bucket cache asks of the origin client: its stats rows, within the request's budget. */
@@ -115,23 +130,33 @@ export type StatsOrigin = Pick<OriginClient, "readStatsRows" | "budget">;
 
 /** The time-bucket cache of one request for one tenant (`cache` undefined: caching is off). */
 export function timeBucketCache(client: StatsOrigin, cache: ResultCache | undefined): TimeBucketCache {
-  return { rows: (q) => extentRows(client, cache, q) };
+  return {
+    rows: async (q) => (await extentRows(client, cache, q)).table,
+    rowsAndAfter: (q) => extentRows(client, cache, q),
+  };
 }
 
-async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q: ExtentQuery): Promise<StatsTable> {
+async function extentRows(
+  client: StatsOrigin,
+  cache: ResultCache | undefined,
+  q: ExtentQuery,
+): Promise<BucketsAndAfter> {
   const maxRows = q.budget ? Math.floor(q.budget.points / q.budget.perRow) : Infinity;
-  const logsql = q.budget ? `${q.logsql} | limit ${maxRows + 1}` : q.logsql;
+  const limited = q.budget ? `${q.logsql} | limit ${maxRows + 1}` : q.logsql;
+  const logsql = q.after === undefined ? limited : `${limited} | union (${q.after})`;
+  const after: VLRow[] = [];
   // Rows held from every answer and cached chunk together: one past the budget ends the decoding,
   // before any chunk is stored.
   let held = 0;
   const fetch = async (window: TimeWindow): Promise<StatsTable> => {
     const table = new StatsTable(q.values);
-    await client.readStatsRows(logsql, window, table, () => {
+    const beforeRow = () => {
       if (++held > maxRows) throw new PointLimitError(q.budget!.points);
-    });
+    };
+    await client.readStatsRows(logsql, window, table, beforeRow, q.after === undefined ? undefined : after);
     return table;
   };
-  if (!cache) return fetch(q.window);
+  if (!cache) return { table: await fetch(q.window), after };
   const planned = planChunks(q, cache.nowNs(), cache.horizonNs);
   const settled = cache.nowNs() - cache.horizonNs;
   for (const p of planned) if (!p.storable) cache.stats.notLookedUp(p.chunk.end > settled);
@@ -186,7 +211,7 @@ async function extentRows(client: StatsOrigin, cache: ResultCache | undefined, q
       cache.later(() => cache.defer(keyAt(i).then((key) => cache.store.put(key, body, planned[i]!.chunk))));
     }
   });
-  return rows;
+  return { table: rows, after };
 }
 
 /** The runs of adjacent indices whose chunk was not found, in order. */

@@ -85,6 +85,8 @@ export class OriginError extends RequestError {
   constructor(
     readonly kind: "origin-unavailable" | "origin-timeout",
     message: string,
+    /** The origin's HTTP status, where it answered with one. */
+    readonly status?: number,
   ) {
     super(message);
     this.name = "OriginError";

@@ -35,12 +35,15 @@ export interface BucketRows {
   keys: readonly string[];
   /** By group index: the group's labels among `groupBy`. */
   labels: readonly Labels[];
+  /** The rows of the `after` query, from each origin request made (ExtentQuery.after). */
+  after: readonly VLRow[];
 }
 
 /**
  * The rows of a bucket grid's stats query, chunk by chunk through the results cache, with the
  * stats results `values` (a plain plan's `__v` unless told) read as numbers; with `maxPoints` (`MAX_METRIC_POINTS`), at most
- * `maxPoints / perRow` rows (PointLimitError past them).
+ * `maxPoints / perRow` rows (PointLimitError past them). With `after`, each origin request also runs
+ * that query once its buckets are counted (ExtentQuery.after).
  */
 export async function bucketRows(
   client: CachedOrigin,
@@ -50,9 +53,10 @@ export async function bucketRows(
   maxPoints?: number,
   values: readonly string[] = ["__v"],
   perRow = POINTS_PER_STATS_ROW,
+  after?: string,
 ): Promise<BucketRows> {
   stats.subqueries++;
-  const table = await client.timeBuckets.rows({
+  const { table, after: afterRows } = await client.timeBuckets.rowsAndAfter({
     logsql: plan.logsql,
     window: plan.window,
     width: plan.width,
@@ -62,6 +66,7 @@ export async function bucketRows(
     section: grid.instant ? "instantMetricResult" : "result",
     values,
     budget: maxPoints === undefined ? undefined : { points: maxPoints, perRow },
+    after,
   });
   const ends = table.times.map((time) => parseVLTime(time) + plan.width - 1n);
   // The few hundred distinct ends are ordered once; rows then compare small integers, not bigints.
@@ -88,7 +93,7 @@ export async function bucketRows(
     if (!l) byKey.set(keys[g]!, (l = groupLabelsOf(row, plan.groupBy)));
     return l;
   });
-  return { table, ends, ranks, rankEnds, keys, labels };
+  return { table, ends, ranks, rankEnds, keys, labels, after: afterRows };
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import type { Labels, LogRow } from "../engine/types";
 import type { CachedOrigin } from "../cache/cached-origin";
-import type { MetricGrid } from "../plan/metric-pushdown";
+import type { BucketGrid, MetricGrid } from "../plan/metric-pushdown";
 import {
   LABEL_ONLY_BREACHES,
   MAX_SERIES_FIELDS,
@@ -27,6 +27,7 @@ import { groupLabels, isErrorSeries, labelsKey } from "../engine/metric/labels";
 import type { ScanStats } from "./logs";
 import { lineLevel } from "./level-pushdown";
 import { bucketRows, type BucketRows, type GroupBuckets } from "./metric-pushdown";
+import { OriginError } from "../core/errors";
 import { groupFilter, MAX_READ_BACK_GROUPS, type ReadBackCounts } from "./guarded-rows";
 
 export async function runSeriesPlan(
@@ -52,9 +53,15 @@ export async function runSeriesPlan(
   if (labelOnly.length > MAX_SERIES_FIELDS) return "declined";
   const query = seriesStatsQuery(plan, fields, labelOnly);
   const values = labelOnly.length > 0 ? [...ROWS[plan.value], LABEL_ONLY_BREACHES] : ROWS[plan.value];
+  // With every field grouped by, the field names are asked again over rows that include every row
+  // counted: a name neither grouped by nor a stream label checked above would be a label missing
+  // from its rows' series. The origin runs that request itself, after the buckets of each of its
+  // requests are counted (a `union` pipe): no round trip of its own after them. Chunks read from
+  // the store need none: their rows were there when the names were first asked.
+  const after = all ? `${plan.streams} | field_names as ${NAME}` : undefined;
   let rows;
   try {
-    rows = await bucketRows(client, query, grid, stats, maxPoints, values);
+    rows = await bucketsWithNames(client, plan, query, grid, stats, maxPoints, values, after);
   } catch (err) {
     // More groups than the answer may hold points: local evaluation holds only its own series.
     if (err instanceof PointLimitError) return "declined";
@@ -65,20 +72,14 @@ export async function runSeriesPlan(
     const breaches = values.length - 1;
     for (let i = 0; i < table.length; i++) if (table.value(i, breaches) > 0) return "declined";
   }
-  // Rows written since the first requests are counted too (an alert's window ends now). A stream
-  // first seen in the buckets is asked for; with every field grouped by, the field names are asked
-  // again, after the buckets, over rows that include every row counted: a name neither grouped by
-  // nor a stream label checked above would be a label missing from its rows' series.
+  // Rows written since the first requests are counted too (an alert's window ends now): a field
+  // name the buckets were not grouped by declines, and a stream first seen in the buckets is asked for.
+  const known = new Set([...fields, ...labelOnly]);
+  if (rows.namesAfter.some((name) => name !== "" && !name.startsWith("_") && !known.has(name))) return "declined";
   const unseen = table.groups.some((group) => !streams.has(group._stream_id ?? ""));
-  const [namesAfter, streamsAfter] = await Promise.all([
-    all ? fieldNames(client, plan, stats) : undefined,
-    unseen ? selectedStreams(client, plan, stats) : undefined,
-  ]);
-  if (namesAfter) {
-    const known = new Set([...fields, ...labelOnly]);
-    if (namesAfter.some(({ name = "" }) => name !== "" && !name.startsWith("_") && !known.has(name))) return "declined";
-  }
-  for (const [id, stream] of streamsAfter ?? []) if (!streams.has(id)) streams.set(id, stream);
+  if (unseen)
+    for (const [id, stream] of await selectedStreams(client, plan, stats))
+      if (!streams.has(id)) streams.set(id, stream);
   const labelsOf = groupLabeller(plan, client);
   const inWindow = inWindowOf(rows, plan);
   // Each group: its series, null (the stages drop its rows), or "read back" (its labels are not
@@ -127,6 +128,37 @@ export async function runSeriesPlan(
     g.values.push(table.value(i, 0));
   }
   return { groups: [...groups.values()], rankEnds, guardedRows: readRows, filter: readBack.join(" or ") };
+}
+
+/** The field of the names the buckets' requests append (`field_names as …`): no stats row has it. */
+const NAME = "__name";
+
+/**
+ * The buckets, and the field names appended to their requests (`after`). An origin that cannot run
+ * them together (no `union` pipe: VictoriaLogs before it had one) refuses the planned query: the
+ * names are then asked in a request of their own, after the buckets.
+ */
+async function bucketsWithNames(
+  client: CachedOrigin,
+  plan: SeriesBucketPlan,
+  query: BucketGrid,
+  grid: MetricGrid,
+  stats: ScanStats,
+  maxPoints: number | undefined,
+  values: readonly string[],
+  after: string | undefined,
+): Promise<BucketRows & { namesAfter: string[] }> {
+  if (after !== undefined) {
+    try {
+      const rows = await bucketRows(client, query, grid, stats, maxPoints, values, undefined, after);
+      return { ...rows, namesAfter: rows.after.map((row) => row[NAME] ?? "") };
+    } catch (err) {
+      if (!(err instanceof OriginError && err.status === 400)) throw err;
+    }
+  }
+  const rows = await bucketRows(client, query, grid, stats, maxPoints, values);
+  const names = after === undefined ? [] : await fieldNames(client, plan, stats);
+  return { ...rows, namesAfter: names.map((row) => row.name ?? "") };
 }
 
 /** The stats results read: the value, and the rows counted (the value itself for a count). */

@@ -296,9 +296,16 @@ export class OriginClient {
   /**
    * The same rows, added to `table` as their lines are read (stats-answer.ts: the answer is never
    * held as objects, nor parsed a second time to check it); `beforeRow` is called before each row is
-   * added, and what it throws ends the reading and is thrown.
+   * added, and what it throws ends the reading and is thrown. With `untimed`, rows without `_time`
+   * (those a `union` pipe appends) are put there instead (readStatsAnswer).
    */
-  async readStatsRows(logsql: string, window: TimeWindow, table: StatsTable, beforeRow?: () => void): Promise<void> {
+  async readStatsRows(
+    logsql: string,
+    window: TimeWindow,
+    table: StatsTable,
+    beforeRow?: () => void,
+    untimed?: VLRow[],
+  ): Promise<void> {
     const path = "/select/logsql/query";
     const body = await this.postText(
       path,
@@ -311,7 +318,7 @@ export class OriginClient {
       true,
     );
     try {
-      readStatsAnswer(body, table, beforeRow);
+      readStatsAnswer(body, table, beforeRow, untimed);
     } catch (err) {
       if (err instanceof SyntaxError) throw invalidAnswer(`a row that is not JSON from ${path}`);
       if (err instanceof NotARow) throw invalidAnswer(`${err.message} from ${path}`);
@@ -429,17 +436,17 @@ function streamError(err: unknown): RequestError {
 
 function originStatusError(status: number): OriginError {
   if (status === 401 || status === 403) {
-    return new OriginError("origin-unavailable", `origin rejected the request's credentials (HTTP ${status})`);
+    return new OriginError("origin-unavailable", `origin rejected the request's credentials (HTTP ${status})`, status);
   }
   if (status === 400 || status === 422) {
     // The origin could not run the LogsQL we planned: a translation defect, never the user's fault,
     // and never a reason to show the origin's message (it may quote other parts of the plan).
-    return new OriginError("origin-unavailable", `origin rejected the planned query (HTTP ${status})`);
+    return new OriginError("origin-unavailable", `origin rejected the planned query (HTTP ${status})`, status);
   }
   if (status === 504 || status === 408) {
-    return new OriginError("origin-timeout", `origin timed out (HTTP ${status})`);
+    return new OriginError("origin-timeout", `origin timed out (HTTP ${status})`, status);
   }
-  return new OriginError("origin-unavailable", `origin failed (HTTP ${status})`);
+  return new OriginError("origin-unavailable", `origin failed (HTTP ${status})`, status);
 }
 
 export interface PromMatrixResponse {

@@ -18,8 +18,18 @@ import { NotARow, type StatsTable } from "./stats-table";
  * throw to stop the reading). A line that is not JSON throws SyntaxError, one that is not an object
  * NotARow, both before any later line is read.
  */
-export function readStatsAnswer(body: string, table: StatsTable, beforeRow: () => void = () => {}): void {
-  const reader = new PlainLines(body, table);
+export function readStatsAnswer(
+  body: string,
+  table: StatsTable,
+  beforeRow: () => void = () => {},
+  /**
+   * Where rows without `_time` go, when the query appends another's rows to its buckets (a
+   * `union` pipe): not into the table, and not counted by `beforeRow`. Without it they are rows
+   * of time "".
+   */
+  untimed?: VLRow[],
+): void {
+  const reader = new PlainLines(body, table, untimed !== undefined);
   let from = 0;
   while (from < body.length) {
     let to = body.indexOf("\n", from);
@@ -27,8 +37,11 @@ export function readStatsAnswer(body: string, table: StatsTable, beforeRow: () =
     if (to > from && !reader.read(from, to, beforeRow)) {
       const row: unknown = JSON.parse(body.slice(from, to));
       if (typeof row !== "object" || row === null || Array.isArray(row)) throw new NotARow();
-      beforeRow();
-      table.add(row as VLRow);
+      if (untimed && !Object.hasOwn(row, "_time")) untimed.push(row as VLRow);
+      else {
+        beforeRow();
+        table.add(row as VLRow);
+      }
     }
     from = to + 1;
   }
@@ -76,6 +89,8 @@ class PlainLines {
   constructor(
     private readonly body: string,
     private readonly table: StatsTable,
+    /** Lines without `_time` are not read here (readStatsAnswer's `untimed`). */
+    private readonly timedOnly = false,
   ) {
     this.cells = new Float64Array(table.values.length);
     this.timeIds = new RawIds(body);
@@ -94,7 +109,9 @@ class PlainLines {
     if (!this.shape || !this.sameNames(this.shape, from, to)) {
       const fields = this.fieldsOf(from, to);
       if (fields < 0 || !this.namesPlain(fields)) return false;
-      this.shape = this.shapeOf(fields);
+      const shape = this.shapeOf(fields);
+      if (this.timedOnly && shape.timeField < 0) return false;
+      this.shape = shape;
     }
     const shape = this.shape;
 

@@ -33,7 +33,8 @@
  * a stream label is not grouped by when the streams carrying that label hold all the rows it is set
  * on: it is that label. The buckets then also count the rows that set such a field in a stream
  * without that label (`LABEL_ONLY_BREACHES`): rows written since the names were asked can, and any
- * such row declines the answer, as a field name the names did not hold does when they are asked again. A metadata field named like a label
+ * such row declines the answer, as a field name the names did not hold does when they are asked again (by the
+ * buckets' own requests, which the origin follows with the names over the same window). A metadata field named like a label
  * the Worker derives is grouped by too: its value is then kept under Loki's `_extracted` name, as
  * the rows' labels keep it.
  *

@@ -20,12 +20,13 @@ afterEach(() => restore());
 /**
  * The calls made to `originBase` from now until the end of the current test. `before`, when given,
  * runs before each call is sent (with the fetch the runtime had before the watch, for requests of
- * its own), so a test can change the origin's data between a caller's requests.
+ * its own), so a test can change the origin's data between a caller's requests; what it returns, if
+ * anything, is the answer instead (an origin refusing what an older version cannot run).
  */
 export function watchOrigin(
   originBase: string,
   delayMs = 0,
-  before?: (call: OriginCall, fetch: typeof globalThis.fetch) => Promise<void>,
+  before?: (call: OriginCall, fetch: typeof globalThis.fetch) => Promise<Response | void>,
 ): OriginCall[] {
   const calls: OriginCall[] = [];
   const real = globalThis.fetch;
@@ -43,7 +44,8 @@ export function watchOrigin(
         end: form.get("end") ?? "",
       };
       calls.push(call);
-      if (before) await before(call, real);
+      const answer = before ? await before(call, real) : undefined;
+      if (answer) return answer;
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     }
     return real(input, init);

@@ -139,16 +139,34 @@ describe("requests of the series push-down", () => {
     expect(pushed.linesScanned).toBe(0);
     const asked = calls.filter((c) => c.start !== "" && /\| (field_names|stats by)/.test(c.query));
     const withLineFilter = asked.filter((c) => c.query.includes("ERROR"));
-    // The pushed answer's requests: streams and field names, the buckets, the field names again;
-    // the local answer's hits count and rows are not among them.
+    // The pushed answer's requests: streams and field names, then the buckets, which the origin
+    // follows with the field names again (a `union` pipe); the local answer's hits count and rows
+    // are not among them.
     expect(asked.filter((c) => c.query.includes("| field_names")).map((c) => c.query.includes("ERROR"))).toEqual([
       false,
-      false,
+      true,
     ]);
     expect(
       asked.filter((c) => c.query.includes("| stats by (_stream_id, _stream)")).map((c) => c.query.includes("ERROR")),
     ).toEqual([false]);
-    expect(withLineFilter.filter((c) => c.query.includes("| stats by (_time:"))).toHaveLength(1);
+    const buckets = withLineFilter.filter((c) => c.query.includes("| stats by (_time:"));
+    expect(buckets).toHaveLength(1);
+    expect(buckets[0]!.query).toMatch(/\| union \(\{app="auth"\} \| field_names as __name\)$/);
+  });
+
+  it("asks for the field names after the buckets where the origin cannot run them together", async () => {
+    // VictoriaLogs without the `union` pipe refuses the planned query (400), as any LogsQL it cannot parse.
+    const calls = watchOrigin(inject("originUrl"), 0, async (call) =>
+      call.query.includes("| union (") ? new Response("cannot parse query: unknown pipe", { status: 400 }) : undefined,
+    );
+    const params = { start: String(DATA_START), end: String(DATA_END), step: "60" };
+    const { pushed } = await pushedAndLocal('count_over_time({app="auth"} |= "ERROR" [5m])', params, {}, DISCOVERY);
+    expect(pushed.linesScanned).toBe(0);
+    const pushedCalls = calls.filter((c) => c.start !== "" && /\| (field_names|stats by \(_time:)/.test(c.query));
+    const order = pushedCalls.map((c) =>
+      c.query.includes("| union (") ? "buckets with names" : c.query.includes("| field_names") ? "names" : "buckets",
+    );
+    expect(order.slice(order.indexOf("buckets with names"))).toEqual(["buckets with names", "buckets", "names"]);
   });
 });
 

@@ -36,10 +36,20 @@ class FakeOrigin {
     for (; t < w.end; t += MIN) rows.push({ _time: formatRFC3339Nano(t), __v: "1" });
     return rows;
   }
-  /** The rows as the origin writes them, read by the Worker's own reader. */
-  async readStatsRows(logsql: string, w: TimeWindow, table: StatsTable, beforeRow?: () => void): Promise<void> {
+  /**
+   * The rows as the origin writes them, read by the Worker's own reader; a `union` appends one row
+   * naming the request's window.
+   */
+  async readStatsRows(
+    logsql: string,
+    w: TimeWindow,
+    table: StatsTable,
+    beforeRow?: () => void,
+    untimed?: VLRow[],
+  ): Promise<void> {
     const rows = await this.statsRows(logsql, w);
-    readStatsAnswer(rows.map((row) => `${JSON.stringify(row)}\n`).join(""), table, beforeRow);
+    if (logsql.includes("| union (")) rows.push({ __name: `${w.start}-${w.end}` });
+    readStatsAnswer(rows.map((row) => `${JSON.stringify(row)}\n`).join(""), table, beforeRow, untimed);
   }
 }
 
@@ -145,6 +155,27 @@ describe("extentRows", () => {
       times(await new FakeOrigin().statsRows("", slid)),
     );
     expect(stats.section("result").entriesFound).toBeGreaterThan(30);
+  });
+
+  it("returns the rows a request appends after its buckets, from the requests made only, and stores none", async () => {
+    const now = T0 + 3n * HOUR;
+    const { origin, client, store, settle } = setup(now);
+    const window = { start: now - HOUR, end: now };
+    const q = { ...query(window, false), after: "* | field_names as __name" };
+    const first = await timeBucketCache(client, client.results).rowsAndAfter(q);
+    await settle();
+    expect(origin.logsql).toEqual([`${q.logsql} | union (* | field_names as __name)`]);
+    expect(first.table.length).toBe(60);
+    expect(first.after).toEqual([{ __name: `${window.start}-${window.end}` }]);
+    expect(store.entries.size).toBeGreaterThan(0);
+    for (const body of store.entries.values()) expect(body).not.toContain("__name");
+
+    // Again: the settled chunks come from the store, and only the fresh edge's request appends rows.
+    origin.asked.length = 0;
+    const again = await timeBucketCache(client, client.results).rowsAndAfter(q);
+    expect(origin.asked).toHaveLength(1);
+    expect(again.table.length).toBe(60);
+    expect(again.after).toEqual([{ __name: `${origin.asked[0]!.start}-${origin.asked[0]!.end}` }]);
   });
 
   it("asks separate requests for separate runs of missing chunks, clipped at the window's edges", async () => {

@@ -4,6 +4,7 @@
  * lie or parsed; and it refuses what JSON.parse refuses, at the same line.
  */
 import fc from "fast-check";
+import type { VLRow } from "../../../src/origin/rows";
 import { describe, expect, it } from "vitest";
 import { readStatsAnswer } from "../../../src/origin/stats-answer";
 import { eachNdjsonRow, NotARow, StatsTable } from "../../../src/origin/stats-table";
@@ -138,6 +139,32 @@ describe("readStatsAnswer", () => {
       }),
     ).toThrow(RangeError);
     expect(table.length).toBe(2);
+  });
+
+  it("puts rows without a time apart when asked to (a union's), neither added nor asked for", () => {
+    const table = new StatsTable(["__v"]);
+    const untimed: VLRow[] = [];
+    let asked = 0;
+    const body = [
+      `{"_time":"${T1}","pod":"a","__v":"1"}`,
+      `{"__name":"pod","hits":"3"}`,
+      `{"_time":"${T2}","pod":"b","__v":"2"}`,
+      `{"__name":"tr\\u00e9","hits":"1"}`,
+      `{"__name":"app","hits":"3"}`,
+    ].join("\n");
+    readStatsAnswer(body, table, () => asked++, untimed);
+    expect(Array.from({ length: table.length }, (_, i) => table.row(i))).toEqual([
+      { _time: T1, pod: "a", __v: "1" },
+      { _time: T2, pod: "b", __v: "2" },
+    ]);
+    expect(asked).toBe(2);
+    expect(untimed).toEqual([
+      { __name: "pod", hits: "3" },
+      { __name: "tr\u00e9", hits: "1" },
+      { __name: "app", hits: "3" },
+    ]);
+    // Without the list, such a row is a row of time "", as before.
+    expect(readTable(`{"__name":"pod","hits":"3"}`, ["__v"]).times).toEqual([""]);
   });
 
   it("gives the table parsed rows give, whatever the lines hold (property)", () => {
