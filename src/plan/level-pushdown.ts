@@ -189,16 +189,24 @@ const JSON_LEVEL_NESTED =
 /** A whole JSON object line whose members the walk reads or steps over without error. */
 const JSON_FLAT_NESTED = `^${JSON_WS}(?P<${INPUT.flat}>\\{)${jsonList(JSON_TOP_MEMBER)}\\}${JSON_WS}$`;
 /**
+ * Substrings one of which every level key (LEVEL_FIELDS) holds as written: `eve` (level, severity),
+ * `vl` (lvl), and their upper case. A line holding none names no level key.
+ */
+export const LEVEL_KEY_CORES = ["eve", "EVE", "vl", "VL"] as const;
+/**
  * Lines where Loki's walk can find no level member: no key spelled as a level key is followed by a
  * string (the walk takes only strings), unless a key is spelled with `\u` escapes of its letters,
  * `.` or `_` (escapes of other characters, as Python's encoder writes every non-ASCII one, spell
  * no level key). On such a JSON line the walk finds none, however the line nests and whatever else
  * it holds (pino and bunyan write numeric levels). One literal-led regex per key: VictoriaLogs
  * finds the key by substring search, where one regex of all the keys would cost its slowest engine
- * on every line.
+ * on every line. Those regexes run only on lines holding one of LEVEL_KEY_CORES: four substring
+ * searches instead of fourteen on the JSON lines that name no level at all (access logs; Envoy's,
+ * 86,400 lines: 154 → 39 ms).
  */
 const NO_LEVEL_STRING = [
-  `-(${LEVEL_FIELDS.map((key) => `_msg:~${quote(`"${escapeRegex(key)}"${JSON_WS}:${JSON_WS}"`)}`).join(" or ")})`,
+  `-((${LEVEL_KEY_CORES.map((core) => `_msg:~${quote(escapeRegex(core))}`).join(" or ")})`,
+  `(${LEVEL_FIELDS.map((key) => `_msg:~${quote(`"${escapeRegex(key)}"${JSON_WS}:${JSON_WS}"`)}`).join(" or ")}))`,
   `-_msg:~${quote(String.raw`\\u00(?:[4-7][0-9a-fA-F]|2[eE])`)}`,
 ].join(" ");
 /**

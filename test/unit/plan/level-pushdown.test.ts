@@ -6,9 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { parseExpr } from "../../../src/logql/parser";
 import type { SampleExpr } from "../../../src/logql/ast";
-import { INPUT, planLevelPushdown } from "../../../src/plan/level-pushdown";
+import { INPUT, LEVEL_KEY_CORES, planLevelPushdown } from "../../../src/plan/level-pushdown";
 import { levelOfGroup } from "../../../src/exec/level-pushdown";
-import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
+import { LEVEL_FIELDS, type DerivedFieldRules } from "../../../src/engine/derived-fields";
 
 const S = 1_000_000_000n;
 const RANGE = { start: 3600n * S, end: 7200n * S, step: 60n * S, instant: false };
@@ -35,6 +35,14 @@ describe("planLevelPushdown", () => {
       perSeconds: 300,
       labels: [],
     });
+  });
+
+  it("holds every level key's core: a line without one is settled without its key regexes", () => {
+    for (const key of LEVEL_FIELDS)
+      expect(
+        LEVEL_KEY_CORES.some((core) => key.includes(core)),
+        key,
+      ).toBe(true);
   });
 
   it("takes Drilldown's filters on detected_level, with or without grouping by it", () => {
