@@ -90,7 +90,7 @@ export function looseKey(name: string): string {
  * scan of every line (it doubled the origin's CPU on a field panel).
  */
 export function logfmtKeyIn(name: string): string {
-  return `_msg:~${quote(`${wildcardName(name)}${KEY_TAIL}`)}`;
+  return `_msg:~${quote(`${led(wildcardName(name))}${KEY_TAIL}`)}`;
 }
 
 /**
@@ -149,7 +149,18 @@ export function keyMention(key: string): string {
 
 /** A key regex without its opening (logfmtBareKey's, JSON_KEY_START). */
 function withoutKeyStart(key: string): string {
-  for (const start of [LOGFMT_KEY_START, JSON_KEY_START]) if (key.startsWith(start)) return key.slice(start.length);
+  for (const start of [LOGFMT_KEY_START, JSON_KEY_START])
+    if (key.startsWith(start)) return led(key.slice(start.length));
+  return led(key);
+}
+
+/**
+ * A key regex searched for anywhere in a line, without the any-character a name led by `_` opens
+ * with (GELF's `_facility`, `_l`): a superset, led by the literal after it, which the origin finds
+ * by substring search where a leading wildcard costs a scan of every line.
+ */
+function led(key: string): string {
+  for (const any of [String.raw`(?:(?s:.)|\\.)`, "(?s:.)"]) if (key.startsWith(any)) return key.slice(any.length);
   return key;
 }
 
@@ -179,13 +190,13 @@ const JSON_KEY_START = String.raw`"(?:[^\x21-\x7e"\\]|\\.)*`;
  */
 export function jsonMentioned(name: string, levels: boolean, valued = false): string {
   const tail = valued ? NOT_NULL : "";
-  const terms = [`_msg:~${quote(looseKey(name) + tail)}`];
+  const terms = [`_msg:~${quote(led(looseKey(name)) + tail)}`];
   const parts = name.split("_");
   const bounds = levels ? (levelBoundaries(name) ?? []) : [];
   for (let cut = 1; cut < 1 << bounds.length; cut++) {
     const ends = [...bounds.filter((_, k) => cut & (1 << k)), parts.length];
     const keys = ends.map((end, k) => looseKey(parts.slice(k === 0 ? 0 : ends[k - 1], end).join("_")));
-    terms.push(`_msg:~${quote(`(?s)${keys.join(String.raw`\s*\{.*`)}${tail}`)}`);
+    terms.push(`_msg:~${quote(`(?s)${led(keys.join(String.raw`\s*\{.*`))}${tail}`)}`);
   }
   return terms.length === 1 ? terms[0]! : `(${terms.join(" or ")})`;
 }

@@ -95,7 +95,7 @@ export function parsedFilterPipes(local: readonly PipelineStage[], derived?: Der
   } else if (first?.kind === "RegexpParser" || first?.kind === "PatternParser") parser = first;
   else return undefined;
 
-  const filters = pushedFilters(local.slice(at + 1), pushableName(derived));
+  const filters = pushedFilters(local.slice(at + 1), pushableName(derived, true));
   if (filters.conditions.length === 0) return undefined;
   const { conditions, names, typed, ip } = filters;
   const relevant = [...names];
@@ -187,7 +187,7 @@ function chainFilterPipes(stages: readonly PipelineStage[], derived?: DerivedFie
   if (first?.kind !== "JsonParser" || (first.params.length === 0 && second?.kind !== "LogfmtParser")) return undefined;
   let end = second?.kind === "LogfmtParser" ? 2 : 1;
   while (stages[end]?.kind === "LabelFilter" || stages[end]?.kind === "Drop") end++;
-  const counting = parsedCounting(stages.slice(0, end), [], pushableName(derived));
+  const counting = parsedCounting(stages.slice(0, end), [], pushableName(derived, true));
   if (!counting || counting.counted === "") return undefined;
   const pipes = [
     ...counting.pipes,

@@ -102,7 +102,9 @@
  *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `µs`, lower-case byte units or `1d`,
  *   reads a bare number as a duration Go rejects, and fractions as floats (fractional durations
  *   are compared, with the values near each constant guarded: VALUE_SHAPES).
- * Names must start with a letter and use only [A-Za-z0-9_]; names the Worker derives
+ * Names must start with a letter, or one `_` and a letter (GELF's `_facility`; `_l`, which Loki
+ * reads from Serilog's `@l` and the origin from either spelling: key-spellings.ts), and use only
+ * [A-Za-z0-9_]; names the Worker derives
  * (`detected_level`, `service_name`) are declined, and `…_extracted` names but as grouped labels
  * after a lone `| json` or `| logfmt` (Drilldown lists a key the row also holds as a label so):
  * the parsed value where the row holds the label, with the parsed-value terms of the guard kept
@@ -172,11 +174,32 @@ const STREAM = "_stream";
 export type Parser = "json" | "logfmt";
 
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+/** A name led by one `_` (GELF's additional fields; Serilog's `@l` read as `_l`): see underscoreTerms. */
+const UNDERSCORE_NAME = /^_[A-Za-z][A-Za-z0-9_]*$/;
+/** The fields VictoriaLogs gives every row itself: no label's value may be read from them. */
+const ORIGIN_FIELDS = new Set(["_msg", "_time", "_stream", "_stream_id"]);
 
-/** Names the origin can carry a label's value under (see the module comment). */
-export function pushableName(derived?: DerivedFieldRules): (name: string) => boolean {
+/**
+ * Names the origin can carry a label's value under (see the module comment); with `underscore`,
+ * also those led by one `_`, for the parsers whose guards hold underscoreTerms.
+ */
+export function pushableName(derived?: DerivedFieldRules, underscore = false): (name: string) => boolean {
   const derivedNow = derivedNames(derived);
-  return (name) => NAME.test(name) && !derivedNow.has(name) && !name.endsWith("_extracted");
+  return (name) =>
+    (NAME.test(name) || (underscore && UNDERSCORE_NAME.test(name) && !ORIGIN_FIELDS.has(name))) &&
+    !derivedNow.has(name) &&
+    !name.endsWith("_extracted");
+}
+
+/**
+ * The guard terms of a label's own field where its name starts with `_`: a stream label of that
+ * name is the row's label (VictoriaLogs holds it as a field of every row of the stream), but a field
+ * of that name outside such streams is not (the Worker reads no field starting with `_` as
+ * structured metadata: origin/rows.ts), while the base-first value would take it. Such rows are
+ * the guard's, and the Worker reads them.
+ */
+function underscoreTerms(name: string): string[] {
+  return name.startsWith("_") ? [`(${fieldName(name)}:* not {${name}=~".+"})`] : [];
 }
 const ERROR = "__error__";
 /** Integer constants of numeric filters both sides compare alike (see the module comment). */
@@ -268,7 +291,7 @@ const LOGFMT_QUOTED_KEY = String.raw`"[^\x00-\x20"=${KELVIN}]*=`;
 export function countingShape(
   expr: SampleExpr,
   derived?: DerivedFieldRules,
-  { streamService = false, extracted = false } = {},
+  { streamService = false, extracted = false, underscore = false } = {},
 ) {
   if (expr.kind !== "VectorAggregation" || expr.op !== "sum" || expr.grouping?.without) return undefined;
   const inner = expr.expr;
@@ -276,7 +299,7 @@ export function countingShape(
   const lines = inner.kind === "RangeAggregation" ? rangeFunction(inner.op).origin.lines : undefined;
   if (inner.kind !== "RangeAggregation" || !lines || inner.grouping || inner.range.unwrap) return undefined;
   const groupBy = expr.grouping?.labels ?? [];
-  const usable = pushableName(derived);
+  const usable = pushableName(derived, underscore);
   // A derived `service_name` is the stream's (Loki's distributor adds it): with `streamService`,
   // grouped by the stream and derived by the Worker (ParserBucketPlan.streamService).
   const derivedService = streamService && (derived?.serviceNameLabels.length ?? 0) > 0;
@@ -293,7 +316,7 @@ export function planParserPushdown(
   grid: MetricGrid,
   derived?: DerivedFieldRules,
 ): ParserBucketPlan | undefined {
-  const shape = countingShape(expr, derived, { streamService: true, extracted: true });
+  const shape = countingShape(expr, derived, { streamService: true, extracted: true, underscore: true });
   if (!shape) return undefined;
   const { inner, lines, usable, plan } = shape;
   const streamService = shape.groupBy.includes(SERVICE_NAME) ? derived?.serviceNameLabels : undefined;
@@ -929,7 +952,7 @@ export function chainGuard(
         `(${decides} ${pj}:* -_msg:~${quote(String.raw`^\{`)})`,
       );
     }
-    terms.push(...valueGuardTerms(v, typed.get(n)));
+    terms.push(...valueGuardTerms(v, typed.get(n)), ...underscoreTerms(n));
   }
   return terms.join(" or ");
 }
@@ -1294,7 +1317,7 @@ export function guard(
       `(${reads}(${twice}))`,
       `(${reads}${badValue})`,
     );
-    terms.push(...valueGuardTerms(v, typed.get(n)));
+    terms.push(...valueGuardTerms(v, typed.get(n)), ...underscoreTerms(n));
     if (extracted.has(n)) {
       // The row holding `…_extracted` itself (metadata), or a line naming that key.
       const renamed = n + EXTRACTED;
@@ -1430,7 +1453,7 @@ export function logfmtParamsCounting(
     }
   }
   for (const n of relevant) {
-    terms.push(...valueGuardTerms(value(n), typed.get(n)));
+    terms.push(...valueGuardTerms(value(n), typed.get(n)), ...underscoreTerms(n));
   }
 
   // The row's own values are copied before the unpack (parsedValuePipes says why).

@@ -309,7 +309,10 @@ describe("planParserPushdown", () => {
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a | b="1" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a="1" [1m]))',
       'sum by (a) (count_over_time({app="x"} | decolorize | logfmt [1m]))',
-      'sum by (_a) (count_over_time({app="x"} | logfmt [1m]))',
+      // The origin's own fields, and names led by more than one `_`.
+      'sum by (_msg) (count_over_time({app="x"} | logfmt [1m]))',
+      'sum by (_stream) (count_over_time({app="x"} | json [1m]))',
+      'sum by (__a) (count_over_time({app="x"} | logfmt [1m]))',
       'sum without (a) (count_over_time({app="x"} | logfmt [1m]))',
       'count by (a) (count_over_time({app="x"} | logfmt [1m]))',
       'count_over_time({app="x"} | logfmt [1m])',
