@@ -74,9 +74,10 @@ const FOLDS_APART = `_msg:~${quote("[\u{130}\u{212A}]")}`;
 /**
  * A line holding one of `spellings` in any case, as a superset: some case of one of their cores (a
  * spelling's first four letters, a spelling holding another left out), each case a literal the
- * origin finds by substring search. One case-folding regex of the spellings costs it several
- * times as much, a cost every row without a level field pays. Case-folding for these letters is
- * ASCII's: of the characters Go folds further (FOLDS_APART, `ſ`), none folds to one of them.
+ * origin finds by substring search, then, on those lines only, a spelling as a whole token. One
+ * case-folding regex of the spellings costs it several times as much, a cost every row without a
+ * level field pays. Case-folding for these letters is ASCII's: of the characters Go folds further
+ * (FOLDS_APART, `ſ`), none folds to one of them.
  */
 function spelledInLine(spellings: readonly string[]): string {
   const minimal = spellings.filter((s) => !spellings.some((other) => other !== s && s.includes(other)));
@@ -86,10 +87,13 @@ function spelledInLine(spellings: readonly string[]): string {
       (prefixes, c) => prefixes.flatMap((p) => [p + c.toLowerCase(), p + c.toUpperCase()]),
       [""],
     );
-  return `(${cores
-    .flatMap(cases)
-    .map((literal) => `_msg:~${quote(escapeRegex(literal))}`)
-    .join(" or ")})`;
+  const substrings = cores.flatMap(cases).map((literal) => `_msg:~${quote(escapeRegex(literal))}`);
+  // On the lines holding a core, one of the spellings as a whole token, in any case: Loki reads a
+  // level from the line only as a whole JSON or logfmt value or as a word between its boundary
+  // characters, none of which a VictoriaLogs token holds (`stderr` holds `err`, `\"info\"` in a
+  // Docker wrapper and an ANSI-coloured `\x1b[31mERROR` are no level words).
+  const tokens = [...new Set(spellings.map((s) => s.toLowerCase()))].map((s) => `i(${s})`);
+  return `((${substrings.join(" or ")}) (${tokens.join(" or ")}))`;
 }
 /** Letters of a spelling a line must hold: 2^4 cases each, and few lines hold them by chance. */
 const CORE_LENGTH = 4;

@@ -375,7 +375,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     )
     .chain((words) =>
       fc
-        .array(fc.constantFrom(" ", "\t", "[", "]", ":", ",", "(", "!", "=", "'", "|", "-"), {
+        .array(fc.constantFrom(" ", "\t", "[", "]", ":", ",", "(", "!", "=", "'", "|", "-", "_", "\\", "/", "."), {
           minLength: words.length,
           maxLength: words.length,
         })

@@ -19,6 +19,8 @@ describe("detected_level filters' origin condition", () => {
     expect(c).toContain(
       '(_msg:~"err" or _msg:~"erR" or _msg:~"eRr" or _msg:~"eRR" or _msg:~"Err" or _msg:~"ErR" or _msg:~"ERr" or _msg:~"ERR")',
     );
+    // On those lines, a spelling as a whole token (`stderr` holds `err` but is none).
+    expect(c).toContain("(i(error) or i(err)))");
     // Escapes only of the spelling's characters (E, e, R, r, O, o), in either case of the hex digits.
     expect(c).toContain(`_msg:~${JSON.stringify("\\\\u(?:0045|004[fF]|0052|0065|006[fF]|0072)")}`);
     expect(c).toContain(`_msg:~${JSON.stringify("[\u0130\u212A]")}`);
