@@ -32,9 +32,9 @@ export function levelBoundaries(name: string): number[] | undefined {
  * reads as the label, or with two of them, stays guarded (jsonMentioned, twiceIn).
  */
 export function flattenedFields(name: string): string[] {
-  const dotted = dottedFields(name);
   // A leading `_` is also `@` (Serilog's and Logstash's `@l`, `@mt`, `@timestamp`).
   if (/^_[^_]/.test(name)) return [name, `@${name.slice(1)}`];
+  const dotted = dottedFields(name);
   if (!respellable(name)) return dotted;
   const dashed = dotted.map((f) => f.replaceAll("_", "-")).filter((f, i) => f !== dotted[i]);
   return [...dotted, ...dashed];

@@ -140,7 +140,7 @@ import { extractionGrouping, parserHints, type ParserHints } from "../engine/pip
 import { guardedRows, type GuardedRows } from "./guarded-rows";
 import { formattedLineFilters } from "./formatted-lines";
 import { templateFieldNames } from "../engine/template";
-import { typedLabel, valueGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
+import { CONTROL, typedLabel, valueGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -1322,7 +1322,7 @@ export function guard(
       // The row holding `…_extracted` itself (metadata), or a line naming that key.
       const renamed = n + EXTRACTED;
       const named = parser === "json" ? jsonMentioned(renamed, true) : keyMention(logfmtKey(renamed));
-      terms.push(`${p}:~${quote(String.raw`[\x00-\x1f]`)}`, `${renamed}:*`, named);
+      terms.push(`${p}:~${quote(CONTROL)}`, `${renamed}:*`, named);
     }
   }
   return terms.join(" or ");
@@ -1351,7 +1351,6 @@ const ODD_QUOTES_PIPES = [
 
 /** The origin's field holding the value VictoriaLogs unpacked for a key `| logfmt name="key"` reads. */
 const paramKey = (key: string) => `__q_${key}`;
-const CONTROL = String.raw`[\x00-\x1f]`;
 
 /**
  * `| logfmt name="key", …` (no flags) followed by label filters and `drop`s, with Loki's parser

@@ -37,7 +37,8 @@ function typedGuardTerms(field: string, values: TypedValues | undefined): string
   return terms;
 }
 
-const CONTROL = String.raw`[\x00-\x1f]`;
+/** A control character: a used value holding one is a guard row (valueGuardTerms). */
+export const CONTROL = String.raw`[\x00-\x1f]`;
 
 /**
  * Every guard term over a used label's value `field`: a control character anywhere (the
