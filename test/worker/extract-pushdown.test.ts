@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
+import { lineSetStreams, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
@@ -75,7 +75,6 @@ describe("origin traffic of nginx panels (compat data, 6 h)", () => {
  */
 describe("generated lines (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "26:5" };
-  const base = BigInt(DATA_START) * 1_000_000_000n;
 
   const word = fc.constantFrom("a", "bb", "GET", "élan", "x-y", "a b", "日本");
   const number = fc.integer({ min: -20, max: 600 }).map(String);
@@ -144,13 +143,10 @@ describe("generated lines (property, real VictoriaLogs)", () => {
   ];
 
   beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "xgen", set: `s${k}`, ...(set.label === "stream" ? { g: "from-stream" } : {}) },
-      values: [...set.plain, ...set.tricky].map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
-        return set.label === "metadata" ? [ts, line, { g: "from-metadata" }] : [ts, line];
-      }),
-    }));
+    const streams = lineSetStreams("xgen", sets, DATA_START, {
+      stream: { g: "from-stream" },
+      metadata: { g: "from-metadata" },
+    });
     await pushCounted("26:5", "xgen", streams, DATA_START);
   });
 

@@ -6,7 +6,13 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectLabelledValues, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
+import {
+  expectLabelledValues,
+  lineSetStreams,
+  pushCounted,
+  pushedAcrossSets,
+  pushedAndLocal,
+} from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
@@ -196,13 +202,10 @@ describe('| logfmt name="key" push-down over generated lines (property, real Vic
   ];
 
   beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "lfpgen", set: `s${k}`, ...(set.label === "stream" ? { g: "from-stream" } : {}) },
-      values: [...set.plain, ...set.tricky].map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
-        return set.label === "metadata" ? [ts, line, { g: "from-metadata" }] : [ts, line];
-      }),
-    }));
+    const streams = lineSetStreams("lfpgen", sets, DATA_START, {
+      stream: { g: "from-stream" },
+      metadata: { g: "from-metadata" },
+    });
     await pushCounted("26:82", "lfpgen", streams, DATA_START);
   });
 

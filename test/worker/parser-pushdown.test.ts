@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
+import { lineSetStreams, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
 
 const DATA_START = 1769904000; // 2026-02-01T00:00:00Z
@@ -97,7 +97,6 @@ describe("origin traffic of Drilldown's field panels (compat data, 6 h)", () => 
  */
 describe("generated lines (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "26:1" };
-  const base = BigInt(DATA_START) * 1_000_000_000n;
 
   const word = fc.constantFrom("a", "bb", "sync", "x-y", "élan", "GET");
   const number = fc.oneof(
@@ -352,14 +351,10 @@ describe("generated lines (property, real VictoriaLogs)", () => {
   ];
 
   beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "pgen", set: `s${k}`, ...(set.label === "stream" ? { g: "from-stream" } : {}) },
-      // One line every 7 s from the start, so windows hold several and cut sets in between.
-      values: [...set.plain, ...set.tricky].map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
-        return set.label === "metadata" ? [ts, line, { g: "from-metadata" }] : [ts, line];
-      }),
-    }));
+    const streams = lineSetStreams("pgen", sets, DATA_START, {
+      stream: { g: "from-stream" },
+      metadata: { g: "from-metadata" },
+    });
     await pushCounted("26:1", "pgen", streams, DATA_START);
   });
 
@@ -416,7 +411,6 @@ describe("generated lines (property, real VictoriaLogs)", () => {
  */
 describe("labels led by an underscore (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "26:41" };
-  const base = BigInt(DATA_START) * 1_000_000_000n;
   const gelf = fc
     .record({
       host: fc.constantFrom("h1", "h2"),
@@ -464,13 +458,10 @@ describe("labels led by an underscore (property, real VictoriaLogs)", () => {
   ];
 
   beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "ugen", set: `s${k}`, ...(set.label === "stream" ? { _facility: "from-stream" } : {}) },
-      values: [...set.plain, ...set.tricky].map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
-        return set.label === "metadata" ? [ts, line, { _facility: "from-metadata" }] : [ts, line];
-      }),
-    }));
+    const streams = lineSetStreams("ugen", sets, DATA_START, {
+      stream: { _facility: "from-stream" },
+      metadata: { _facility: "from-metadata" },
+    });
     await pushCounted("26:41", "ugen", streams, DATA_START);
   });
 

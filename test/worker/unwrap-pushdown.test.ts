@@ -7,7 +7,14 @@
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { askMetric, expectSameAnswer, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
+import {
+  askMetric,
+  expectSameAnswer,
+  lineSetStreams,
+  pushCounted,
+  pushedAcrossSets,
+  pushedAndLocal,
+} from "./support/metric-answers";
 import { exactValue } from "./support/exact-values";
 import { expectBucketsNotLines } from "./support/traffic";
 import { unwrapProperties } from "./support/unwrap-properties";
@@ -638,7 +645,6 @@ describe("generated logfmt values (property, real VictoriaLogs)", () => {
  */
 describe("label filters before the unwrap over generated lines (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "26:6" };
-  const base = BigInt(DATA_START) * 1_000_000_000n;
   const word = fc.constantFrom("GET", "PUT", "a", "x-y", "élan");
   const value = fc.oneof(
     fc.integer({ min: -999, max: 99_999 }).map(String),
@@ -758,14 +764,10 @@ describe("label filters before the unwrap over generated lines (property, real V
   ];
 
   beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "ufgen", set: `s${k}`, ...(set.label === "stream" ? { method: "GET" } : {}) },
-      // One line every 7 s from the start, so windows hold several and cut sets in between.
-      values: [...set.plain, ...set.tricky].map((line, i) => {
-        const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
-        return set.label === "metadata" ? [ts, line, { method: "PUT" }] : [ts, line];
-      }),
-    }));
+    const streams = lineSetStreams("ufgen", sets, DATA_START, {
+      stream: { method: "GET" },
+      metadata: { method: "PUT" },
+    });
     await pushCounted("26:6", "ufgen", streams, DATA_START);
   });
 

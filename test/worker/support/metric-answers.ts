@@ -166,6 +166,36 @@ export async function pushCounted(
   });
 }
 
+/** Generated lines of one stream: plain and tricky ones, and the name a label holds besides the lines'. */
+export interface LineSet {
+  plain: readonly string[];
+  tricky: readonly string[];
+  /** The label as a stream label or as structured metadata of every line. */
+  label?: "stream" | "metadata";
+}
+
+/**
+ * The property tests' sets as streams (app=`app`, set=`s<k>`), pushed with pushCounted: one line
+ * every 7 s from `start` (unix seconds), set k shifted by k seconds, so windows hold several and cut
+ * sets in between; `labelled` gives the label's value where a set holds it as a stream label or as
+ * metadata.
+ */
+export function lineSetStreams(
+  app: string,
+  sets: readonly LineSet[],
+  start: number,
+  labelled: { stream: Record<string, string>; metadata: Record<string, string> },
+): { stream: Record<string, string>; values: unknown[] }[] {
+  const base = BigInt(start) * 1_000_000_000n;
+  return sets.map((set, k) => ({
+    stream: { app, set: `s${k}`, ...(set.label === "stream" ? labelled.stream : {}) },
+    values: [...set.plain, ...set.tricky].map((line, i) => {
+      const ts = String(base + BigInt(i * 7 + k) * 1_000_000_000n);
+      return set.label === "metadata" ? [ts, line, labelled.metadata] : [ts, line];
+    }),
+  }));
+}
+
 /**
  * An instant answer as `name=value,…` (labels sorted) → the sample's value; an empty object for no
  * series. For tests whose expected answers are worked out by hand.
