@@ -47,6 +47,7 @@ import { isKind, some } from "../logql/walk";
 import {
   COUNTING_FIELDS,
   filterLogsQL,
+  regexFiltered,
   guard,
   JSON_REJECTED_LINES,
   type Parser,
@@ -108,7 +109,7 @@ export function parsedFilterPipes(local: readonly PipelineStage[], derived?: Der
     // the origin tells them. A `| logfmt` without `--strict` sets no error.
     const wrapped = ip && parser === "json";
     const repeats = new RepeatCounters();
-    bad = guard(parser, relevant, typed, repeats, wrapped);
+    bad = guard(parser, relevant, typed, filters.regexed, repeats, wrapped);
     if (wrapped) bad = `${bad} or ${JSON_REJECTED_LINES}`;
     pipes = parsedValuePipes(parser, relevant, repeats, wrapped);
     fields = parsedValueFields(parser, relevant, repeats, wrapped);
@@ -129,6 +130,8 @@ interface PushedFilters {
   conditions: string[];
   /** The labels they read, and the typed ones with the value shapes they need. */
   names: Set<string>;
+  /** Those a regex filter reads. */
+  regexed: Set<string>;
   typed: TypedLabels;
   /** Whether one of them is an ip() filter. */
   ip: boolean;
@@ -138,6 +141,7 @@ interface PushedFilters {
 function pushedFilters(stages: readonly PipelineStage[], usable: (name: string) => boolean): PushedFilters {
   const typed: TypedLabels = new Map();
   const names = new Set<string>();
+  const regexed = new Set<string>();
   const conditions: string[] = [];
   const dropped = new Set<string>();
   let ip = false;
@@ -161,10 +165,11 @@ function pushedFilters(stages: readonly PipelineStage[], usable: (name: string) 
       continue;
     }
     for (const n of read) names.add(n);
+    for (const n of regexFiltered([f])) regexed.add(n);
     if (condition !== "") conditions.push(condition);
     ip ||= hasIpFilter(f);
   }
-  return { conditions, names, typed, ip };
+  return { conditions, names, regexed, typed, ip };
 }
 
 /** Whether `f` holds a numeric, duration or bytes filter (which marks values it cannot read). */

@@ -59,8 +59,10 @@
  * - Both parsers: `\u` escapes (keys or values could be spelled with them; lone surrogates) and
  *   U+FFFD (Loki drops or blanks it): for logfmt any such line; for JSON a line with one in a key,
  *   or a surrogate, control character or U+FFFD anywhere (JSON_UNSURE_ESCAPES, json-escapes.ts). A field named `__error__` (metadata Loki reads
- *   as an error): any such row. Control characters in a relevant value (Loki's logfmt ends values
- *   there, VictoriaLogs does not; regexes on multi-line values): any such row.
+ *   as an error): any such row. Control characters in a relevant value where a logfmt reading may
+ *   set it (Loki's logfmt ends values there, VictoriaLogs does not) or a regex filter reads it
+ *   (`=~".*info.*"` keeps `info\n` on the origin, not in Loki): any such row. A value only `| json` sets is decoded alike by both, control
+ *   characters and all (Docker's wrapper ends every `log` with `\n`): not guarded for that.
  * - Stream label or structured metadata vs parsed key: Loki keeps the row's value and renames the
  *   parsed key to `…_extracted`, which the base-first value reproduces. A relevant field present
  *   on the row but not in its stream, while the line could give it too, is still guarded: such
@@ -272,6 +274,14 @@ const WRAPPER_FIELD = "__lvw_w";
 const JSON_WRAPPER = `format ${quote(`{"${WRAPPED_OK}":1,"${WRAPPED}":<_msg>}`)} as ${WRAPPER_FIELD}`;
 /** A line Loki's JSON parser can read as an object: `{` after JSON's whitespace. */
 const JSON_OBJECT_START = String.raw`^[ \t\n\r]*\{`;
+/**
+ * A parsed value starting `[` or `{`: the text of an array or object, which the sides read apart,
+ * only where a member's value opens one (after `:` and JSON's whitespace). Elsewhere it is a
+ * string so starting, which both decode alike: Docker's wrapper carries each JSON line as the
+ * string `log`, and guarding all of them sent every row of such a service's `log` panel back.
+ */
+const openValue = (field: string) =>
+  `(${field}:~${quote(String.raw`^[\[{]`)} _msg:~${quote(String.raw`:[\t\n\r ]*[\[{]`)})`;
 /**
  * How a JSON parser error reaches the metric: the row still counts (`drop __error__`), it does not
  * (`__error__=""`), or the query fails with Loki's pipeline error (neither).
@@ -537,7 +547,7 @@ export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, fi
   const relevant = [...names];
   return {
     // The guard's terms register the repetition counters: the unwrap push-down computes them once.
-    bad: guard(parser, relevant, typed, repeats),
+    bad: guard(parser, relevant, typed, regexFiltered(filters?.exprs ?? []), repeats),
     pipes: parsedValuePipes(parser, relevant, new RepeatCounters()),
     fields: labels.map(value),
     kept: conditions.join(" "),
@@ -625,8 +635,8 @@ export function parsedCounting(
   const parser = singleParser(chain);
   const wrapped = parser === "json" && (errors !== "dropped" || errorsAtIp);
   let bad = parser
-    ? guard(parser, relevant, typed, repeats, wrapped, new Set(extracted))
-    : chainGuard(chain, relevant, typed, repeats);
+    ? guard(parser, relevant, typed, regexFiltered(filters), repeats, wrapped, new Set(extracted))
+    : chainGuard(chain, relevant, typed, regexFiltered(filters), repeats);
   if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped)
@@ -894,6 +904,8 @@ export function chainGuard(
   chain: ParserChain,
   relevant: readonly string[],
   typed: ReadonlyMap<string, TypedValues>,
+  /** Labels a regex filter reads (regexFiltered). */
+  regexed: ReadonlySet<string>,
   repeats: RepeatCounters,
 ): string {
   const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
@@ -948,11 +960,11 @@ export function chainGuard(
       terms.push(
         `(${decides} ${pj}:"" ${named})`,
         `(${decides} (${ambiguous}))`,
-        `(${decides} ${pj}:~${quote(String.raw`^[\[{]`)})`,
+        `(${decides} ${openValue(pj)})`,
         `(${decides} ${pj}:* -_msg:~${quote(String.raw`^\{`)})`,
       );
     }
-    terms.push(...valueGuardTerms(v, typed.get(n)), ...underscoreTerms(n));
+    terms.push(...valueGuardTerms(v, typed.get(n), chain.logfmt || regexed.has(n)), ...underscoreTerms(n));
   }
   return terms.join(" or ");
 }
@@ -1174,6 +1186,18 @@ function readsTemplatedOnly(f: LabelFilterExpr, formats: ParsedPipeline["formats
   }
 }
 
+/** The labels regex filters (`=~`, `!~`) among `filters` read. */
+export function regexFiltered(filters: Iterable<LabelFilterExpr>): Set<string> {
+  const names = new Set<string>();
+  const visit = (f: LabelFilterExpr): void => {
+    if (f.type === "paren") visit(f.expr);
+    else if (f.type === "binary") [f.left, f.right].forEach(visit);
+    else if (f.type === "string" && (f.op === "=~" || f.op === "!~")) names.add(f.name);
+  };
+  for (const f of filters) visit(f);
+  return names;
+}
+
 /** The labels a filter of string filters reads. */
 function stringFilterLabels(f: LabelFilterExpr): string[] {
   if (f.type === "paren") return stringFilterLabels(f.expr);
@@ -1277,6 +1301,8 @@ export function guard(
   parser: Parser,
   relevant: readonly string[],
   typed: ReadonlyMap<string, TypedValues>,
+  /** Labels a regex filter reads (regexFiltered). */
+  regexed: ReadonlySet<string>,
   repeats: RepeatCounters,
   wrapped = false,
   /** Labels whose `…_extracted` is grouped (CountingOptions.extracted). */
@@ -1304,10 +1330,7 @@ export function guard(
     // A logfmt value holding `=` is unsure where it was unquoted (VictoriaLogs keeps what follows,
     // Loki skips the pair); one holding a space was quoted (VictoriaLogs ends an unquoted value at
     // a space), and both read a quoted `msg="miss for key=42"` alike.
-    const badValue =
-      parser === "json"
-        ? `${p}:~${quote(String.raw`^[\[{]`)}`
-        : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" "))`;
+    const badValue = parser === "json" ? openValue(p) : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" "))`;
     // Where the row holds the label, Loki still reads the key, as `…_extracted`: the parsed value
     // then matters too, so the terms that ask for it hold there as well.
     const reads = extracted.has(n) ? "" : `${b}:"" `;
@@ -1317,7 +1340,7 @@ export function guard(
       `(${reads}(${twice}))`,
       `(${reads}${badValue})`,
     );
-    terms.push(...valueGuardTerms(v, typed.get(n)), ...underscoreTerms(n));
+    terms.push(...valueGuardTerms(v, typed.get(n), parser === "logfmt" || regexed.has(n)), ...underscoreTerms(n));
     if (extracted.has(n)) {
       // The row holding `…_extracted` itself (metadata), or a line naming that key.
       const renamed = n + EXTRACTED;

@@ -492,3 +492,84 @@ describe("labels led by an underscore (property, real VictoriaLogs)", () => {
     expect(fellBack).toBeGreaterThan(5);
   }, 240_000);
 });
+
+/**
+ * JSON lines carried as strings: Docker's json-file driver writes each line of a container as the
+ * string `log` (a JSON line among them, ending in `\n`). Both sides decode such a value alike, so
+ * a panel grouped by it is pushed; a member holding an object or an array is read apart (Loki names
+ * its members, the origin keeps its text), and a regex over a value holding a line break is the
+ * guard's.
+ */
+describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "26:42" };
+  const inner = fc
+    .record({
+      level: fc.constantFrom("info", "warn", "error"),
+      msg: fc.constantFrom("handled", "retry", "a\tb"),
+      status: fc.constantFrom(200, 500),
+    })
+    .map((r) => JSON.stringify(r));
+  const docker = fc
+    .record({
+      log: fc.oneof(
+        inner.map((l) => `${l}\n`),
+        fc.constantFrom("[1, 2]\n", "plain text\n", "{not json\n", "x\r\n"),
+      ),
+      stream: fc.constantFrom("stdout", "stderr"),
+    })
+    .map((r) => JSON.stringify({ ...r, time: "2026-02-01T00:00:00.000000001Z" }));
+  const TRICKY = [
+    // Objects and arrays under the grouped name: Loki names their members or skips them.
+    '{"log": {"level": "info"}, "stream": "stdout"}',
+    '{"log":[1,"a"],"stream":"stderr"}',
+    '{"log" :\n{"a": 1}, "stream": "stdout"}',
+    '{"log":\t["x"], "stream": "stdout"}',
+    // A string so starting beside an object elsewhere in the line.
+    '{"log": "{\\"a\\":1}\\n", "attrs": {"k": "v"}, "stream": "stdout"}',
+    // Raw control characters inside the string, escaped ones, both sides keep or decode them.
+    '{"log": "raw\u0001ctl\\n", "stream": "stdout"}',
+    '{"log": "esc\\u0001ctl\\n", "stream": "stdout"}',
+    '{"log": "{\\"level\\":\\"info\\"}\\n", "log": "dup", "stream": "stdout"}',
+  ];
+  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
+    { plain: fc.sample(docker, { numRuns: 8, seed: 1 }), tricky: [] },
+    { plain: fc.sample(docker, { numRuns: 8, seed: 2 }), tricky: [] },
+    { plain: fc.sample(docker, { numRuns: 4, seed: 3 }), tricky: [], label: "metadata" },
+    ...TRICKY.map((line, k) => ({ plain: fc.sample(docker, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
+  ];
+
+  beforeAll(async () => {
+    const streams = lineSetStreams("dgen", sets, DATA_START, {
+      stream: { log: "from-stream" },
+      metadata: { log: "from-metadata" },
+    });
+    await pushCounted("26:42", "dgen", streams, DATA_START);
+  });
+
+  const shapes = (sel: string) => [
+    `sum by (log) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
+    `sum by (log, stream) (bytes_over_time(${sel} | json | drop __error__, __error_details__ [30s]))`,
+    `sum by (stream) (count_over_time(${sel} | json | drop __error__, __error_details__ | log!="" [1m]))`,
+    `sum by (log) (count_over_time(${sel} | json | __error__="" | log="[1, 2]\\n" or stream="stderr" [1m]))`,
+    // Regexes over values holding a line break: guarded, the same answer.
+    `sum by (stream) (count_over_time(${sel} | json | drop __error__, __error_details__ | log=~".*info.*" [1m]))`,
+    `sum(count_over_time(${sel} | json | drop __error__, __error_details__ | log!~"(?s).+\\n" [1m]))`,
+    `sum by (log) (count_over_time(${sel} | json | logfmt | drop __error__, __error_details__ [1m]))`,
+  ];
+
+  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
+    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
+      sets.length,
+      (k) => shapes(`{app="dgen", set="s${k}"}`),
+      (k, query) =>
+        sets[k]!.tricky.length === 0 &&
+        sets[k]!.label !== "metadata" &&
+        !/[=!]~/.test(query) &&
+        !query.includes("logfmt"),
+      DATA_START,
+      TENANT,
+    );
+    expect(pushedAsRequired).toBe(8);
+    expect(fellBack).toBeGreaterThan(10);
+  }, 240_000);
+});
