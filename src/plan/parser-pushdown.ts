@@ -964,7 +964,9 @@ export function chainGuard(
         `(${decides} ${pj}:* -_msg:~${quote(String.raw`^\{`)})`,
       );
     }
-    terms.push(...valueGuardTerms(v, typed.get(n), chain.logfmt || regexed.has(n)), ...underscoreTerms(n));
+    // Control characters matter where `| logfmt` may set the value: where `| json` set none.
+    const control = regexed.has(n) || (chain.logfmt && (!json || `${pj}:""`));
+    terms.push(...valueGuardTerms(v, typed.get(n), control), ...underscoreTerms(n));
   }
   return terms.join(" or ");
 }

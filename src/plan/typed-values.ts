@@ -42,14 +42,21 @@ export const CONTROL = String.raw`[\x00-\x1f]`;
 
 /**
  * Every guard term over a used label's value `field`: a control character anywhere (the
- * push-downs' reasons are in their headers; `control` false where none applies), then
+ * push-downs' reasons are in their headers; `control` says where one applies), then
  * typedGuardTerms. Where a shape applies, the
  * control-character test is left out: every shape is anchored at both ends and admits none (digits,
  * `.`, `-`, unit letters), so a value holding one is set and of no shape, and the shape's term
  * counts it already. Each test is a regex run on every row's value: one fewer is a few
  * milliseconds per 100,000 rows the origin saves on every typed filter.
  */
-export function valueGuardTerms(field: string, values: TypedValues | undefined, control = true): string[] {
+export function valueGuardTerms(
+  field: string,
+  values: TypedValues | undefined,
+  /** Whether the control-character test applies: always, never, or on the rows a filter matches. */
+  control: boolean | string = true,
+): string[] {
   const typed = typedGuardTerms(field, values);
-  return !control || (values && values.shapes.size > 0) ? typed : [`${field}:~${quote(CONTROL)}`, ...typed];
+  if (control === false || (values && values.shapes.size > 0)) return typed;
+  const test = `${field}:~${quote(CONTROL)}`;
+  return [control === true ? test : `(${control} ${test})`, ...typed];
 }

@@ -530,6 +530,9 @@ describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
     '{"log": "raw\u0001ctl\\n", "stream": "stdout"}',
     '{"log": "esc\\u0001ctl\\n", "stream": "stdout"}',
     '{"log": "{\\"level\\":\\"info\\"}\\n", "log": "dup", "stream": "stdout"}',
+    // Lines `| json` rejects, read by a chain's `| logfmt`: Loki ends a value at a control character.
+    "log=ab\tcd stream=stdout",
+    "log=x\u0001y stream=stderr",
   ];
   const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
     { plain: fc.sample(docker, { numRuns: 8, seed: 1 }), tricky: [] },
@@ -561,15 +564,11 @@ describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
     const { pushedAsRequired, fellBack } = await pushedAcrossSets(
       sets.length,
       (k) => shapes(`{app="dgen", set="s${k}"}`),
-      (k, query) =>
-        sets[k]!.tricky.length === 0 &&
-        sets[k]!.label !== "metadata" &&
-        !/[=!]~/.test(query) &&
-        !query.includes("logfmt"),
+      (k, query) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata" && !/[=!]~/.test(query),
       DATA_START,
       TENANT,
     );
-    expect(pushedAsRequired).toBe(8);
+    expect(pushedAsRequired).toBe(10);
     expect(fellBack).toBeGreaterThan(10);
   }, 240_000);
 });
