@@ -101,7 +101,7 @@
  *   decided on the text instead: for an integer constant the value reads exactly, for a fraction
  *   it is the shortest spelling with trailing zeros (`^100\.50*$`), which `>` and `<` exclude and
  *   `>=` and `<=` add. Durations and byte sizes likewise,
- *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `µs`, lower-case byte units or `1d`,
+ *   outside VALUE_SHAPES: VictoriaLogs does not read `us`, `μs`, lower-case byte units or `1d`,
  *   reads a bare number as a duration Go rejects, and fractions as floats (fractional durations
  *   are compared, with the values near each constant guarded: VALUE_SHAPES).
  * Names must start with a letter, or one `_` and a letter (GELF's `_facility`; `_l`, which Loki
@@ -213,9 +213,12 @@ const MAX_INTEGER = 999_999_999;
 const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
 /**
  * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
- * an integer and one unit Go's ParseDuration and VictoriaLogs both know (not `us`/`µs`, which
- * VictoriaLogs v1.121 does not read), at most 99999 so that the nanoseconds stay exact as floats and
- * within Go's int64; a duration with a fraction (`12.3ms`, `1.5s`, as Go's Duration.String() writes
+ * an integer and one unit Go's ParseDuration and VictoriaLogs both know (`µs` is the micro sign
+ * U+00B5, as Go's Duration.String() writes it; VictoriaLogs v1.121 reads neither `us` nor the Greek
+ * `μs`), at most 99999 so that the nanoseconds stay exact as floats and within Go's int64; Go's
+ * Duration.String() of longer spans (`1h2m3.5s`, `2m30s`: integer hours and minutes, then seconds
+ * with a fraction, below 2^52 ns), which VictoriaLogs reads part by part, the integer parts exactly;
+ * a duration with a fraction (`12.3ms`, `1.5s`, as Go's Duration.String() writes
  * them), which both read within a nanosecond of each other: Go computes the fraction as
  * fraction digits × (unit / 10^digits), exact where that quotient is an integer (at most 6 digits
  * for `ms`, 9 for `s`, `m` and `h`), VictoriaLogs as a float decimal × unit truncated to an integer,
@@ -229,8 +232,12 @@ const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
 const VALUE_SHAPES = {
   number: EXACT_NUMBER,
   duration:
-    "^(?:(0|[1-9][0-9]{0,4})(ns|ms|s|m|h)|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,6}ms|\\.[0-9]{1,9}s)" +
-    "|(0|[1-9][0-9]{0,3})\\.[0-9]{1,9}m|(0|[1-9][0-9]?)\\.[0-9]{1,9}h)$",
+    "^(?:(0|[1-9][0-9]{0,4})(ns|\u00b5s|ms|s|m|h)" +
+    "|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,3}\u00b5s|\\.[0-9]{1,6}ms|\\.[0-9]{1,9}s)" +
+    "|(0|[1-9][0-9]{0,3})\\.[0-9]{1,9}m|(0|[1-9][0-9]?)\\.[0-9]{1,9}h" +
+    // Go's Duration.String() of a minute or more: hours, minutes, then seconds with a fraction.
+    "|(0|[1-9][0-9]{0,2})h(0|[1-9][0-9]?)m((0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)?" +
+    "|(0|[1-9][0-9]{0,4})m(0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)$",
   bytes: "^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB))$",
 } as const;
 

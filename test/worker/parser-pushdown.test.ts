@@ -113,6 +113,9 @@ describe("generated lines (property, real VictoriaLogs)", () => {
         fc.constantFrom("ms", "s", "m", "h"),
       )
       .map(([n, f, u]) => `${n}.${f}${u}`),
+    // Go's Duration.String() of microseconds (the micro sign) and of a minute or more.
+    fc.constantFrom("250µs", "1.5µs", "999.999µs", "7µs", "1h2m3.5s", "2m30s", "1h0m0s", "59m59.999999999s"),
+    fc.constantFrom("1h30m", "12m0.000000001s", "3m0.05s", "0h1m"),
   );
   const size = fc.oneof(
     fc
@@ -197,6 +200,13 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"g": "a", "dur": "50us", "size": "1 KB"}',
     '{"g": "a", "dur": "1h30m", "size": "1TB"}',
     '{"g": "a", "dur": "-5ms", "size": "-1"}',
+    // Microseconds spelt otherwise than Go writes them, compound forms outside the shape.
+    '{"g": "a", "dur": "250us", "num": 1}',
+    '{"g": "a", "dur": "250μs", "num": 1}',
+    '{"g": "a", "dur": "1h2.5m", "num": 1}',
+    '{"g": "a", "dur": "1s500ms", "num": 1}',
+    '{"g": "a", "dur": "1000h0m0s", "num": 1}',
+    '{"g": "a", "dur": "1.0001µs", "num": 1}',
     // VictoriaLogs reads these a nanosecond short of Go (8199999 ns), `>= 8.2ms` on the edge.
     '{"g": "a", "dur": "8.2ms", "num": 1}',
     '{"g": "b", "dur": "0.0082s", "num": 1}',
@@ -315,6 +325,9 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     "g=b dur=0.0082s num=2",
     "g=a dur=12.3456789ms num=3",
     "g=a dur=1.5.5s num=3",
+    "g=a dur=50us num=1",
+    "g=a dur=2m3.5s500ms num=1",
+    "g=b dur=0h0m0.05s num=2",
   ];
 
   type Kind = "json" | "logfmt";
@@ -382,6 +395,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       `sum by (g) (count_over_time(${sel} | ${parser} | __error__="" [40s]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | dur > 50ms [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | dur >= 8.2ms [1m]))`,
+      `sum by (g) (count_over_time(${sel} | ${parser} | dur < 1s [1m]))`,
       // Where `g` is a stream label or metadata, Loki names the line's key `g_extracted`.
       `sum by (g_extracted) (count_over_time(${sel} | ${parser} [1m]))`,
       `sum by (g_extracted, g) (rate(${sel} | ${parser} | num > 0 [30s]))`,
