@@ -12,6 +12,7 @@
  * `| json`.
  */
 import type { RangeAggregationExpr } from "../logql/ast";
+import { rangeFunction } from "../logql/functions";
 import { extractedCounting, SET_EMPTY } from "./extract-pushdown";
 import { planLogQuery } from "./logquery";
 import { valueShape } from "./unwrap-units";
@@ -43,7 +44,7 @@ export const extractedUnwrapSource: ExtractedUnwrapSource = (
   // The guard's rows, read back restoring the fields the extraction overwrote (extract-pushdown.ts).
   const restoring = extractedCounting(plan.local, groupBy, pushableName(derived), [field], true)!;
   const value = parsedValueField(field);
-  const shape = valueShape(unwrap.conversion, EXACT_NUMBER);
+  const shape = valueShape(unwrap.conversion, EXACT_NUMBER, rangeFunction(inner.op).origin.unwrapped);
   const bad = `${counting.bad} or ${inexactValue(value)}`;
   const guardPipes = exactValuePipe(value, shape);
   return {

@@ -380,7 +380,7 @@ export function jsonUnwrapSource(
 ): JsonUnwrapSource | undefined {
   const unwrap = inner.range.unwrap;
   if (!unwrap || !unwrap.postFilters.every(isNoErrorFilter)) return undefined;
-  const shape = valueShape(unwrap.conversion, EXACT_NUMBER);
+  const shape = valueShape(unwrap.conversion, EXACT_NUMBER, rangeFunction(inner.op).origin.unwrapped);
   const field = unwrap.label;
   // A `…_extracted` label is a parsed key beside a row field of its name: the base-first values
   // cannot name it.

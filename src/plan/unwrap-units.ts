@@ -45,16 +45,14 @@ const fraction = (max: number) => `(\\.[0-9]{1,${max}})?`;
  * Durations whose nanoseconds Go computes as decimal × unit exactly, below 2^63: `h` with six
  * integer digits (999999h ≈ 3.6e18 ns), `m` with eight, the others nine.
  */
-export const DURATION_SHAPE =
-  "^(?:" +
-  [
-    `${digits(9)}ns`,
-    `${digits(9)}${fraction(3)}(us|µs|μs)`,
-    `${digits(9)}${fraction(6)}(ms|s)`,
-    `${digits(8)}${fraction(6)}m`,
-    `${digits(6)}${fraction(6)}h`,
-  ].join("|") +
-  ")$";
+const DURATION_PARTS = [
+  `${digits(9)}ns`,
+  `${digits(9)}${fraction(3)}(us|µs|μs)`,
+  `${digits(9)}${fraction(6)}(ms|s)`,
+  `${digits(8)}${fraction(6)}m`,
+  `${digits(6)}${fraction(6)}h`,
+];
+export const DURATION_SHAPE = `^(?:${DURATION_PARTS.join("|")})$`;
 
 /**
  * Byte sizes go-humanize reads as integer × multiplier, below 2^64: no unit, `b`, or k/m/g (with
@@ -64,8 +62,21 @@ export const DURATION_SHAPE =
  */
 export const BYTES_SHAPE = `^(?:${digits(9)}([kKmMgG][iI]?[bB]?|[bB])?|${digits(6)}[tT][iI]?[bB]?)$`;
 
-/** The value shape the origin aggregates for `conversion` (`exactNumber` without one). */
-export function valueShape(conversion: UnwrapConversion, exactNumber: string): string {
+/**
+ * Durations for the functions of BUCKET_VALUES, whose values travel as texts that the Worker
+ * converts with local evaluation's converter (Go's ParseDuration): no product has to be exact, so
+ * any text of Go's grammar will do, Go's Duration.String() of longer spans included (`1h2m3.5s`,
+ * `2m0.25s`, as Go's slog writes them): DURATION_SHAPE's values, or a sign, then one to four
+ * parts, each a decimal of at most five integer digits (four such hours stay below 2^63 ns, past
+ * which Go refuses) and a unit.
+ */
+export const DURATION_TEXT_SHAPE = `^(?:${DURATION_PARTS.join("|")}|[-+]?(?:${digits(5)}${fraction(9)}(ns|us|µs|μs|ms|s|m|h)){1,4})$`;
+
+/**
+ * The value shape the origin aggregates for `conversion` (`exactNumber` without one), for the
+ * function `fn` of the samples.
+ */
+export function valueShape(conversion: UnwrapConversion, exactNumber: string, fn: UnwrapStat | undefined): string {
   switch (conversion) {
     case "":
       return exactNumber;
@@ -73,7 +84,7 @@ export function valueShape(conversion: UnwrapConversion, exactNumber: string): s
       return BYTES_SHAPE;
     case "duration":
     case "duration_seconds":
-      return DURATION_SHAPE;
+      return fn && BUCKET_VALUES.has(fn) ? DURATION_TEXT_SHAPE : DURATION_SHAPE;
   }
 }
 

@@ -231,3 +231,58 @@ describe.each([
     expect(fellBack).toBeGreaterThan(50);
   });
 });
+
+/**
+ * Go's Duration.String() of longer spans (`1h2m3.5s`, as slog's text handler writes a latency):
+ * not one decimal and one unit, so sums and extremes stay local, but a quantile's values travel as
+ * texts the Worker converts as local evaluation does, so the quantile is pushed.
+ */
+describe("Go's compound durations under a quantile (property, real VictoriaLogs)", () => {
+  const headers = { "X-Scope-OrgID": "36:3" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const span = fc
+    .tuple(
+      fc.integer({ min: 0, max: 30 }),
+      fc.integer({ min: 0, max: 59 }),
+      fc.integer({ min: 0, max: 59 }),
+      fc.integer({ min: 0, max: 999_999_999 }),
+    )
+    .map(([h, m, s, ns]) => {
+      const sec = ns === 0 ? `${s}` : `${s}.${String(ns).padStart(9, "0").replace(/0+$/, "")}`;
+      return h > 0 ? `${h}h${m}m${sec}s` : m > 0 ? `${m}m${sec}s` : `${sec}s`;
+    });
+  const value = fc.oneof(span, fc.constantFrom("250µs", "1.5ms", "-2s", "+1m", "3μs", "40us"));
+  const sets = fc.sample(fc.array(value, { minLength: 2, maxLength: 10 }), { numRuns: 10, seed: 3603 });
+  const parsers = ["json", "logfmt"] as const;
+
+  beforeAll(async () => {
+    const streams = parsers.flatMap((parser) =>
+      sets.map((set, k) => ({
+        stream: { app: "spans", parser, set: `s${k}` },
+        values: set.map((v, i) => [String(base + BigInt(i * 7 + (k % 5)) * 1_000_000_000n), lineOf(parser, v, k, i)]),
+      })),
+    );
+    await pushCounted("36:3", "spans", streams, DATA_START);
+  });
+
+  it("pushes quantiles of them, with the local answer", async () => {
+    const { pushedAsRequired } = await pushedAcrossSets(
+      sets.length,
+      (k) =>
+        parsers.flatMap((parser) =>
+          ["duration", "duration_seconds"].flatMap((c) => {
+            const s = `{app="spans", parser="${parser}", set="s${k}"} | ${parser} | unwrap ${c}(v)`;
+            return [
+              `quantile_over_time(0.9, ${s} [1m]) by (set)`,
+              `quantile_over_time(0.5, ${s} | __error__="" [30s]) by (level)`,
+              `sum by (set) (sum_over_time(${s} [1m]))`,
+            ];
+          }),
+        ),
+      (_, query) => query.startsWith("quantile"),
+      DATA_START,
+      headers,
+    );
+    expect(pushedAsRequired).toBe(sets.length * 8);
+  });
+});

@@ -6,7 +6,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BYTES_SHAPE, DURATION_SHAPE, UNIT_FIELD, unitSplit, valueShape } from "../../../src/plan/unwrap-units";
+import {
+  BYTES_SHAPE,
+  DURATION_SHAPE,
+  DURATION_TEXT_SHAPE,
+  UNIT_FIELD,
+  unitSplit,
+  valueShape,
+} from "../../../src/plan/unwrap-units";
 import { parseDuration } from "../../../src/core/go/duration";
 import { parseBytes } from "../../../src/core/go/bytes";
 
@@ -128,9 +135,48 @@ describe("unitSplit", () => {
   });
 
   it("picks the conversion's shape", () => {
-    expect(valueShape("", "N")).toBe("N");
-    expect(valueShape("duration", "N")).toBe(DURATION_SHAPE);
-    expect(valueShape("duration_seconds", "N")).toBe(DURATION_SHAPE);
-    expect(valueShape("bytes", "N")).toBe(BYTES_SHAPE);
+    expect(valueShape("", "N", "sum")).toBe("N");
+    expect(valueShape("duration", "N", "sum")).toBe(DURATION_SHAPE);
+    expect(valueShape("duration_seconds", "N", "max")).toBe(DURATION_SHAPE);
+    expect(valueShape("bytes", "N", "quantile")).toBe(BYTES_SHAPE);
+    // Values the Worker converts as texts: any of Go's spellings.
+    expect(valueShape("duration", "N", "quantile")).toBe(DURATION_TEXT_SHAPE);
+    expect(valueShape("duration_seconds", "N", "stddev")).toBe(DURATION_TEXT_SHAPE);
+  });
+
+  it("admits Go's compound durations for values sent as texts, within int64", () => {
+    const text = new RegExp(DURATION_TEXT_SHAPE, "u");
+    for (const v of ["1h2m3.5s", "2m0.25s", "-1.5s", "+3m", "250µs", "7μs", "12us", "99999h99999h99999h99999h"])
+      expect(text.test(v), v).toBe(true);
+    for (const v of [
+      "1h2m3s4ms5ns",
+      "1000000h",
+      "100000h1m",
+      ".5s",
+      "5.s",
+      "1.5",
+      "1d",
+      "1h 2m",
+      "01s",
+      "1e3ms",
+      "1h,2m",
+    ])
+      expect(text.test(v), v).toBe(false);
+    // Every text admitted is one Go converts (the Worker converts it so): no overflow, no refusal.
+    const part = fc
+      .tuple(
+        fc.integer({ min: 0, max: 99999 }),
+        fc.option(fc.integer({ min: 0, max: 999_999_999 })),
+        fc.constantFrom("ns", "us", "µs", "μs", "ms", "s", "m", "h"),
+      )
+      .map(([n, f, u]) => `${n}${f === null ? "" : `.${f}`}${u}`);
+    fc.assert(
+      fc.property(fc.constantFrom("", "-", "+"), fc.array(part, { minLength: 1, maxLength: 4 }), (sign, parts) => {
+        const v = sign + parts.join("");
+        expect(text.test(v), v).toBe(true);
+        expect(parseDuration(v).ok, v).toBe(true);
+      }),
+      { numRuns: 2000, seed: 27 },
+    );
   });
 });
