@@ -27,7 +27,8 @@ export function levelBoundaries(name: string): number[] | undefined {
  * then each way of making some of its level boundaries `.` (`a_b` is also `a.b`, from
  * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`), then each of those with every
  * `_` left a `-` (HTTP headers' spelling: Loki names `{"user-agent": …}` `user_agent`, and
- * `{"req": {"content-length": 1}}` `req_content_length`); for a name led by one `_`, the name and
+ * `{"req": {"content-length": 1}}` `req_content_length`), and with some of them `-` (mixedDashes);
+ * for a name led by one `_`, the name and
  * the name led by `@` instead (Serilog's `@l` is Loki's `_l`). A line with any other spelling Loki
  * reads as the label, or with two of them, stays guarded (jsonMentioned, twiceIn).
  */
@@ -37,7 +38,22 @@ export function flattenedFields(name: string): string[] {
   const dotted = dottedFields(name);
   if (!respellable(name)) return dotted;
   const dashed = dotted.map((f) => f.replaceAll("_", "-")).filter((f, i) => f !== dotted[i]);
-  return [...dotted, ...dashed];
+  return [...new Set([...dotted, ...dashed, ...mixedDashes(name)])];
+}
+
+/**
+ * The name with some of its `_`s `-` (not all, nor none: flattenedFields has those), up to
+ * MAX_LEVEL_PARTS parts: Traefik's access log names a request header `request_User-Agent`, which
+ * Loki reads as `request_User_Agent`.
+ */
+function mixedDashes(name: string): string[] {
+  const parts = name.split("_");
+  if (parts.length > MAX_LEVEL_PARTS) return [];
+  const out: string[] = [];
+  for (let dashes = 1; dashes < (1 << (parts.length - 1)) - 1; dashes++) {
+    out.push(parts.reduce((field, part, i) => (i === 0 ? part : field + (dashes & (1 << (i - 1)) ? "-" : "_") + part)));
+  }
+  return out;
 }
 
 /** A name whose `_`s each join two parts (no empty part): another separator reads back as it. */

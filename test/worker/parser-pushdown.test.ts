@@ -586,3 +586,68 @@ describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
     expect(fellBack).toBeGreaterThan(10);
   }, 240_000);
 });
+
+/**
+ * Traefik's access log names request headers `request_User-Agent`: Loki reads the label
+ * `request_User_Agent`, the origin unpacks that spelling among the name's others. Two spellings in
+ * a line, or one through a nested object beside another, stay the guard's.
+ */
+describe("header fields spelt with _ and - (property, real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "26:43" };
+  const traefik = fc
+    .record({
+      ua: fc.constantFrom("curl/8.4.0", "k6/0.50", "Mozilla/5.0"),
+      status: fc.constantFrom(200, 404, 500),
+      method: fc.constantFrom("GET", "PUT"),
+    })
+    .map((r) =>
+      JSON.stringify({
+        DownstreamStatus: r.status,
+        RequestMethod: r.method,
+        "request_User-Agent": r.ua,
+        level: "info",
+      }),
+    );
+  const TRICKY = [
+    '{"request_User-Agent": "a", "request-User_Agent": "b"}',
+    '{"request_User-Agent": "a", "request_User_Agent": "b"}',
+    '{"request": {"User-Agent": "nested"}, "DownstreamStatus": 200}',
+    '{"request": {"User-Agent": "n"}, "request_User-Agent": "flat"}',
+    '{"request_User": {"Agent": "deep"}}',
+    '{"request_User-Agent": ["x"]}',
+    '{"request_User-Agent": null, "request-User-Agent": "c"}',
+    '{"request_User-Agent ": "padded"}',
+  ];
+  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
+    { plain: fc.sample(traefik, { numRuns: 8, seed: 1 }), tricky: [] },
+    { plain: fc.sample(traefik, { numRuns: 8, seed: 2 }), tricky: [] },
+    { plain: fc.sample(traefik, { numRuns: 4, seed: 3 }), tricky: [], label: "metadata" },
+    ...TRICKY.map((line, k) => ({ plain: fc.sample(traefik, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
+  ];
+
+  beforeAll(async () => {
+    const streams = lineSetStreams("tgen", sets, DATA_START, {
+      stream: { request_User_Agent: "from-stream" },
+      metadata: { request_User_Agent: "from-metadata" },
+    });
+    await pushCounted("26:43", "tgen", streams, DATA_START);
+  });
+
+  const shapes = (sel: string) => [
+    `sum by (request_User_Agent) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
+    `sum by (RequestMethod) (count_over_time(${sel} | json | request_User_Agent="curl/8.4.0" [1m]))`,
+    `sum by (request_User_Agent, DownstreamStatus) (bytes_over_time(${sel} | json | DownstreamStatus >= 400 [30s]))`,
+  ];
+
+  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
+    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
+      sets.length,
+      (k) => shapes(`{app="tgen", set="s${k}"}`),
+      (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata",
+      DATA_START,
+      TENANT,
+    );
+    expect(pushedAsRequired).toBe(6);
+    expect(fellBack).toBeGreaterThan(8);
+  }, 240_000);
+});

@@ -510,12 +510,12 @@ describe("planParserPushdown over labels `| json` names from nested objects", ()
     expect(p.logsql).not.toContain("unpack_json from _msg fields (http_method) ");
   });
 
-  it("reads each level a name's parts may end: 2^(parts-1) fields, none after a part Loki prefixes, each also with its `_`s dashed", () => {
+  it("reads each level a name's parts may end: 2^(parts-1) fields, none after a part Loki prefixes, each also with its `_`s dashed, and the name with some dashed", () => {
     const fields = (name: string) => {
       const p = plan(`sum by (${name}) (count_over_time({app="x"} | json | drop __error__ [1m]))`)!;
       return /unpack_json from _msg fields \(([^)]*)\)/.exec(p.logsql)![1];
     };
-    expect(fields("a_b_c")).toBe('a_b_c, "a.b_c", "a_b.c", "a.b.c", "a-b-c", "a.b-c", "a-b.c"');
+    expect(fields("a_b_c")).toBe('a_b_c, "a.b_c", "a_b.c", "a.b.c", "a-b-c", "a.b-c", "a-b.c", "a-b_c", "a_b-c"');
     // Loki names `{"a": {"1": …}}` `a__1`: `a.1` is not `a_1` (`{"a-1": …}` is).
     expect(fields("a_1")).toBe('a_1, "a-1"');
     expect(fields("a_b_c_d_e")).toBe('a_b_c_d_e, "a-b-c-d-e"');
