@@ -418,13 +418,46 @@ describe("generated lines (property, real VictoriaLogs)", () => {
 });
 
 /**
+ * A property over line sets (each one stream, `label` also a stream label or structured metadata
+ * where the set says): every shape answered pushed down and evaluated locally, the two equal, and
+ * pushed where `mustPush` requires it.
+ */
+function lineSetProperty(o: {
+  tenant: string;
+  app: string;
+  label: string;
+  sets: readonly { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[];
+  shapes: (selector: string) => string[];
+  mustPush: (set: number, query: string) => boolean;
+  check: (pushedAsRequired: number, fellBack: number) => void;
+}): void {
+  beforeAll(async () => {
+    const streams = lineSetStreams(o.app, o.sets, DATA_START, {
+      stream: { [o.label]: "from-stream" },
+      metadata: { [o.label]: "from-metadata" },
+    });
+    await pushCounted(o.tenant, o.app, streams, DATA_START);
+  });
+
+  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
+    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
+      o.sets.length,
+      (k) => o.shapes(`{app="${o.app}", set="s${k}"}`),
+      o.mustPush,
+      DATA_START,
+      { "X-Scope-OrgID": o.tenant },
+    );
+    o.check(pushedAsRequired, fellBack);
+  }, 240_000);
+}
+
+/**
  * Labels led by `_`: GELF's additional fields (`_facility`), and Serilog's `@l` and `@mt`, which
  * Loki reads as `_l` and `_mt`. The origin reads both spellings; a field of such a name outside the
  * streams labelled with it is not a label the Worker reads (it is the origin's, by its `_`), so such
  * rows are the guard's, as are lines with another spelling, two of them, or a value of another shape.
  */
 describe("labels led by an underscore (property, real VictoriaLogs)", () => {
-  const TENANT = { "X-Scope-OrgID": "26:41" };
   const gelf = fc
     .record({
       host: fc.constantFrom("h1", "h2"),
@@ -471,14 +504,6 @@ describe("labels led by an underscore (property, real VictoriaLogs)", () => {
     })),
   ];
 
-  beforeAll(async () => {
-    const streams = lineSetStreams("ugen", sets, DATA_START, {
-      stream: { _facility: "from-stream" },
-      metadata: { _facility: "from-metadata" },
-    });
-    await pushCounted("26:41", "ugen", streams, DATA_START);
-  });
-
   const shapes = (sel: string) => [
     `sum by (_facility) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
     `sum by (_l) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
@@ -489,22 +514,23 @@ describe("labels led by an underscore (property, real VictoriaLogs)", () => {
     `sum by (_facility) (count_over_time(${sel} | logfmt [1m]))`,
   ];
 
-  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
-    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
-      sets.length,
-      (k) => shapes(`{app="ugen", set="s${k}"}`),
-      // `_l` on GELF lines stays local: a key ending in `l` (`level`) may be a spelling of it to the guard.
-      (k, query) =>
-        sets[k]!.tricky.length === 0 &&
-        sets[k]!.label !== "metadata" &&
-        !query.includes("| logfmt [") &&
-        !(query.includes("_l") && k !== 1),
-      DATA_START,
-      TENANT,
-    );
-    expect(pushedAsRequired).toBeGreaterThan(10);
-    expect(fellBack).toBeGreaterThan(5);
-  }, 240_000);
+  lineSetProperty({
+    tenant: "26:41",
+    app: "ugen",
+    label: "_facility",
+    sets,
+    shapes,
+    // `_l` on GELF lines stays local: a key ending in `l` (`level`) may be a spelling of it to the guard.
+    mustPush: (k, query) =>
+      sets[k]!.tricky.length === 0 &&
+      sets[k]!.label !== "metadata" &&
+      !query.includes("| logfmt [") &&
+      !(query.includes("_l") && k !== 1),
+    check: (pushedAsRequired, fellBack) => {
+      expect(pushedAsRequired).toBeGreaterThan(10);
+      expect(fellBack).toBeGreaterThan(5);
+    },
+  });
 });
 
 /**
@@ -515,7 +541,6 @@ describe("labels led by an underscore (property, real VictoriaLogs)", () => {
  * guard's.
  */
 describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
-  const TENANT = { "X-Scope-OrgID": "26:42" };
   const inner = fc
     .record({
       level: fc.constantFrom("info", "warn", "error"),
@@ -555,14 +580,6 @@ describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
     ...TRICKY.map((line, k) => ({ plain: fc.sample(docker, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
   ];
 
-  beforeAll(async () => {
-    const streams = lineSetStreams("dgen", sets, DATA_START, {
-      stream: { log: "from-stream" },
-      metadata: { log: "from-metadata" },
-    });
-    await pushCounted("26:42", "dgen", streams, DATA_START);
-  });
-
   const shapes = (sel: string) => [
     `sum by (log) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
     `sum by (log, stream) (bytes_over_time(${sel} | json | drop __error__, __error_details__ [30s]))`,
@@ -574,17 +591,18 @@ describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
     `sum by (log) (count_over_time(${sel} | json | logfmt | drop __error__, __error_details__ [1m]))`,
   ];
 
-  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
-    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
-      sets.length,
-      (k) => shapes(`{app="dgen", set="s${k}"}`),
-      (k, query) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata" && !/[=!]~/.test(query),
-      DATA_START,
-      TENANT,
-    );
-    expect(pushedAsRequired).toBe(10);
-    expect(fellBack).toBeGreaterThan(10);
-  }, 240_000);
+  lineSetProperty({
+    tenant: "26:42",
+    app: "dgen",
+    label: "log",
+    sets,
+    shapes,
+    mustPush: (k, query) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata" && !/[=!]~/.test(query),
+    check: (pushedAsRequired, fellBack) => {
+      expect(pushedAsRequired).toBe(10);
+      expect(fellBack).toBeGreaterThan(10);
+    },
+  });
 });
 
 /**
@@ -593,7 +611,6 @@ describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
  * a line, or one through a nested object beside another, stay the guard's.
  */
 describe("header fields spelt with _ and - (property, real VictoriaLogs)", () => {
-  const TENANT = { "X-Scope-OrgID": "26:43" };
   const traefik = fc
     .record({
       ua: fc.constantFrom("curl/8.4.0", "k6/0.50", "Mozilla/5.0"),
@@ -625,29 +642,22 @@ describe("header fields spelt with _ and - (property, real VictoriaLogs)", () =>
     ...TRICKY.map((line, k) => ({ plain: fc.sample(traefik, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
   ];
 
-  beforeAll(async () => {
-    const streams = lineSetStreams("tgen", sets, DATA_START, {
-      stream: { request_User_Agent: "from-stream" },
-      metadata: { request_User_Agent: "from-metadata" },
-    });
-    await pushCounted("26:43", "tgen", streams, DATA_START);
-  });
-
   const shapes = (sel: string) => [
     `sum by (request_User_Agent) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
     `sum by (RequestMethod) (count_over_time(${sel} | json | request_User_Agent="curl/8.4.0" [1m]))`,
     `sum by (request_User_Agent, DownstreamStatus) (bytes_over_time(${sel} | json | DownstreamStatus >= 400 [30s]))`,
   ];
 
-  it("every set and shape: pushed equals local; plain sets are pushed", async () => {
-    const { pushedAsRequired, fellBack } = await pushedAcrossSets(
-      sets.length,
-      (k) => shapes(`{app="tgen", set="s${k}"}`),
-      (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata",
-      DATA_START,
-      TENANT,
-    );
-    expect(pushedAsRequired).toBe(6);
-    expect(fellBack).toBeGreaterThan(8);
-  }, 240_000);
+  lineSetProperty({
+    tenant: "26:43",
+    app: "tgen",
+    label: "request_User_Agent",
+    sets,
+    shapes,
+    mustPush: (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata",
+    check: (pushedAsRequired, fellBack) => {
+      expect(pushedAsRequired).toBe(6);
+      expect(fellBack).toBeGreaterThan(8);
+    },
+  });
 });
