@@ -27,9 +27,9 @@ export function levelBoundaries(name: string): number[] | undefined {
  * then each way of making some of its level boundaries `.` (`a_b` is also `a.b`, from
  * `{"a": {"b": 1}}` or `{"a.b": 1}`, both of which Loki names `a_b`), then each of those with every
  * `_` left a `-` (HTTP headers' spelling: Loki names `{"user-agent": …}` `user_agent`, and
- * `{"req": {"content-length": 1}}` `req_content_length`), and with some of them `-` (mixedDashes);
- * for a name led by one `_`, the name and
- * the name led by `@` instead (Serilog's `@l` is Loki's `_l`). A line with any other spelling Loki
+ * `{"req": {"content-length": 1}}` `req_content_length`), and the name with some of them `-`
+ * (mixedDashes); for a name led by one `_`, the name and the name led by `@` instead (Serilog's
+ * `@l` is Loki's `_l`). A line with any other spelling Loki
  * reads as the label, or with two of them, stays guarded (jsonMentioned, twiceIn).
  */
 export function flattenedFields(name: string): string[] {

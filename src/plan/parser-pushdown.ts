@@ -58,10 +58,11 @@
  * each:
  * - Both parsers: `\u` escapes (keys or values could be spelled with them; lone surrogates) and
  *   U+FFFD (Loki drops or blanks it): for logfmt any such line; for JSON a line with one in a key,
- *   or a surrogate, control character or U+FFFD anywhere (JSON_UNSURE_ESCAPES, json-escapes.ts). A field named `__error__` (metadata Loki reads
- *   as an error): any such row. Control characters in a relevant value where a logfmt reading may
- *   set it (Loki's logfmt ends values there, VictoriaLogs does not) or a regex filter reads it
- *   (`=~".*info.*"` keeps `info\n` on the origin, not in Loki): any such row. A value only `| json` sets is decoded alike by both, control
+ *   or a surrogate, control character or U+FFFD anywhere (JSON_UNSURE_ESCAPES, json-escapes.ts).
+ *   A field named `__error__` (metadata Loki reads as an error): any such row. Control characters
+ *   in a relevant value where a logfmt reading may set it (Loki's logfmt ends values there,
+ *   VictoriaLogs does not) or a regex filter reads it (`=~".*info.*"` keeps `info\n` on the
+ *   origin, not in Loki): any such row. A value only `| json` sets both decode alike, control
  *   characters and all (Docker's wrapper ends every `log` with `\n`): not guarded for that.
  * - Stream label or structured metadata vs parsed key: Loki keeps the row's value and renames the
  *   parsed key to `…_extracted`, which the base-first value reproduces. A relevant field present
