@@ -29,8 +29,8 @@ export function levelBoundaries(name: string): number[] | undefined {
  * `_` left a `-` (HTTP headers' spelling: Loki names `{"user-agent": …}` `user_agent`, and
  * `{"req": {"content-length": 1}}` `req_content_length`), and the name with some of them `-`
  * (mixedDashes); for a name led by one `_`, the name and the name led by `@` instead (Serilog's
- * `@l` is Loki's `_l`). A line with any other spelling Loki
- * reads as the label, or with two of them, stays guarded (jsonMentioned, twiceIn).
+ * `@l` is Loki's `_l`). A line with any other spelling Loki reads as the label, or with two of
+ * them, stays guarded (jsonMentioned, twiceIn).
  */
 export function flattenedFields(name: string): string[] {
   // A leading `_` is also `@` (Serilog's and Logstash's `@l`, `@mt`, `@timestamp`).

@@ -219,8 +219,8 @@ const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
  * `μs`), at most 99999 so that the nanoseconds stay exact as floats and within Go's int64; Go's
  * Duration.String() of longer spans (`1h2m3.5s`, `2m30s`: integer hours and minutes, then seconds
  * with a fraction, below 2^52 ns), which VictoriaLogs reads part by part, the integer parts exactly;
- * a duration with a fraction (`12.3ms`, `1.5s`, as Go's Duration.String() writes
- * them), which both read within a nanosecond of each other: Go computes the fraction as
+ * a duration with a fraction (`12.3ms`, `1.5s`, as Go's Duration.String() writes them), which
+ * both read within a nanosecond of each other: Go computes the fraction as
  * fraction digits × (unit / 10^digits), exact where that quotient is an integer (at most 6 digits
  * for `ms`, 9 for `s`, `m` and `h`), VictoriaLogs as a float decimal × unit truncated to an integer,
  * within a third of a nanosecond of the exact value below 2^50 ns (at most 5 integer digits for
@@ -587,7 +587,7 @@ export function parsedCounting(
   if (renamed.some((n) => dropped.has(n) || relabelled.has(n) || kept.some((keep) => !keep.has(n)))) return undefined;
   // Without templates accepted, a filter on a templated label is one on a label a stage changes.
   const filters = templatesAccepted ? pipeline.filters : [...pipeline.filters, ...templateFilters];
-  const rendered = templatesAccepted ? [...new Set(templateFilters.flatMap(stringFilterLabels))] : [];
+  const rendered = templatesAccepted ? [...new Set(templateFilters.flatMap((f) => stringFilterLabels(f)))] : [];
   const templates = templatesAccepted ? labelTemplates(pipeline, [...new Set([...groupBy, ...rendered])], usable) : [];
   if (templates === undefined) return undefined;
   const templated = new Set(templates.map((t) => t.label));
@@ -1196,23 +1196,18 @@ function readsTemplatedOnly(f: LabelFilterExpr, formats: ParsedPipeline["formats
   }
 }
 
+const REGEX_OPS: ReadonlySet<string> = new Set(["=~", "!~"]);
+
 /** The labels regex filters (`=~`, `!~`) among `filters` read. */
 export function regexFiltered(filters: Iterable<LabelFilterExpr>): Set<string> {
-  const names = new Set<string>();
-  const visit = (f: LabelFilterExpr): void => {
-    if (f.type === "paren") visit(f.expr);
-    else if (f.type === "binary") [f.left, f.right].forEach(visit);
-    else if (f.type === "string" && (f.op === "=~" || f.op === "!~")) names.add(f.name);
-  };
-  for (const f of filters) visit(f);
-  return names;
+  return new Set([...filters].flatMap((f) => stringFilterLabels(f, REGEX_OPS)));
 }
 
-/** The labels a filter of string filters reads. */
-function stringFilterLabels(f: LabelFilterExpr): string[] {
-  if (f.type === "paren") return stringFilterLabels(f.expr);
-  if (f.type === "binary") return [...stringFilterLabels(f.left), ...stringFilterLabels(f.right)];
-  return f.type === "string" ? [f.name] : [];
+/** The labels the string filters of `f` read (those with an operator in `ops`, given). */
+function stringFilterLabels(f: LabelFilterExpr, ops?: ReadonlySet<string>): string[] {
+  if (f.type === "paren") return stringFilterLabels(f.expr, ops);
+  if (f.type === "binary") return [...stringFilterLabels(f.left, ops), ...stringFilterLabels(f.right, ops)];
+  return f.type === "string" && (!ops || ops.has(f.op)) ? [f.name] : [];
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */
