@@ -76,13 +76,19 @@ const MIN_COUNTED = 4;
  * scanning the rows of a six-hour dashboard panel costs it.
  */
 export function looseKey(name: string): string {
-  // A character, or an escape sequence (`\t` unescapes to a character Loki trims or replaces).
-  const head = name
+  return `${looseName(name)}${LOOSE_KEY_END}`;
+}
+
+/** looseKey's name: a character, or an escape sequence (`\t` unescapes to one), for each `_`. */
+function looseName(name: string): string {
+  return name
     .split("_")
     .map(escapeRegex)
     .join(String.raw`(?:(?s:.)|\\.)`);
-  return `${head}${String.raw`(?:[^"\\\w]|\\.)*"\s*:`}`;
 }
+
+/** looseKey's end: padding Loki trims, the closing quote and the colon. */
+const LOOSE_KEY_END = String.raw`(?:[^"\\\w]|\\.)*"\s*:`;
 
 /**
  * Lines that may hold a logfmt key Loki reads as `name`: logfmtKey without its leading class, a
@@ -222,9 +228,16 @@ export function jsonAmbiguous(name: string, repeats: RepeatCounters): string {
   const objects = objectsAt.map((i) => `_msg:~${quote(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`)}`);
   if (objects.length === 0) return twice;
   if (!bounds || bounds.length === 0) return [twice, ...objects].join(" or ");
-  // Not counted (RepeatCounters): a counter copies every line, and the objects gate the regex.
+  // Every spelling's last key is, whole, the name from some part on (`pod_name`, `name` for
+  // `kubernetes_pod_name`): a line with two spellings holds two such keys. Keys merely ending so
+  // (`namespace_name`, which every Kubernetes object beside `pod_name` holds) are not; the keys'
+  // last part twice is the gate, led by a literal. Not counted (RepeatCounters): a counter copies
+  // every line, and the objects gate both regexes.
   const last = looseKey(parts[parts.length - 1]!);
-  return `${twice} or ((${objects.join(" or ")}) _msg:~${quote(`(?s)${last}.*${last}`)})`;
+  const ends = parts.map((_, i) => looseName(parts.slice(i).join("_")));
+  const end = `${JSON_KEY_START}(?:${ends.join("|")})${LOOSE_KEY_END}`;
+  const twoEnds = `_msg:~${quote(`(?s)${last}.*${last}`)} _msg:~${quote(`(?s)${end}.*${end}`)}`;
+  return `${twice} or ((${objects.join(" or ")}) ${twoEnds})`;
 }
 
 /** A JSON key spelled exactly `key` and its colon (escapes in keys are guarded on their own). */

@@ -661,3 +661,66 @@ describe("header fields spelt with _ and - (property, real VictoriaLogs)", () =>
     },
   });
 });
+
+/**
+ * Fluent Bit's Kubernetes wrapper: the line as `log`, the pod's metadata as a nested `kubernetes`
+ * object whose keys share their last part (`pod_name`, `namespace_name`, `container_name`). Loki
+ * reads `kubernetes_container_name` through the object, the origin unpacks `kubernetes.container_name`;
+ * a second spelling of the name (flat, dotted, nested deeper, repeated) stays the guard's.
+ */
+describe("Kubernetes metadata nested by Fluent Bit (property, real VictoriaLogs)", () => {
+  const fluentBit = fc
+    .record({
+      pod: fc.constantFrom("worker-1a2b3", "worker-9f8e7", "api-55d1c"),
+      container: fc.constantFrom("uploader", "api", "sidecar"),
+      level: fc.constantFrom("INFO", "WARN", "ERROR"),
+      stream: fc.constantFrom("stdout", "stderr"),
+    })
+    .map((r) =>
+      JSON.stringify({
+        log: `2026-03-10T18:00:00.123Z ${r.level} sync done\n`,
+        stream: r.stream,
+        kubernetes: {
+          pod_name: r.pod,
+          namespace_name: "batch",
+          labels: { "app.kubernetes.io/name": r.container, "pod-template-hash": "a1b2c3d4" },
+          container_name: r.container,
+        },
+      }),
+    );
+  const TRICKY = [
+    '{"kubernetes": {"container_name": "a", "container": {"name": "b"}}}',
+    '{"kubernetes_container_name": "flat", "kubernetes": {"container_name": "nested"}}',
+    '{"kubernetes": {"container_name": "a"}, "kubernetes.container_name": "dotted"}',
+    '{"kubernetes": {"container_name": "a", "container_name": "b"}}',
+    '{"kubernetes": {"container_name": null}, "kubernetes_container": {"name": "x"}}',
+    '{"kubernetes": {"container_name": ["a"]}, "stream": "stdout"}',
+    '{"kubernetes": {"container": {"name": "deep"}}, "kubernetes_container_name": "flat"}',
+    '{"kubernetes": {"container-name": "dash", "container_name": "under"}}',
+  ];
+  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
+    { plain: fc.sample(fluentBit, { numRuns: 8, seed: 1 }), tricky: [] },
+    { plain: fc.sample(fluentBit, { numRuns: 8, seed: 2 }), tricky: [] },
+    { plain: fc.sample(fluentBit, { numRuns: 4, seed: 3 }), tricky: [], label: "stream" },
+    ...TRICKY.map((line, k) => ({ plain: fc.sample(fluentBit, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
+  ];
+
+  const shapes = (sel: string) => [
+    `sum by (kubernetes_container_name) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
+    `sum by (kubernetes_pod_name) (count_over_time(${sel} | json | kubernetes_container_name="api" [1m]))`,
+    `sum by (kubernetes_container_name, stream) (bytes_over_time(${sel} | json | kubernetes_pod_name=~"w.*" [30s]))`,
+  ];
+
+  lineSetProperty({
+    tenant: "26:44",
+    app: "kgen",
+    label: "kubernetes_container_name",
+    sets,
+    shapes,
+    mustPush: (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "stream",
+    check: (pushedAsRequired, fellBack) => {
+      expect(pushedAsRequired).toBe(6);
+      expect(fellBack).toBeGreaterThan(8);
+    },
+  });
+});
