@@ -250,7 +250,8 @@ const value = (name: string) => `__v_${name}`;
 /**
  * Every field parsedCounting's pipes may write, as `delete` names (a trailing `*` is a prefix): the
  * values above, a chain's (`__pj_`, `__pl_`), groups (`__g_`), the guard's counters, the JSON
- * wrapper and ODD_QUOTES_FIELDS, logfmtParamsCounting's keys (`__q_`) and the byte counts' lengths. None can be a field the Worker reads (it ignores names starting
+ * wrapper and ODD_QUOTES_FIELDS, logfmtParamsCounting's keys (`__q_`), the byte counts' lengths and
+ * the line emptyMarkPipes copies. None can be a field the Worker reads (it ignores names starting
  * with `_`, but reads `__error__`, which none of these is).
  */
 export const COUNTING_FIELDS = [
@@ -267,6 +268,7 @@ export const COUNTING_FIELDS = [
   "__odd",
   "__q_*",
   "__n",
+  "__marked",
 ];
 
 /**
@@ -280,6 +282,40 @@ const WRAPPED = "__lvw";
 const WRAPPED_OK = "__lvw_ok";
 const WRAPPER_FIELD = "__lvw_w";
 const JSON_WRAPPER = `format ${quote(`{"${WRAPPED_OK}":1,"${WRAPPED}":<_msg>}`)} as ${WRAPPER_FIELD}`;
+/**
+ * A key holding `""` is a label set to "", which Loki keeps as a series apart from the rows without
+ * it, where the origin reads no value at all. For a grouped label (`sum by (user_id)`, where Caddy
+ * writes `"user_id":""` on every anonymous request) the rows where the origin read no value and
+ * the line holds `"<key>":""` (or `"<key>": ""`) are read again from a copy of the line
+ * (MARKED_LINE) in which that text reads `"<key>":"\u0001"`: the top-level key's value is then
+ * SET_EMPTY, which the answer reads back as "". The text only matches a key in JSON: in a string
+ * its quotes would be escaped; matched in a nested object, it leaves the top-level key unread.
+ * Other spellings, padding, and `""` read through nested objects keep their rows guarded, and so do
+ * lines holding the mark's character themselves. The copy costs only the rows so gated: a panel's
+ * rows holding the label pass over it at one test.
+ *
+ * The copy is read only by the unpack, which VictoriaLogs (v1.121) skips where no later pipe
+ * reads `_msg`; the guard always does.
+ */
+function emptyMarkPipes(source: string, marked: readonly string[], wrapped: boolean): string[] {
+  if (marked.length === 0) return [];
+  const within = (f: string) => (wrapped ? `${WRAPPED}.${f}` : f);
+  const texts = marked.flatMap((n) => [":", ": "].map((colon) => ({ key: `"${n}"${colon}`, n })));
+  const unread = marked.map((n) => `${parsed(n)}:""`).join(" or ");
+  const holding = texts.map(({ key }) => `_msg:~${quote(escapeRegex(`${key}""`))}`).join(" or ");
+  const mark = String.raw`\u0001`;
+  return [
+    `delete ${MARKED_LINE}`,
+    `format if ((${unread}) (${holding})) ${quote(`<${source}>`)} as ${MARKED_LINE}`,
+    ...texts.map(({ key }) => `replace (${quote(`${key}""`)}, ${quote(`${key}"${mark}"`)}) at ${MARKED_LINE}`),
+    `unpack_json if (${MARKED_LINE}:*) from ${MARKED_LINE} fields (${marked.map(within).map(fieldName).join(", ")}) result_prefix ${quote(parsed(""))}`,
+    ...(wrapped
+      ? marked.map((n) => `format if (${parsed(n)}:"") ${quote(`<${parsed(within(n))}>`)} as ${parsed(n)}`)
+      : []),
+  ];
+}
+const MARKED_LINE = "__marked";
+
 /** A line Loki's JSON parser can read as an object: `{` after JSON's whitespace. */
 const JSON_OBJECT_START = String.raw`^[ \t\n\r]*\{`;
 /**
@@ -349,7 +385,7 @@ export function planParserPushdown(
   const reshaping = lines.total === "bytes" ? "labels" : "line";
   // A line count reads no line: a line filter on a line made of one label reads that label.
   const stages = reshaping === "line" ? formattedLineFilters(plan.local) : plan.local;
-  const options: CountingOptions = { reshaping, emptyGroups: true, templates: true, extracted };
+  const options: CountingOptions = { reshaping, emptyGroups: true, templates: true, extracted, markEmpty: true };
   const parsedRows =
     (stages && parsedCounting(stages, groupBy, usable, options)) ??
     (extracted.length > 0
@@ -358,6 +394,7 @@ export function planParserPushdown(
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad, templates = [], templateFilters } = parsedRows;
   const setEmpty = new Set(parsedRows.setEmpty ?? []);
+  const marksEmpty = setEmpty.size > 0 || (parsedRows.markedEmpty ?? []).length > 0;
   // Grouped by what the templates read in place of what they set (ParserBucketPlan.templates).
   const grouped = inputsInPlace(groupBy, templates);
   const fields = grouped.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
@@ -395,7 +432,7 @@ export function planParserPushdown(
         },
       }),
     labels: grouped,
-    ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
+    ...(marksEmpty && { setEmpty: SET_EMPTY }),
     ...(templates.length > 0 && { templates }),
     ...(templateFilters && { templateFilters }),
     ...(streamService && { streamService }),
@@ -435,6 +472,8 @@ export interface ParsedCounting {
   bad: string;
   /** Grouped labels whose group is `emptyGroup(name)`, SET_EMPTY where Loki set them to "". */
   setEmpty?: string[];
+  /** Grouped labels whose value is SET_EMPTY where the line's key held `""` (JSON_EMPTY_MARK). */
+  markedEmpty?: string[];
   /**
    * Grouped labels a `label_format` template sets (CountingOptions.templates): the origin groups
    * by the labels the template reads (`inputs`, relevant labels like the others), and the Worker
@@ -474,6 +513,11 @@ export interface CountingOptions {
    * holds the label itself (Loki renames the parsed key), after a lone `| json` or `| logfmt`.
    */
   extracted?: readonly string[];
+  /**
+   * Group a plain `| json` label whose key holds `""` apart (JSON_EMPTY_MARK), where only its
+   * group reads it; the plan's answer reads SET_EMPTY back as "".
+   */
+  markEmpty?: boolean;
 }
 
 /** Loki's name for a parsed key the row holds as a label already. */
@@ -576,7 +620,13 @@ export function parsedCounting(
   stages: readonly PipelineStage[],
   groupBy: readonly string[],
   usable: (name: string) => boolean,
-  { reshaping, emptyGroups = false, templates: templatesAccepted = false, extracted = [] }: CountingOptions = {},
+  {
+    reshaping,
+    emptyGroups = false,
+    templates: templatesAccepted = false,
+    extracted = [],
+    markEmpty = false,
+  }: CountingOptions = {},
 ): ParsedCounting | undefined {
   const pipeline = pipelineAfterParser(stages, usable, reshaping);
   if (!pipeline) return undefined;
@@ -642,12 +692,20 @@ export function parsedCounting(
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
   const wrapped = parser === "json" && (errors !== "dropped" || errorsAtIp);
+  // Labels only grouped (no filter, template or `…_extracted` reads them) may take the mark.
+  const read = new Set([
+    ...pipeline.filters.flatMap(filteredLabels),
+    ...templateFilters.flatMap(filteredLabels),
+    ...templates.flatMap((t) => t.inputs),
+    ...extracted,
+  ]);
+  const marked = markEmpty && parser === "json" && keys === "all" ? groupBy.filter((n) => !read.has(n)) : [];
   let bad = parser
-    ? guard(parser, relevant, typed, regexFiltered(filters), repeats, wrapped, new Set(extracted))
+    ? guard(parser, relevant, typed, regexFiltered(filters), repeats, wrapped, new Set(extracted), new Set(marked))
     : chainGuard(chain, relevant, typed, regexFiltered(filters), repeats);
   if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
   const pipes = parser
-    ? parsedValuePipes(parser, relevant, repeats, wrapped)
+    ? parsedValuePipes(parser, relevant, repeats, wrapped, marked)
     : chainValuePipes(chain, relevant, repeats);
   for (const n of extracted) pipes.push(`format if (${base(n)}:*) ${quote(`<${parsed(n)}>`)} as ${extractedField(n)}`);
   // Loki's parser rejects every line not starting as an object, before reading any key: there both
@@ -678,6 +736,7 @@ export function parsedCounting(
     counted: conditions.join(" "),
     bad,
     ...(setEmpty.length > 0 && { setEmpty }),
+    ...(marked.length > 0 && { markedEmpty: marked }),
     ...(templates.length > 0 && { templates }),
     ...(templatesAccepted && templateFilters.length > 0 && { templateFilters }),
   };
@@ -756,6 +815,8 @@ export function parsedValuePipes(
   relevant: readonly string[],
   repeats: RepeatCounters,
   wrapped = false,
+  /** Labels whose key holding `""` is read as SET_EMPTY (JSON_EMPTY_MARK). */
+  marked: readonly string[] = [],
 ): string[] {
   const pipes: string[] = [];
   // The row's own values are copied before the unpack: VictoriaLogs (v1.121) takes a field the
@@ -768,6 +829,7 @@ export function parsedValuePipes(
     if (parser === "json") pipes.push(...unpackPipes(parsed(""), relevant, flattenedFields));
     else pipes.push(...unpackPipes(parsed(""), relevant, logfmtFields, false, "logfmt"));
   }
+  pipes.push(...emptyMarkPipes(wrapped ? WRAPPER_FIELD : "_msg", marked, wrapped));
   for (const n of relevant) {
     pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
     pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
@@ -1210,6 +1272,13 @@ function stringFilterLabels(f: LabelFilterExpr, ops?: ReadonlySet<string>): stri
   return f.type === "string" && (!ops || ops.has(f.op)) ? [f.name] : [];
 }
 
+/** The labels `f` reads, whatever its type. */
+function filteredLabels(f: LabelFilterExpr): string[] {
+  if (f.type === "paren") return filteredLabels(f.expr);
+  if (f.type === "binary") return [...filteredLabels(f.left), ...filteredLabels(f.right)];
+  return [f.name];
+}
+
 /** Whether every row `f` keeps has a non-empty `name`. */
 function requiresValue(f: LabelFilterExpr, name: string): boolean {
   if (f.type === "paren") return requiresValue(f.expr, name);
@@ -1312,8 +1381,17 @@ export function guard(
   wrapped = false,
   /** Labels whose `…_extracted` is grouped (CountingOptions.extracted). */
   extracted: ReadonlySet<string> = new Set(),
+  /** Labels read with JSON_EMPTY_MARK. */
+  marked: ReadonlySet<string> = new Set(),
 ): string {
   const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
+  if (marked.size > 0) {
+    // The mark's character read from elsewhere than the mark (the answer reads it back as "").
+    for (const n of relevant) {
+      const unmarked = marked.has(n) ? ` -${MARKED_LINE}:*` : "";
+      terms.push(`${base(n)}:~${quote(SET_EMPTY)}`, `(${parsed(n)}:~${quote(SET_EMPTY)}${unmarked})`);
+    }
+  }
   if (parser === "json") {
     // Only on lines VictoriaLogs may read as an object: from others neither side reads a key.
     const jsonLine = [JSON_UNSURE_ESCAPES, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];

@@ -724,3 +724,61 @@ describe("Kubernetes metadata nested by Fluent Bit (property, real VictoriaLogs)
     },
   });
 });
+
+/**
+ * JSON keys holding `""` (Caddy's `user_id` on anonymous requests, Traefik's `msg`): Loki keeps the
+ * label set to "" as a series apart from the rows without the key, where the origin reads no value.
+ * Grouped alone, such rows are read again from a copy of the line marking the empty value; a
+ * nested `""`, other spellings of the key and the mark's own character stay the guard's.
+ */
+describe("JSON keys holding the empty string (property, real VictoriaLogs)", () => {
+  const access = fc
+    .record({
+      user: fc.constantFrom("", "", "alice", "bob"),
+      keyed: fc.boolean(),
+      spaced: fc.boolean(),
+      level: fc.constantFrom("info", "error"),
+      status: fc.constantFrom(200, 500),
+    })
+    .map((r) => {
+      const line = { level: r.level, ...(r.keyed && { user_id: r.user }), status: r.status, msg: "" };
+      return r.spaced ? JSON.stringify(line).replaceAll('":', '": ').replaceAll(',"', ', "') : JSON.stringify(line);
+    });
+  const TRICKY = [
+    '{"level": "info", "a": {"user_id": ""}}',
+    '{"user_id": "", "user_id": "x", "level": "info"}',
+    '{"user_id": "\\u0001", "level": "info"}',
+    '{"user_id": "\u0001", "level": "info"}',
+    '{"user_id" : "", "level": "info"}',
+    '{"user_id": "", "a": {"user_id": "x"}, "level": "info"}',
+    '{"user_id": null, "a": {"user_id": ""}, "level": "error"}',
+    '{"msg": "\\"user_id\\":\\"\\"", "level": "info"}',
+    '{"user.id": "", "level": "info"}',
+    '{"user_id": "", "user-id": "y", "level": "info"}',
+  ];
+  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
+    { plain: fc.sample(access, { numRuns: 10, seed: 1 }), tricky: [] },
+    { plain: fc.sample(access, { numRuns: 10, seed: 2 }), tricky: [] },
+    { plain: fc.sample(access, { numRuns: 4, seed: 3 }), tricky: [], label: "metadata" },
+    ...TRICKY.map((line, k) => ({ plain: fc.sample(access, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
+  ];
+
+  const shapes = (sel: string) => [
+    `sum by (user_id) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
+    `sum by (user_id, level) (count_over_time(${sel} | json [1m]))`,
+    `sum by (user_id, msg) (bytes_over_time(${sel} | json | status >= 500 [30s]))`,
+  ];
+
+  lineSetProperty({
+    tenant: "26:45",
+    app: "egen",
+    label: "user_id",
+    sets,
+    shapes,
+    mustPush: (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata",
+    check: (pushedAsRequired, fellBack) => {
+      expect(pushedAsRequired).toBe(6);
+      expect(fellBack).toBeGreaterThan(8);
+    },
+  });
+});

@@ -420,6 +420,43 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     }
   });
 
+  it("marks a plain json label grouped alone where its key holds the empty string", () => {
+    const p = plan('sum by (a, b) (count_over_time({app="x"} | json | drop __error__ | b="y" [1m]))')!;
+    expect(p.setEmpty).toBe("\u0001");
+    expect(p.groupBy).toEqual(["__v_a", "__v_b"]);
+    // Only rows without a value whose line holds the key's empty text are read again, from the copy.
+    expect(p.logsql).toContain(
+      String.raw`| delete __marked | format if ((__p_a:"") (_msg:~"\"a\":\"\"" or _msg:~"\"a\": \"\"")) "<_msg>" as __marked | ` +
+        String.raw`replace ("\"a\":\"\"", "\"a\":\"\\u0001\"") at __marked | ` +
+        String.raw`replace ("\"a\": \"\"", "\"a\": \"\\u0001\"") at __marked | ` +
+        'unpack_json if (__marked:*) from __marked fields (a) result_prefix "__p_" | format "<__b_a>" as __v_a',
+    );
+    // The filtered label is not marked; the mark's character read otherwise is the guard's.
+    expect(p.logsql).not.toContain(String.raw`"\"b\":\"\""`);
+    expect(p.logsql).toContain(
+      String.raw`__b_a:~"\u0001" or (__p_a:~"\u0001" -__marked:*) or __b_b:~"\u0001" or (__p_b:~"\u0001")`,
+    );
+
+    // Wrapped, the copy is the wrapper's, and its value goes where the label's is read from.
+    const wrapped = plan('sum by (a) (count_over_time({app="x"} | json [1m]))')!;
+    expect(wrapped.logsql).toContain('"<__lvw_w>" as __marked');
+    expect(wrapped.logsql).toContain(
+      'unpack_json if (__marked:*) from __marked fields ("__lvw.a") result_prefix "__p_" | format if (__p_a:"") "<__p___lvw.a>" as __p_a',
+    );
+
+    // Not where a filter reads the label, nor for `| json` with parameters or a chain.
+    for (const q of [
+      'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a="" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a=~"x.*" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | logfmt | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | drop __error__ [1m]))',
+    ]) {
+      const unmarked = plan(q)!;
+      expect(unmarked.logsql, q).not.toContain("__marked");
+      expect(unmarked.setEmpty, q).toBeUndefined();
+    }
+  });
+
   it("reads back the rows a typed filter on an expression label errs on: lines refused, keys without a value", () => {
     // A missing key becomes an empty value, an error for a numeric filter.
     const p = plan(
