@@ -297,9 +297,16 @@ const JSON_WRAPPER = `format ${quote(`{"${WRAPPED_OK}":1,"${WRAPPED}":<_msg>}`)}
  * The copy is read only by the unpack, which VictoriaLogs (v1.121) skips where no later pipe
  * reads `_msg`; the guard always does.
  */
-function emptyMarkPipes(source: string, marked: readonly string[], wrapped: boolean): string[] {
+function emptyMarkPipes(
+  source: string,
+  marked: readonly string[],
+  wrapped: boolean,
+  /** Where the unpack wrote the values (`__p_`, a chain's `__pj_`). */
+  prefix: string,
+): string[] {
   if (marked.length === 0) return [];
   const within = (f: string) => (wrapped ? `${WRAPPED}.${f}` : f);
+  const parsed = (f: string) => prefix + f;
   const texts = marked.flatMap((n) => [":", ": "].map((colon) => ({ key: `"${n}"${colon}`, n })));
   const unread = marked.map((n) => `${parsed(n)}:""`).join(" or ");
   const holding = texts.map(({ key }) => `_msg:~${quote(escapeRegex(`${key}""`))}`).join(" or ");
@@ -308,13 +315,33 @@ function emptyMarkPipes(source: string, marked: readonly string[], wrapped: bool
     `delete ${MARKED_LINE}`,
     `format if ((${unread}) (${holding})) ${quote(`<${source}>`)} as ${MARKED_LINE}`,
     ...texts.map(({ key }) => `replace (${quote(`${key}""`)}, ${quote(`${key}"${mark}"`)}) at ${MARKED_LINE}`),
-    `unpack_json if (${MARKED_LINE}:*) from ${MARKED_LINE} fields (${marked.map(within).map(fieldName).join(", ")}) result_prefix ${quote(parsed(""))}`,
+    `unpack_json if (${MARKED_LINE}:*) from ${MARKED_LINE} fields (${marked.map(within).map(fieldName).join(", ")}) result_prefix ${quote(prefix)}`,
     ...(wrapped
       ? marked.map((n) => `format if (${parsed(n)}:"") ${quote(`<${parsed(within(n))}>`)} as ${parsed(n)}`)
       : []),
   ];
 }
 const MARKED_LINE = "__marked";
+
+/**
+ * Guard terms for a plan reading SET_EMPTY back as "": the mark's character read from elsewhere
+ * than the mark (the row's own value, a value read from the line itself), for every relevant label.
+ */
+function markTerms(
+  relevant: readonly string[],
+  marked: ReadonlySet<string>,
+  values: ((n: string) => string)[],
+): string[] {
+  if (marked.size === 0) return [];
+  return relevant.flatMap((n) => [
+    `${base(n)}:~${quote(SET_EMPTY)}`,
+    ...values.map((field, k) => {
+      // The first field is the one the mark writes, on the rows emptyMarkPipes read again.
+      const unmarked = k === 0 && marked.has(n) ? ` -${MARKED_LINE}:*` : "";
+      return `(${field(n)}:~${quote(SET_EMPTY)}${unmarked})`;
+    }),
+  ]);
+}
 
 /** A line Loki's JSON parser can read as an object: `{` after JSON's whitespace. */
 const JSON_OBJECT_START = String.raw`^[ \t\n\r]*\{`;
@@ -472,7 +499,7 @@ export interface ParsedCounting {
   bad: string;
   /** Grouped labels whose group is `emptyGroup(name)`, SET_EMPTY where Loki set them to "". */
   setEmpty?: string[];
-  /** Grouped labels whose value is SET_EMPTY where the line's key held `""` (JSON_EMPTY_MARK). */
+  /** Grouped labels whose value is SET_EMPTY where the line's key held `""` (emptyMarkPipes). */
   markedEmpty?: string[];
   /**
    * Grouped labels a `label_format` template sets (CountingOptions.templates): the origin groups
@@ -514,8 +541,8 @@ export interface CountingOptions {
    */
   extracted?: readonly string[];
   /**
-   * Group a plain `| json` label whose key holds `""` apart (JSON_EMPTY_MARK), where only its
-   * group reads it; the plan's answer reads SET_EMPTY back as "".
+   * Group a label of a plain `| json` (alone or before `| logfmt`) whose key holds `""` apart
+   * (emptyMarkPipes), where only its group reads it; the plan's answer reads SET_EMPTY back as "".
    */
   markEmpty?: boolean;
 }
@@ -699,14 +726,14 @@ export function parsedCounting(
     ...templates.flatMap((t) => t.inputs),
     ...extracted,
   ]);
-  const marked = markEmpty && parser === "json" && keys === "all" ? groupBy.filter((n) => !read.has(n)) : [];
+  const marked = markEmpty && keys === "all" ? groupBy.filter((n) => !read.has(n)) : [];
   let bad = parser
     ? guard(parser, relevant, typed, regexFiltered(filters), repeats, wrapped, new Set(extracted), new Set(marked))
-    : chainGuard(chain, relevant, typed, regexFiltered(filters), repeats);
+    : chainGuard(chain, relevant, typed, regexFiltered(filters), repeats, new Set(marked));
   if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped, marked)
-    : chainValuePipes(chain, relevant, repeats);
+    : chainValuePipes(chain, relevant, repeats, marked);
   for (const n of extracted) pipes.push(`format if (${base(n)}:*) ${quote(`<${parsed(n)}>`)} as ${extractedField(n)}`);
   // Loki's parser rejects every line not starting as an object, before reading any key: there both
   // sides read no parsed value, so the filters keep such a row alike. On the other lines the guard
@@ -815,7 +842,7 @@ export function parsedValuePipes(
   relevant: readonly string[],
   repeats: RepeatCounters,
   wrapped = false,
-  /** Labels whose key holding `""` is read as SET_EMPTY (JSON_EMPTY_MARK). */
+  /** Labels whose key holding `""` is read as SET_EMPTY (emptyMarkPipes). */
   marked: readonly string[] = [],
 ): string[] {
   const pipes: string[] = [];
@@ -829,7 +856,7 @@ export function parsedValuePipes(
     if (parser === "json") pipes.push(...unpackPipes(parsed(""), relevant, flattenedFields));
     else pipes.push(...unpackPipes(parsed(""), relevant, logfmtFields, false, "logfmt"));
   }
-  pipes.push(...emptyMarkPipes(wrapped ? WRAPPER_FIELD : "_msg", marked, wrapped));
+  pipes.push(...emptyMarkPipes(wrapped ? WRAPPER_FIELD : "_msg", marked, wrapped, parsed("")));
   for (const n of relevant) {
     pipes.push(`format ${quote(`<${base(n)}>`)} as ${value(n)}`);
     pipes.push(`format if (${value(n)}:"") ${quote(`<${parsed(n)}>`)} as ${value(n)}`);
@@ -926,13 +953,21 @@ function jsonNames(chain: ParserChain, relevant: readonly string[]): string[] {
  * names the key); `| json name="…"` sets every one of its labels on each line it reads (starting
  * `"`, `{` or `[`), so `| logfmt` sets them only on the lines it refuses.
  */
-export function chainValuePipes(chain: ParserChain, relevant: readonly string[], repeats: RepeatCounters): string[] {
+export function chainValuePipes(
+  chain: ParserChain,
+  relevant: readonly string[],
+  repeats: RepeatCounters,
+  /** Labels whose key holding `""` is read as SET_EMPTY (emptyMarkPipes). */
+  marked: readonly string[] = [],
+): string[] {
   const pipes: string[] = [];
   const fromJson = jsonNames(chain, relevant);
   if (relevant.length > 0) {
     for (const n of relevant) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
     pipes.push(`delete ${relevant.map(logfmtParsed).join(", ")}`);
     if (fromJson.length > 0) pipes.push(...unpackPipes(JSON_PREFIX, fromJson, (n) => jsonSources(chain, n)));
+    // `| json` sets the label to "" there, which `| logfmt` then leaves.
+    pipes.push(...emptyMarkPipes("_msg", marked, false, JSON_PREFIX));
     if (chain.logfmt) {
       // Only lines holding `=` give either side a logfmt value (VictoriaLogs sets a key without
       // one to "", which is no field, and Loki's `| logfmt` sets no label for it): a chain over
@@ -977,8 +1012,10 @@ export function chainGuard(
   /** Labels a regex filter reads (regexFiltered). */
   regexed: ReadonlySet<string>,
   repeats: RepeatCounters,
+  /** Labels read with emptyMarkPipes. */
+  marked: ReadonlySet<string> = new Set(),
 ): string {
-  const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
+  const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`, ...markTerms(relevant, marked, [jsonParsed, logfmtParsed])];
   const fromJson = jsonNames(chain, relevant);
   // `| json`'s escapes: JSON_UNSURE_ESCAPES. A logfmt reading unescapes otherwise, but only in a
   // quoted value, or a quoted key (which Loki skips): on lines naming a key it could read as a
@@ -1381,17 +1418,11 @@ export function guard(
   wrapped = false,
   /** Labels whose `…_extracted` is grouped (CountingOptions.extracted). */
   extracted: ReadonlySet<string> = new Set(),
-  /** Labels read with JSON_EMPTY_MARK. */
+  /** Labels read with emptyMarkPipes. */
   marked: ReadonlySet<string> = new Set(),
 ): string {
   const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
-  if (marked.size > 0) {
-    // The mark's character read from elsewhere than the mark (the answer reads it back as "").
-    for (const n of relevant) {
-      const unmarked = marked.has(n) ? ` -${MARKED_LINE}:*` : "";
-      terms.push(`${base(n)}:~${quote(SET_EMPTY)}`, `(${parsed(n)}:~${quote(SET_EMPTY)}${unmarked})`);
-    }
-  }
+  terms.push(...markTerms(relevant, marked, [parsed]));
   if (parser === "json") {
     // Only on lines VictoriaLogs may read as an object: from others neither side reads a key.
     const jsonLine = [JSON_UNSURE_ESCAPES, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];

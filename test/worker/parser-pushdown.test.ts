@@ -728,8 +728,9 @@ describe("Kubernetes metadata nested by Fluent Bit (property, real VictoriaLogs)
 /**
  * JSON keys holding `""` (Caddy's `user_id` on anonymous requests, Traefik's `msg`): Loki keeps the
  * label set to "" as a series apart from the rows without the key, where the origin reads no value.
- * Grouped alone, such rows are read again from a copy of the line marking the empty value; a
- * nested `""`, other spellings of the key and the mark's own character stay the guard's.
+ * Grouped alone, such rows are read again from a copy of the line marking the empty value (in a
+ * `| json | logfmt` chain too, where the empty value leaves `| logfmt` nothing to set); a nested
+ * `""`, other spellings of the key and the mark's own character stay the guard's.
  */
 describe("JSON keys holding the empty string (property, real VictoriaLogs)", () => {
   const access = fc
@@ -767,6 +768,7 @@ describe("JSON keys holding the empty string (property, real VictoriaLogs)", () 
     `sum by (user_id) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
     `sum by (user_id, level) (count_over_time(${sel} | json [1m]))`,
     `sum by (user_id, msg) (bytes_over_time(${sel} | json | status >= 500 [30s]))`,
+    `sum by (user_id) (count_over_time(${sel} | json | logfmt | drop __error__, __error_details__ [1m]))`,
   ];
 
   lineSetProperty({
@@ -777,7 +779,7 @@ describe("JSON keys holding the empty string (property, real VictoriaLogs)", () 
     shapes,
     mustPush: (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata",
     check: (pushedAsRequired, fellBack) => {
-      expect(pushedAsRequired).toBe(6);
+      expect(pushedAsRequired).toBe(8);
       expect(fellBack).toBeGreaterThan(8);
     },
   });

@@ -444,17 +444,29 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
       'unpack_json if (__marked:*) from __marked fields ("__lvw.a") result_prefix "__p_" | format if (__p_a:"") "<__p___lvw.a>" as __p_a',
     );
 
-    // Not where a filter reads the label, nor for `| json` with parameters or a chain.
+    // In a chain, where `| json` read nothing: its value then leaves `| logfmt` none to set.
+    const chain = plan('sum by (a) (count_over_time({app="x"} | json | logfmt | drop __error__ [1m]))')!;
+    expect(chain.setEmpty).toBe("\u0001");
+    expect(chain.logsql).toContain(
+      String.raw`format if ((__pj_a:"") (_msg:~"\"a\":\"\"" or _msg:~"\"a\": \"\"")) "<_msg>" as __marked`,
+    );
+    expect(chain.logsql).toContain('unpack_json if (__marked:*) from __marked fields (a) result_prefix "__pj_"');
+    expect(chain.logsql).toContain(String.raw`(__pj_a:~"\u0001" -__marked:*) or (__pl_a:~"\u0001")`);
+
+    // Not where a filter reads the label, nor for `| json` with parameters or `| logfmt` alone.
     for (const q of [
       'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a="" [1m]))',
       'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a=~"x.*" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | json | logfmt | drop __error__ [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | drop __error__ [1m]))',
     ]) {
       const unmarked = plan(q)!;
       expect(unmarked.logsql, q).not.toContain("__marked");
       expect(unmarked.setEmpty, q).toBeUndefined();
     }
+    // `| json a="…"` groups its own way (emptyGroup).
+    expect(plan('sum by (a) (count_over_time({app="x"} | json a="a" | drop __error__ [1m]))')!.logsql).not.toContain(
+      "__marked",
+    );
   });
 
   it("reads back the rows a typed filter on an expression label errs on: lines refused, keys without a value", () => {
