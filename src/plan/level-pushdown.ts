@@ -447,7 +447,7 @@ export function planLevelPushdown(
       expr: countedPart(expr, inner, plan.local),
       groups: !restoring,
     },
-    ...(setEmpty.size > 0 && { setEmpty: SET_EMPTY }),
+    ...((setEmpty.size > 0 || (parsed?.markedEmpty ?? []).length > 0) && { setEmpty: SET_EMPTY }),
     byLevel,
     levelFilters,
     value,
@@ -503,7 +503,8 @@ function parsedLevelRows(
   const reshaping = total === "bytes" ? "labels" : "line";
   const counted = reshaping === "line" ? formattedLineFilters(stages) : stages;
   if (!counted) return undefined;
-  const counting = parsedCounting(counted, labels, usable, { reshaping, emptyGroups: true, templates: true });
+  const options = { reshaping, emptyGroups: true, templates: true, markEmpty: true } as const;
+  const counting = parsedCounting(counted, labels, usable, options);
   const mention = parsedKeyMention(counted, DETECTED_LEVEL);
   if (!counting || mention === undefined) return undefined;
   return { counting: { ...counting, bad: `${counting.bad} or ${mention}` } };

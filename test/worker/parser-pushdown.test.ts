@@ -7,6 +7,7 @@
  * tests also check which answers really were pushed (no rows scanned), so the property never just
  * compares local evaluation with itself.
  */
+import type { Env } from "../../src/config";
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { lineSetStreams, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
@@ -430,13 +431,15 @@ function lineSetProperty(o: {
   shapes: (selector: string) => string[];
   mustPush: (set: number, query: string) => boolean;
   check: (pushedAsRequired: number, fellBack: number) => void;
+  /** The Worker's settings for both answers (level discovery, for one). */
+  vars?: Partial<Env>;
 }): void {
   beforeAll(async () => {
     const streams = lineSetStreams(o.app, o.sets, DATA_START, {
       stream: { [o.label]: "from-stream" },
       metadata: { [o.label]: "from-metadata" },
     });
-    await pushCounted(o.tenant, o.app, streams, DATA_START);
+    await pushCounted(o.tenant, o.app, streams, DATA_START, o.vars);
   });
 
   it("every set and shape: pushed equals local; plain sets are pushed", async () => {
@@ -446,6 +449,7 @@ function lineSetProperty(o: {
       o.mustPush,
       DATA_START,
       { "X-Scope-OrgID": o.tenant },
+      o.vars,
     );
     o.check(pushedAsRequired, fellBack);
   }, 240_000);
@@ -769,6 +773,8 @@ describe("JSON keys holding the empty string (property, real VictoriaLogs)", () 
     `sum by (user_id, level) (count_over_time(${sel} | json [1m]))`,
     `sum by (user_id, msg) (bytes_over_time(${sel} | json | status >= 500 [30s]))`,
     `sum by (user_id) (count_over_time(${sel} | json | logfmt | drop __error__, __error_details__ [1m]))`,
+    // Drilldown's field panel under a level filter: the level push-down's.
+    `sum by (user_id) (count_over_time(${sel} | json | drop __error__, __error_details__ | detected_level="info" [1m]))`,
   ];
 
   lineSetProperty({
@@ -777,9 +783,11 @@ describe("JSON keys holding the empty string (property, real VictoriaLogs)", () 
     label: "user_id",
     sets,
     shapes,
+    // Grafana's default: the level filter is then the level push-down's.
+    vars: { DISCOVER_LOG_LEVELS: "true" },
     mustPush: (k) => sets[k]!.tricky.length === 0 && sets[k]!.label !== "metadata",
     check: (pushedAsRequired, fellBack) => {
-      expect(pushedAsRequired).toBe(8);
+      expect(pushedAsRequired).toBe(10);
       expect(fellBack).toBeGreaterThan(8);
     },
   });

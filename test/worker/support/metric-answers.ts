@@ -117,6 +117,7 @@ export async function pushedAcrossSets(
   mustPush: (set: number, query: string) => boolean,
   start: number,
   headers: Record<string, string>,
+  vars: Partial<Env> = {},
 ): Promise<{ pushedAsRequired: number; fellBack: number }> {
   let pushedAsRequired = 0;
   let fellBack = 0;
@@ -127,6 +128,7 @@ export async function pushedAcrossSets(
           query,
           { start: String(start), end: String(start + 300), step: j % 2 ? "10" : "30" },
           headers,
+          vars,
         ).then((answer) => ({ ...answer, query })),
       ),
     );
