@@ -307,14 +307,17 @@ function emptyMarkPipes(
   if (marked.length === 0) return [];
   const within = (f: string) => (wrapped ? `${WRAPPED}.${f}` : f);
   const parsed = (f: string) => prefix + f;
-  const texts = marked.flatMap((n) => [":", ": "].map((colon) => ({ key: `"${n}"${colon}`, n })));
+  // The key, its colon and at most one space (Python's json.dumps writes `": "`), then `""`.
+  const key = (n: string) => String.raw`"${escapeRegex(n)}": ?`;
   const unread = marked.map((n) => `${parsed(n)}:""`).join(" or ");
-  const holding = texts.map(({ key }) => `_msg:~${quote(escapeRegex(`${key}""`))}`).join(" or ");
-  const mark = String.raw`\u0001`;
+  const holding = marked.map((n) => `_msg:~${quote(`${key(n)}""`)}`).join(" or ");
+  // `$1`, the key as written (Go expands the longest name: `"` ends it).
+  const mark = String.raw`$1"\u0001"`;
   return [
     `delete ${MARKED_LINE}`,
-    `format if ((${unread}) (${holding})) ${quote(`<${source}>`)} as ${MARKED_LINE}`,
-    ...texts.map(({ key }) => `replace (${quote(`${key}""`)}, ${quote(`${key}"${mark}"`)}) at ${MARKED_LINE}`),
+    // `""` first: a substring search that passes over the many lines holding no empty string.
+    `format if ((${unread}) _msg:~${quote('""')} (${holding})) ${quote(`<${source}>`)} as ${MARKED_LINE}`,
+    ...marked.map((n) => `replace_regexp (${quote(`(${key(n)})""`)}, ${quote(mark)}) at ${MARKED_LINE}`),
     `unpack_json if (${MARKED_LINE}:*) from ${MARKED_LINE} fields (${marked.map(within).map(fieldName).join(", ")}) result_prefix ${quote(prefix)}`,
     ...(wrapped
       ? marked.map((n) => `format if (${parsed(n)}:"") ${quote(`<${parsed(within(n))}>`)} as ${parsed(n)}`)
