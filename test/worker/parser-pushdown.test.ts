@@ -456,6 +456,25 @@ function lineSetProperty(o: {
 }
 
 /**
+ * The line sets of a property test over one log convention: two of plain lines, one of plain lines
+ * whose rows also hold the label (`label`: stream label or metadata), then each tricky line among
+ * plain ones.
+ */
+function lineSets(
+  lines: fc.Arbitrary<string>,
+  tricky: readonly string[],
+  label: "stream" | "metadata",
+  runs = 8,
+): { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] {
+  return [
+    { plain: fc.sample(lines, { numRuns: runs, seed: 1 }), tricky: [] },
+    { plain: fc.sample(lines, { numRuns: runs, seed: 2 }), tricky: [] },
+    { plain: fc.sample(lines, { numRuns: 4, seed: 3 }), tricky: [], label },
+    ...tricky.map((line, k) => ({ plain: fc.sample(lines, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
+  ];
+}
+
+/**
  * Labels led by `_`: GELF's additional fields (`_facility`), and Serilog's `@l` and `@mt`, which
  * Loki reads as `_l` and `_mt`. The origin reads both spellings; a field of such a name outside the
  * streams labelled with it is not a label the Worker reads (it is the origin's, by its `_`), so such
@@ -577,12 +596,7 @@ describe("JSON lines wrapped as strings (property, real VictoriaLogs)", () => {
     "log=ab\tcd stream=stdout",
     "log=x\u0001y stream=stderr",
   ];
-  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
-    { plain: fc.sample(docker, { numRuns: 8, seed: 1 }), tricky: [] },
-    { plain: fc.sample(docker, { numRuns: 8, seed: 2 }), tricky: [] },
-    { plain: fc.sample(docker, { numRuns: 4, seed: 3 }), tricky: [], label: "metadata" },
-    ...TRICKY.map((line, k) => ({ plain: fc.sample(docker, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
-  ];
+  const sets = lineSets(docker, TRICKY, "metadata");
 
   const shapes = (sel: string) => [
     `sum by (log) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
@@ -639,12 +653,7 @@ describe("header fields spelt with _ and - (property, real VictoriaLogs)", () =>
     '{"request_User-Agent": null, "request-User-Agent": "c"}',
     '{"request_User-Agent ": "padded"}',
   ];
-  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
-    { plain: fc.sample(traefik, { numRuns: 8, seed: 1 }), tricky: [] },
-    { plain: fc.sample(traefik, { numRuns: 8, seed: 2 }), tricky: [] },
-    { plain: fc.sample(traefik, { numRuns: 4, seed: 3 }), tricky: [], label: "metadata" },
-    ...TRICKY.map((line, k) => ({ plain: fc.sample(traefik, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
-  ];
+  const sets = lineSets(traefik, TRICKY, "metadata");
 
   const shapes = (sel: string) => [
     `sum by (request_User_Agent) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
@@ -702,12 +711,7 @@ describe("Kubernetes metadata nested by Fluent Bit (property, real VictoriaLogs)
     '{"kubernetes": {"container": {"name": "deep"}}, "kubernetes_container_name": "flat"}',
     '{"kubernetes": {"container-name": "dash", "container_name": "under"}}',
   ];
-  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
-    { plain: fc.sample(fluentBit, { numRuns: 8, seed: 1 }), tricky: [] },
-    { plain: fc.sample(fluentBit, { numRuns: 8, seed: 2 }), tricky: [] },
-    { plain: fc.sample(fluentBit, { numRuns: 4, seed: 3 }), tricky: [], label: "stream" },
-    ...TRICKY.map((line, k) => ({ plain: fc.sample(fluentBit, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
-  ];
+  const sets = lineSets(fluentBit, TRICKY, "stream");
 
   const shapes = (sel: string) => [
     `sum by (kubernetes_container_name) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
@@ -761,12 +765,7 @@ describe("JSON keys holding the empty string (property, real VictoriaLogs)", () 
     '{"user.id": "", "level": "info"}',
     '{"user_id": "", "user-id": "y", "level": "info"}',
   ];
-  const sets: { plain: string[]; tricky: string[]; label?: "stream" | "metadata" }[] = [
-    { plain: fc.sample(access, { numRuns: 10, seed: 1 }), tricky: [] },
-    { plain: fc.sample(access, { numRuns: 10, seed: 2 }), tricky: [] },
-    { plain: fc.sample(access, { numRuns: 4, seed: 3 }), tricky: [], label: "metadata" },
-    ...TRICKY.map((line, k) => ({ plain: fc.sample(access, { numRuns: 3, seed: 10 + k }), tricky: [line] })),
-  ];
+  const sets = lineSets(access, TRICKY, "metadata", 10);
 
   const shapes = (sel: string) => [
     `sum by (user_id) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
