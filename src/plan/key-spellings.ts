@@ -49,9 +49,22 @@ export function flattenedFields(name: string): string[] {
 function mixedDashes(name: string): string[] {
   const parts = name.split("_");
   if (parts.length > MAX_LEVEL_PARTS) return [];
+  return respelled(parts, parts.map((_, i) => i).slice(1), "-").slice(1, -1);
+}
+
+/**
+ * `parts` joined by `_`, once for each subset of `at` (the parts a separator precedes) where `sep`
+ * joins instead: the subsets in the order of their bit masks, from none to all.
+ */
+function respelled(parts: readonly string[], at: readonly number[], sep: string): string[] {
   const out: string[] = [];
-  for (let dashes = 1; dashes < (1 << (parts.length - 1)) - 1; dashes++) {
-    out.push(parts.reduce((field, part, i) => (i === 0 ? part : field + (dashes & (1 << (i - 1)) ? "-" : "_") + part)));
+  for (let mask = 0; mask < 1 << at.length; mask++) {
+    out.push(
+      parts.reduce((field, part, i) => {
+        const k = at.indexOf(i);
+        return field + (k >= 0 && mask & (1 << k) ? sep : "_") + part;
+      }),
+    );
   }
   return out;
 }
@@ -69,16 +82,5 @@ export function logfmtFields(name: string): string[] {
 }
 
 function dottedFields(name: string): string[] {
-  const parts = name.split("_");
-  const bounds = levelBoundaries(name) ?? [];
-  const fields: string[] = [];
-  for (let levels = 0; levels < 1 << bounds.length; levels++) {
-    let field = parts[0]!;
-    for (let i = 1; i < parts.length; i++) {
-      const k = bounds.indexOf(i);
-      field += (k >= 0 && levels & (1 << k) ? "." : "_") + parts[i];
-    }
-    fields.push(field);
-  }
-  return fields;
+  return respelled(name.split("_"), levelBoundaries(name) ?? [], ".");
 }

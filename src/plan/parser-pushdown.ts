@@ -116,6 +116,7 @@
 import { rangeFunction } from "../logql/functions";
 import type { ExtractionParam, LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
 import { parseJsonExpression } from "../logql/extraction-expr";
+import { walk } from "../logql/walk";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
 import { escapeRegex, quote, stringMatch } from "./logsql";
@@ -424,7 +425,6 @@ export function planParserPushdown(
   if (!buckets || !parsedRows) return undefined;
   const { pipes, counted, bad, templates = [], templateFilters } = parsedRows;
   const setEmpty = new Set(parsedRows.setEmpty ?? []);
-  const marksEmpty = setEmpty.size > 0 || (parsedRows.markedEmpty ?? []).length > 0;
   // Grouped by what the templates read in place of what they set (ParserBucketPlan.templates).
   const grouped = inputsInPlace(groupBy, templates);
   const fields = grouped.map((n) => (setEmpty.has(n) ? emptyGroup(n) : value(n)));
@@ -462,7 +462,7 @@ export function planParserPushdown(
         },
       }),
     labels: grouped,
-    ...(marksEmpty && { setEmpty: SET_EMPTY }),
+    ...(readsSetEmpty(parsedRows) && { setEmpty: SET_EMPTY }),
     ...(templates.length > 0 && { templates }),
     ...(templateFilters && { templateFilters }),
     ...(streamService && { streamService }),
@@ -516,6 +516,11 @@ export interface ParsedCounting {
    * inputs like grouped labels), and a group they refuse has no sample.
    */
   templateFilters?: LabelFilterExpr[];
+}
+
+/** Whether a plan grouping with `counting` reads SET_EMPTY back as "" (setEmpty, markedEmpty). */
+export function readsSetEmpty(counting: Pick<ParsedCounting, "setEmpty" | "markedEmpty">): boolean {
+  return (counting.setEmpty ?? []).length > 0 || (counting.markedEmpty ?? []).length > 0;
 }
 
 /** `labels` with each one a template sets replaced by the labels the template reads (each once). */
@@ -667,7 +672,9 @@ export function parsedCounting(
   if (renamed.some((n) => dropped.has(n) || relabelled.has(n) || kept.some((keep) => !keep.has(n)))) return undefined;
   // Without templates accepted, a filter on a templated label is one on a label a stage changes.
   const filters = templatesAccepted ? pipeline.filters : [...pipeline.filters, ...templateFilters];
-  const rendered = templatesAccepted ? [...new Set(templateFilters.flatMap((f) => stringFilterLabels(f)))] : [];
+  const rendered = templatesAccepted
+    ? [...new Set(templateFilters.flatMap((f) => filterLabels(f, isStringFilter)))]
+    : [];
   const templates = templatesAccepted ? labelTemplates(pipeline, [...new Set([...groupBy, ...rendered])], usable) : [];
   if (templates === undefined) return undefined;
   const templated = new Set(templates.map((t) => t.label));
@@ -724,8 +731,8 @@ export function parsedCounting(
   const wrapped = parser === "json" && (errors !== "dropped" || errorsAtIp);
   // Labels only grouped (no filter, template or `…_extracted` reads them) may take the mark.
   const read = new Set([
-    ...pipeline.filters.flatMap(filteredLabels),
-    ...templateFilters.flatMap(filteredLabels),
+    ...pipeline.filters.flatMap((f) => filterLabels(f)),
+    ...templateFilters.flatMap((f) => filterLabels(f)),
     ...templates.flatMap((t) => t.inputs),
     ...extracted,
   ]);
@@ -1298,25 +1305,26 @@ function readsTemplatedOnly(f: LabelFilterExpr, formats: ParsedPipeline["formats
   }
 }
 
-const REGEX_OPS: ReadonlySet<string> = new Set(["=~", "!~"]);
+/** A label filter's comparison of one label (`a="b"`, `x > 3`, `ip = ip(…)`). */
+type LabelComparison = Exclude<LabelFilterExpr, { type: "binary" } | { type: "paren" }>;
+
+/** The labels the comparisons in `f` read, those `reads` accepts (every one without it). */
+function filterLabels(f: LabelFilterExpr, reads?: (c: LabelComparison) => boolean): string[] {
+  const names: string[] = [];
+  walk(f, {
+    LabelFilterExpr: (node) => {
+      if (node.type !== "binary" && node.type !== "paren" && (!reads || reads(node))) names.push(node.name);
+    },
+  });
+  return names;
+}
+
+const isStringFilter = (c: LabelComparison) => c.type === "string";
+const isRegexFilter = (c: LabelComparison) => c.type === "string" && (c.op === "=~" || c.op === "!~");
 
 /** The labels regex filters (`=~`, `!~`) among `filters` read. */
 export function regexFiltered(filters: Iterable<LabelFilterExpr>): Set<string> {
-  return new Set([...filters].flatMap((f) => stringFilterLabels(f, REGEX_OPS)));
-}
-
-/** The labels the string filters of `f` read (those with an operator in `ops`, given). */
-function stringFilterLabels(f: LabelFilterExpr, ops?: ReadonlySet<string>): string[] {
-  if (f.type === "paren") return stringFilterLabels(f.expr, ops);
-  if (f.type === "binary") return [...stringFilterLabels(f.left, ops), ...stringFilterLabels(f.right, ops)];
-  return f.type === "string" && (!ops || ops.has(f.op)) ? [f.name] : [];
-}
-
-/** The labels `f` reads, whatever its type. */
-function filteredLabels(f: LabelFilterExpr): string[] {
-  if (f.type === "paren") return filteredLabels(f.expr);
-  if (f.type === "binary") return [...filteredLabels(f.left), ...filteredLabels(f.right)];
-  return [f.name];
+  return new Set([...filters].flatMap((f) => filterLabels(f, isRegexFilter)));
 }
 
 /** Whether every row `f` keeps has a non-empty `name`. */

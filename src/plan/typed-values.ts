@@ -45,8 +45,9 @@ export const CONTROL = String.raw`[\x00-\x1f]`;
  * push-downs' reasons are in their headers; `control` says where one applies), then
  * typedGuardTerms. Where a shape applies, the control-character test is left out: every shape is
  * anchored at both ends and admits none (digits, `.`, `-`, unit letters), so a value holding one
- * is set and of no shape, and the shape's term counts it already. Each test is a regex run on every row's value: one fewer is a few
- * milliseconds per 100,000 rows the origin saves on every typed filter.
+ * is set and of no shape, and the shape's term counts it already. Each test is a regex run on
+ * every row's value: one fewer is a few milliseconds per 100,000 rows the origin saves on every
+ * typed filter.
  */
 export function valueGuardTerms(
   field: string,
