@@ -1037,9 +1037,12 @@ export function chainGuard(
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
   }
   if (chain.logfmt && relevant.length > 0) {
+    // The origin tests a conjunction's terms in order, each on the rows the ones before kept: the
+    // rare conditions (an odd quote, an escape) first, the key mentions, which every logfmt line
+    // and every JSON line naming the key holds, on what they leave (a seventh of the chain's cost).
     const named = relevant.map((n) => logfmtKeyIn(n)).join(" or ");
-    terms.push(`((${named}) (${QUOTED_KEY_TERM} or __odd:>0))`);
-    if (fromJson.length > 0) terms.push(`((${named} or ${QUOTED_KEY_TERM}) _msg:~${quote(ESCAPES)})`);
+    terms.push(`((${QUOTED_KEY_TERM} or __odd:>0) (${named}))`);
+    if (fromJson.length > 0) terms.push(`(_msg:~${quote(ESCAPES)} (${named} or ${QUOTED_KEY_TERM}))`);
   }
   for (const n of relevant) {
     const b = base(n);
@@ -1442,8 +1445,9 @@ export function guard(
     terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0");
   }
   // JSON_WRAPPER's object line did not parse (from other lines neither side reads a key, and Loki's
-  // error on them is planParserPushdown's), or a line could have faked its fields.
-  if (wrapped) terms.push(`(_msg:~${quote(JSON_OBJECT_START)} -${parsed(WRAPPED_OK)}:*)`, `_msg:${WRAPPED}`);
+  // error on them is planParserPushdown's), or a line could have faked its fields. The missing
+  // field first: the origin tests the regex only on the rows it leaves.
+  if (wrapped) terms.push(`(-${parsed(WRAPPED_OK)}:* _msg:~${quote(JSON_OBJECT_START)})`, `_msg:${WRAPPED}`);
   for (const n of relevant) {
     const b = base(n);
     const p = parsed(n);

@@ -195,6 +195,9 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"x": .5, "g": "lead"}',
     '{"x":NaN,"g":"compact"}',
     '{"x":+1,"g":"plus"}',
+    // A value led by an exponent's letter: VictoriaLogs reads a number, Loki's scanner an error.
+    '{"x":e5,"g":"exp"}',
+    '{"x": E, "g": "upexp"}',
     '{"g": "\u212a\\q", "num": 1}',
     '{"g": "a", "dur": "1.5s", "size": "1.5KB"}',
     '{"g": "a", "dur": "7", "size": "2kb"}',

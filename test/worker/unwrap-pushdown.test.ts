@@ -219,6 +219,8 @@ describe("generated values (property, real VictoriaLogs)", () => {
     '{"v": [1, 2]}',
     '{"v": null}',
     '{"v": 5, "broken": }',
+    // A value led by an exponent's letter before `v`: VictoriaLogs reads a number, Loki an error.
+    '{"x": e1, "v": 5}',
     '{"\\u0076": 5}',
     '{" v ": 4}',
     // Escaped whitespace around the key: Loki unescapes and trims it to `v`, VictoriaLogs keeps it.

@@ -75,7 +75,7 @@ describe("planParserPushdown", () => {
       String.raw`_msg:~"\\\\u|\\x{FFFD}"`, // `\u` escapes, U+FFFD
       String.raw`_msg:~"\\x{212A}"`, // the Kelvin sign, which the wide classes below leave out
       String.raw`(?:^|[^\\\\\\x{212A}])(?:\\\\\\\\)*\\\\[^\"\\\\/bfnrtu]`, // escapes JSON does not define
-      String.raw`_msg:~":[\\t\\n\\r +.NIin]" _msg:~":[\\t\\n\\r ]*(?:[+.NIi]|n[aA])"`, // numbers VictoriaLogs reads and Loki rejects
+      String.raw`_msg:~":[\\t\\n\\r +.NIineE]" _msg:~":[\\t\\n\\r ]*(?:[+.NIieE]|n[aA])" _msg:~"\"[\\t\\n\\r ]*:[\\t\\n\\r ]*(?:[+.NIieE]|n[aA])"`, // numbers VictoriaLogs reads and Loki rejects
       '(__b_method:* not {method=~".+"} (__p_method:* or _msg:~', // metadata loses to the parsed key
       '(__b_method:"" __p_method:"" _msg:~"method', // a key VictoriaLogs did not extract
       "__guard_d0:>6", // `method` twice
@@ -188,7 +188,7 @@ describe("planParserPushdown", () => {
     // A line that is not an object fails the query where the filters keep it; on the others,
     // a line that did not parse or names the wrapper's key.
     expect(fails.logsql).toContain(`format if ((-${objectLine} __v_b:="y") or __error__:*`);
-    expect(fails.logsql).toContain(`(${objectLine} -__p___lvw_ok:*) or _msg:__lvw or`);
+    expect(fails.logsql).toContain(`(-__p___lvw_ok:* ${objectLine}) or _msg:__lvw or`);
     expect(fails.logsql).toContain('count() if (-__guard_row:=1 (__v_b:="y")) as __c');
 
     const excludes = plan('sum by (a) (count_over_time({app="x"} | json | __error__="" [1m]))')!;
