@@ -328,6 +328,12 @@ function emptyMarkPipes(
 const MARKED_LINE = "__marked";
 
 /**
+ * The pipe giving a filtered label's value "" where emptyMarkPipes marked it (a key holding `""`):
+ * the filters then read Loki's value, and the guard's tests of the parsed field still see the mark.
+ */
+const markCleared = (n: string) => `format if (${value(n)}:=${quote(SET_EMPTY)}) "" as ${value(n)}`;
+
+/**
  * Guard terms for a plan reading SET_EMPTY back as "": the mark's character read from elsewhere
  * than the mark (the row's own value, a value read from the line itself), for every relevant label.
  */
@@ -500,7 +506,10 @@ export interface ParsedCounting {
   counted: string;
   /** The filter matching every row VictoriaLogs could read otherwise than Loki (module comment). */
   bad: string;
-  /** Grouped labels whose group is `emptyGroup(name)`, SET_EMPTY where Loki set them to "". */
+  /**
+   * Grouped labels whose group is `emptyGroup(name)`, SET_EMPTY where Loki set them to "": labels of
+   * `| json name="…"`, and marked labels filters also read (their value is cleared of the mark).
+   */
   setEmpty?: string[];
   /** Grouped labels whose value is SET_EMPTY where the line's key held `""` (emptyMarkPipes). */
   markedEmpty?: string[];
@@ -729,14 +738,23 @@ export function parsedCounting(
   const repeats = new RepeatCounters();
   const parser = singleParser(chain);
   const wrapped = parser === "json" && (errors !== "dropped" || errorsAtIp);
-  // Labels only grouped (no filter, template or `…_extracted` reads them) may take the mark.
+  // Labels only grouped, or only read by string filters (=, !=, =~, !~), may take the mark when no
+  // template or `…_extracted` reads them. A filter reads a key holding `""` as Loki does, as "" (the
+  // mark taken off its value again: markCleared); a group keeps the mark, which the answer reads back.
+  const filtered = new Set(pipeline.filters.flatMap((f) => filterLabels(f)));
+  const otherwiseFiltered = new Set(pipeline.filters.flatMap((f) => filterLabels(f, (c) => !isStringFilter(c))));
   const read = new Set([
-    ...pipeline.filters.flatMap((f) => filterLabels(f)),
     ...templateFilters.flatMap((f) => filterLabels(f)),
     ...templates.flatMap((t) => t.inputs),
     ...extracted,
   ]);
-  const marked = markEmpty && keys === "all" ? groupBy.filter((n) => !read.has(n)) : [];
+  // A label both grouped and filtered is grouped by a copy of its value taken before (emptyGroup).
+  const markable = (n: string) =>
+    markEmpty && keys === "all" && !read.has(n) && !typed.has(n) && !otherwiseFiltered.has(n);
+  const markedGroups = groupBy.filter((n) => !filtered.has(n) && markable(n));
+  const markedFilters = relevant.filter((n) => filtered.has(n) && markable(n));
+  const groupedFilters = markedFilters.filter((n) => groupBy.includes(n));
+  const marked = [...markedGroups, ...markedFilters];
   let bad = parser
     ? guard(parser, relevant, typed, regexFiltered(filters), repeats, wrapped, new Set(extracted), new Set(marked))
     : chainGuard(chain, relevant, typed, regexFiltered(filters), repeats, new Set(marked));
@@ -745,6 +763,8 @@ export function parsedCounting(
     ? parsedValuePipes(parser, relevant, repeats, wrapped, marked)
     : chainValuePipes(chain, relevant, repeats, marked);
   for (const n of extracted) pipes.push(`format if (${base(n)}:*) ${quote(`<${parsed(n)}>`)} as ${extractedField(n)}`);
+  for (const n of groupedFilters) pipes.push(`format ${quote(`<${value(n)}>`)} as ${emptyGroup(n)}`);
+  pipes.push(...markedFilters.map(markCleared));
   // Loki's parser rejects every line not starting as an object, before reading any key: there both
   // sides read no parsed value, so the filters keep such a row alike. On the other lines the guard
   // decides (JSON_WRAPPER).
@@ -772,8 +792,8 @@ export function parsedCounting(
     pipes,
     counted: conditions.join(" "),
     bad,
-    ...(setEmpty.length > 0 && { setEmpty }),
-    ...(marked.length > 0 && { markedEmpty: marked }),
+    ...(setEmpty.length + groupedFilters.length > 0 && { setEmpty: [...setEmpty, ...groupedFilters] }),
+    ...(markedGroups.length > 0 && { markedEmpty: markedGroups }),
     ...(templates.length > 0 && { templates }),
     ...(templatesAccepted && templateFilters.length > 0 && { templateFilters }),
   };
