@@ -100,6 +100,19 @@ export function logfmtKeyIn(name: string): string {
 }
 
 /**
+ * Lines where a logfmt key Loki may read as `name` has whitespace other than spaces between it and
+ * its `=` (`level\t=info`): VictoriaLogs' reader ends a key only at `=` or a space and trims the
+ * rest (Go's TrimSpace: tabs, line breaks, Unicode spaces), so it reads `level`; Loki's ends the
+ * key at the tab and reads no value there. Led by the name, a substring search.
+ */
+export function logfmtPaddedKey(name: string): string {
+  return `_msg:~${quote(`${led(wildcardName(name))}${TRIMMED_SPACE}+=`)}`;
+}
+
+/** What Go's TrimSpace removes, but the space, at which VictoriaLogs' logfmt reader ends a key. */
+const TRIMMED_SPACE = String.raw`[\t\n\x0B\f\r\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}]`;
+
+/**
  * A logfmt key Loki may read as `name`: it starts the line or follows a byte ≤ 0x20 (or a quoted
  * value's closing quote), has any character where the name has `_`, then characters Loki's
  * trimming may remove, then `=`. A key without `=` (or with nothing after it) is never one: Loki's

@@ -132,6 +132,7 @@ import {
   logfmtBareKey,
   logfmtKey,
   logfmtKeyIn,
+  logfmtPaddedKey,
   looseKey,
   pathAmbiguous,
   pathIn,
@@ -266,6 +267,8 @@ export const COUNTING_FIELDS = [
   "__lvw*",
   "__len",
   "__unquoted",
+  "__unescaped",
+  "__kept",
   "__odd",
   "__q_*",
   "__n",
@@ -1091,6 +1094,7 @@ export function chainGuard(
         `(${unset} ${pl}:"" ${logfmtKeyIn(n)})`,
         `(${unset} (${twiceIn(n, logfmtKey(n), repeats)}))`,
         `(${unset} ${pl}:~${quote(String.raw`[="\\]`)})`,
+        `(${unset} ${logfmtPaddedKey(n)})`,
       );
     }
     if (json) {
@@ -1489,6 +1493,7 @@ export function guard(
       `(${reads}(${twice}))`,
       `(${reads}${badValue})`,
     );
+    if (parser === "logfmt") terms.push(`(${reads}${logfmtPaddedKey(n)})`);
     terms.push(...valueGuardTerms(v, typed.get(n), parser === "logfmt" || regexed.has(n)), ...underscoreTerms(n));
     if (extracted.has(n)) {
       // The row holding `…_extracted` itself (metadata), or a line naming that key.
@@ -1509,16 +1514,24 @@ export function guard(
 const QUOTED_KEY_TERM = `(_msg:~"=" _msg:~${quote(LOGFMT_QUOTED_KEY)} _msg:~${quote(`(?:^|[^=${KELVIN}])${LOGFMT_QUOTED_KEY}`)})`;
 
 /**
- * Pipes computing `__odd`: 1 when the line holds an odd number of `"` (an unterminated quoted
- * value, or an escaped quote), by the same substring removal as RepeatCounters.
+ * Pipes computing `__odd`: above 0 when the line holds an odd number of `"` (an unterminated quoted
+ * value, or an escaped quote), or of `"` not escaped (`msg="ok\" level=x`: the escaped quote leaves
+ * the value unterminated, and VictoriaLogs reads it unquoted up to the space, then `level`, where
+ * Loki's reading stops), by the same substring removal as RepeatCounters: `\\` removed, then `\"`.
  */
-const ODD_QUOTES_FIELDS = ["__len", "__unquoted", "__odd"];
+const ODD_QUOTES_FIELDS = ["__len", "__unquoted", "__unescaped", "__kept", "__odd"];
 const ODD_QUOTES_PIPES = [
   "len(_msg) as __len",
   "copy _msg as __unquoted",
   String.raw`replace ("\"", "") at __unquoted`,
   "len(__unquoted) as __unquoted",
-  "math ((__len - __unquoted) % 2) as __odd",
+  "copy _msg as __unescaped",
+  String.raw`replace ("\\\\", "") at __unescaped`,
+  String.raw`replace ("\\\"", "") at __unescaped`,
+  "len(__unescaped) as __kept",
+  String.raw`replace ("\"", "") at __unescaped`,
+  "len(__unescaped) as __unescaped",
+  "math (((__len - __unquoted) % 2) + ((__kept - __unescaped) % 2)) as __odd",
 ];
 
 /** The origin's field holding the value VictoriaLogs unpacked for a key `| logfmt name="key"` reads. */
@@ -1605,6 +1618,7 @@ export function logfmtParamsCounting(
       `(${q}:"" ${mention(k)})`,
       `${q}:~${quote(String.raw`[="\\]`)}`,
       `${q}:~${quote(CONTROL)}`,
+      logfmtPaddedKey(k),
     );
     for (const other of considered.slice(i + 1)) {
       if (target(k) === target(other)) terms.push(`(${mention(k)} ${mention(other)})`);

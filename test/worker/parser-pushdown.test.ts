@@ -307,6 +307,12 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     "g=a num=07",
     "g=a num=-0",
     "g=a\tnum=5",
+    // Whitespace between a key and its `=`: VictoriaLogs trims it off the key, Loki ends the key there.
+    "g\t=tab num=5",
+    "g=a num\n=6",
+    // An escaped quote leaves a quoted value unterminated, with an even number of quotes in the line.
+    'x="ok\\" g=a num=5',
+    'x="a\\\\\\" y" g=b num=2',
     "g=a num=5\u001b[0m",
     "\u001b[31mERROR\u001b[0m g=ansi num=9",
     "g.x=1 g-x=2 num=1",

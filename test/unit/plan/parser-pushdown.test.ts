@@ -90,7 +90,10 @@ describe("planParserPushdown", () => {
 
   it("guards logfmt quoting and number shapes of numeric filters", () => {
     const p = plan('sum(count_over_time({app="x"} | logfmt | n >= 2 [1m]))')!;
-    expect(p.logsql).toContain("math ((__len - __unquoted) % 2) as __odd");
+    expect(p.logsql).toContain(
+      String.raw`replace ("\\\\", "") at __unescaped | replace ("\\\"", "") at __unescaped | len(__unescaped) as __kept`,
+    );
+    expect(p.logsql).toContain("math (((__len - __unquoted) % 2) + ((__kept - __unescaped) % 2)) as __odd");
     expect(p.logsql).toContain("__odd:>0");
     expect(p.logsql).toContain('(__v_n:* -__v_n:~"^-?(0|[1-9][0-9]{0,8})(\\\\.[0-9]{1,6})?$")');
     expect(p.logsql).toContain("count() if (-__guard_row:=1 (__v_n:>=2)) as __c");
@@ -420,21 +423,28 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     }
   });
 
-  it("marks a plain json label grouped alone where its key holds the empty string", () => {
+  it("marks a plain json label grouped or read by string filters where its key holds the empty string", () => {
     const p = plan('sum by (a, b) (count_over_time({app="x"} | json | drop __error__ | b="y" [1m]))')!;
     expect(p.setEmpty).toBe("\u0001");
-    expect(p.groupBy).toEqual(["__v_a", "__v_b"]);
+    // A filtered label is grouped by a copy of its value taken before the mark is cleared from it.
+    expect(p.groupBy).toEqual(["__v_a", "__g_b"]);
     // Only rows without a value whose line holds the key's empty text are read again, from the copy.
     expect(p.logsql).toContain(
-      String.raw`| delete __marked | format if ((__p_a:"") _msg:~"\"\"" (_msg:~"\"a\": ?\"\"")) "<_msg>" as __marked | ` +
+      String.raw`| delete __marked | format if ((__p_a:"" or __p_b:"") _msg:~"\"\"" (_msg:~"\"a\": ?\"\"" or _msg:~"\"b\": ?\"\"")) "<_msg>" as __marked | ` +
         String.raw`replace_regexp ("(\"a\": ?)\"\"", "$1\"\\u0001\"") at __marked | ` +
-        'unpack_json if (__marked:*) from __marked fields (a) result_prefix "__p_" | format "<__b_a>" as __v_a',
+        String.raw`replace_regexp ("(\"b\": ?)\"\"", "$1\"\\u0001\"") at __marked | ` +
+        'unpack_json if (__marked:*) from __marked fields (a, b) result_prefix "__p_" | format "<__b_a>" as __v_a',
     );
-    // The filtered label is not marked; the mark's character read otherwise is the guard's.
-    expect(p.logsql).not.toContain(String.raw`\"b\": ?`);
+    // The filter reads "" where the mark was; the mark's character read otherwise is the guard's.
+    expect(p.logsql).toContain(String.raw`| format "<__v_b>" as __g_b | format if (__v_b:="\u0001") "" as __v_b |`);
     expect(p.logsql).toContain(
-      String.raw`__b_a:~"\u0001" or (__p_a:~"\u0001" -__marked:*) or __b_b:~"\u0001" or (__p_b:~"\u0001")`,
+      String.raw`__b_a:~"\u0001" or (__p_a:~"\u0001" -__marked:*) or __b_b:~"\u0001" or (__p_b:~"\u0001" -__marked:*)`,
     );
+    // Filtered only, the value is cleared and nothing is grouped by a copy.
+    const filtered = plan('sum by (c) (count_over_time({app="x"} | json | drop __error__ | b!="" [1m]))')!;
+    expect(filtered.groupBy).toEqual(["__v_c"]);
+    expect(filtered.logsql).toContain(String.raw`format if (__v_b:="\u0001") "" as __v_b`);
+    expect(filtered.logsql).not.toContain("__g_b");
 
     // Wrapped, the copy is the wrapper's, and its value goes where the label's is read from.
     const wrapped = plan('sum by (a) (count_over_time({app="x"} | json [1m]))')!;
@@ -452,10 +462,10 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(chain.logsql).toContain('unpack_json if (__marked:*) from __marked fields (a) result_prefix "__pj_"');
     expect(chain.logsql).toContain(String.raw`(__pj_a:~"\u0001" -__marked:*) or (__pl_a:~"\u0001")`);
 
-    // Not where a filter reads the label, nor for `| json` with parameters or `| logfmt` alone.
+    // Not where a typed filter reads the label, nor for `| json` with parameters or `| logfmt` alone.
     for (const q of [
-      'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a="" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a=~"x.*" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a > 5 [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json | drop __error__ | a="x" or a > 5 [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | drop __error__ [1m]))',
     ]) {
       const unmarked = plan(q)!;
