@@ -132,7 +132,7 @@ import {
   logfmtBareKey,
   logfmtKey,
   logfmtKeyIn,
-  logfmtPaddedKey,
+  logfmtPaddedKeys,
   looseKey,
   pathAmbiguous,
   pathIn,
@@ -1064,7 +1064,7 @@ export function chainGuard(
     // rare conditions (an odd quote, an escape) first, the key mentions, which every logfmt line
     // and every JSON line naming the key holds, on what they leave (a seventh of the chain's cost).
     const named = relevant.map((n) => logfmtKeyIn(n)).join(" or ");
-    terms.push(`((${QUOTED_KEY_TERM} or __odd:>0) (${named}))`);
+    terms.push(`((${QUOTED_KEY_TERM} or __odd:>0) (${named}))`, logfmtPaddedKeys(relevant));
     if (fromJson.length > 0) terms.push(`(_msg:~${quote(ESCAPES)} (${named} or ${QUOTED_KEY_TERM}))`);
   }
   for (const n of relevant) {
@@ -1094,7 +1094,6 @@ export function chainGuard(
         `(${unset} ${pl}:"" ${logfmtKeyIn(n)})`,
         `(${unset} (${twiceIn(n, logfmtKey(n), repeats)}))`,
         `(${unset} ${pl}:~${quote(String.raw`[="\\]`)})`,
-        `(${unset} ${logfmtPaddedKey(n)})`,
       );
     }
     if (json) {
@@ -1465,6 +1464,8 @@ export function guard(
     // Only on lines VictoriaLogs may read as an object: from others neither side reads a key.
     const jsonLine = [JSON_UNSURE_ESCAPES, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
+  } else if (relevant.length > 0) {
+    terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0", logfmtPaddedKeys(relevant));
   } else {
     terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0");
   }
@@ -1493,7 +1494,6 @@ export function guard(
       `(${reads}(${twice}))`,
       `(${reads}${badValue})`,
     );
-    if (parser === "logfmt") terms.push(`(${reads}${logfmtPaddedKey(n)})`);
     terms.push(...valueGuardTerms(v, typed.get(n), parser === "logfmt" || regexed.has(n)), ...underscoreTerms(n));
     if (extracted.has(n)) {
       // The row holding `…_extracted` itself (metadata), or a line naming that key.
@@ -1525,7 +1525,9 @@ const ODD_QUOTES_PIPES = [
   "copy _msg as __unquoted",
   String.raw`replace ("\"", "") at __unquoted`,
   "len(__unquoted) as __unquoted",
-  "copy _msg as __unescaped",
+  // Copied only where an escaped quote is: elsewhere both counts are the same.
+  "delete __unescaped",
+  String.raw`format if (_msg:~"\\\\\"") "<_msg>" as __unescaped`,
   String.raw`replace ("\\\\", "") at __unescaped`,
   String.raw`replace ("\\\"", "") at __unescaped`,
   "len(__unescaped) as __kept",
@@ -1609,7 +1611,7 @@ export function logfmtParamsCounting(
   const mention = (key: string) => keyMention(logfmtBareKey(key));
   const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
   if (considered.length > 0) {
-    terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0");
+    terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0", logfmtPaddedKeys(considered));
   }
   considered.forEach((k, i) => {
     const q = paramKey(k);
@@ -1618,7 +1620,6 @@ export function logfmtParamsCounting(
       `(${q}:"" ${mention(k)})`,
       `${q}:~${quote(String.raw`[="\\]`)}`,
       `${q}:~${quote(CONTROL)}`,
-      logfmtPaddedKey(k),
     );
     for (const other of considered.slice(i + 1)) {
       if (target(k) === target(other)) terms.push(`(${mention(k)} ${mention(other)})`);

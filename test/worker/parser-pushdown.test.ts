@@ -310,6 +310,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     // Whitespace between a key and its `=`: VictoriaLogs trims it off the key, Loki ends the key there.
     "g\t=tab num=5",
     "g=a num\n=6",
+    "g\u00a0\t=nbsp num=7",
     // An escaped quote leaves a quoted value unterminated, with an even number of quotes in the line.
     'x="ok\\" g=a num=5',
     'x="a\\\\\\" y" g=b num=2',
