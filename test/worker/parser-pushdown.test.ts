@@ -809,3 +809,80 @@ describe("JSON keys holding the empty string (property, real VictoriaLogs)", () 
     },
   });
 });
+
+/**
+ * Plain JSON and logfmt lines with a few random edits (a character inserted or removed, a value
+ * replaced by a token one of the two readers takes otherwise): a differential test with no claim
+ * about which answers are pushed, only that every one equals local evaluation and that some edited
+ * lines do fall back.
+ */
+describe("randomly edited lines (property, real VictoriaLogs)", () => {
+  const TOKENS = [
+    ...['"', "\\", '\\"', ",", "}", "{", "[", "]", ":", " ", "\t", "\n", "=", '""', "\u00a0", "\ufffd", "\u0001"],
+    ...["e", "E", "e5", "+1", ".5", "-", "--1", "1x", "NaN", "Inf", "-e", "tru", "nul", "null", "0x1", "1e"],
+    ...["\\u00e9", "\\ud800", "\\x", "method=PUT", "g=x", '"g"', '"method"', "status\t=5", '"a b"'],
+  ];
+  const json = fc
+    .record({
+      method: fc.constantFrom("GET", "POST"),
+      status: fc.constantFrom(200, 500),
+      g: fc.constantFrom("a", "b", ""),
+      x: fc.constantFrom<unknown>(1, "s", null, [1], { y: 2 }),
+      spaced: fc.boolean(),
+    })
+    .map(({ spaced, ...r }) => {
+      const line = JSON.stringify(r);
+      return spaced ? line.replaceAll('":', '": ').replaceAll(',"', ', "') : line;
+    });
+  const logfmt = fc
+    .record({
+      method: fc.constantFrom("GET", "POST"),
+      status: fc.constantFrom(200, 500),
+      msg: fc.constantFrom("ok", "a b"),
+    })
+    .map((r) => `method=${r.method} status=${r.status} msg="${r.msg}" g=${r.method === "GET" ? "a" : "b"}`);
+  const edit = fc.record({
+    at: fc.nat(),
+    token: fc.constantFrom(...TOKENS),
+    kind: fc.constantFrom("insert", "remove", "value"),
+  });
+  /** `s` with the edit applied: a token inserted, a character removed, or a value replaced. */
+  const applied = (s: string, e: { at: number; token: string; kind: string }) => {
+    if (e.kind === "value") {
+      // The value after a `:` or `=` chosen by `at`, up to the next `,`, `}` or space.
+      const seps = [...s].flatMap((c, i) => (c === ":" || c === "=" ? [i + 1] : []));
+      if (seps.length === 0) return s;
+      const from = seps[e.at % seps.length]!;
+      const to = s.slice(from).search(/[,} ]/);
+      return s.slice(0, from) + e.token + (to < 0 ? "" : s.slice(from + to));
+    }
+    const i = e.at % (s.length + 1);
+    return e.kind === "remove" ? s.slice(0, i) + s.slice(i + 1) : s.slice(0, i) + e.token + s.slice(i);
+  };
+  const edited = fc
+    .tuple(fc.oneof(json, logfmt), fc.array(edit, { minLength: 1, maxLength: 2 }))
+    .map(([line, edits]) => edits.reduce(applied, line));
+  const plain = fc.oneof(json, logfmt);
+  const sets = fc
+    .sample(fc.tuple(fc.array(plain, { minLength: 2, maxLength: 3 }), edited), { numRuns: 240, seed: 2611 })
+    .map(([lines, line]) => ({ plain: lines, tricky: [line] }));
+
+  lineSetProperty({
+    tenant: "26:46",
+    app: "mgen",
+    label: "g",
+    sets,
+    shapes: (sel) => [
+      `sum by (method) (count_over_time(${sel} | json | drop __error__, __error_details__ [1m]))`,
+      `sum by (method, g) (count_over_time(${sel} | json [1m]))`,
+      `sum by (g) (count_over_time(${sel} | json | status >= 500 [1m]))`,
+      `sum by (method) (count_over_time(${sel} | json | logfmt | drop __error__, __error_details__ [1m]))`,
+      `sum by (method) (count_over_time(${sel} | logfmt | drop __error__, __error_details__ [1m]))`,
+      `sum by (g) (count_over_time(${sel} | logfmt | status >= 500 [1m]))`,
+      `sum by (method) (sum_over_time(${sel} | logfmt | unwrap status | __error__="" [1m]))`,
+      `sum by (method) (sum_over_time(${sel} | json | unwrap status | __error__="" [1m]))`,
+    ],
+    mustPush: () => false,
+    check: (_, fellBack) => expect(fellBack).toBeGreaterThan(0),
+  });
+});
