@@ -249,6 +249,9 @@ const base = (name: string) => `__b_${name}`;
 const parsed = (name: string) => `__p_${name}`;
 const value = (name: string) => `__v_${name}`;
 
+/** The fields ODD_QUOTES_PIPES writes. */
+const ODD_QUOTES_FIELDS = ["__len", "__unquoted", "__unescaped", "__kept", "__odd"];
+
 /**
  * Every field parsedCounting's pipes may write, as `delete` names (a trailing `*` is a prefix): the
  * values above, a chain's (`__pj_`, `__pl_`), groups (`__g_`), the guard's counters, the JSON
@@ -265,11 +268,7 @@ export const COUNTING_FIELDS = [
   "__g_*",
   "__guard_*",
   "__lvw*",
-  "__len",
-  "__unquoted",
-  "__unescaped",
-  "__kept",
-  "__odd",
+  ...ODD_QUOTES_FIELDS,
   "__q_*",
   "__n",
   "__marked",
@@ -1464,10 +1463,8 @@ export function guard(
     // Only on lines VictoriaLogs may read as an object: from others neither side reads a key.
     const jsonLine = [JSON_UNSURE_ESCAPES, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
     terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
-  } else if (relevant.length > 0) {
-    terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0", logfmtPaddedKeys(relevant));
   } else {
-    terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0");
+    terms.push(...logfmtLineTerms(relevant));
   }
   // JSON_WRAPPER's object line did not parse (from other lines neither side reads a key, and Loki's
   // error on them is planParserPushdown's), or a line could have faked its fields. The missing
@@ -1514,12 +1511,20 @@ export function guard(
 const QUOTED_KEY_TERM = `(_msg:~"=" _msg:~${quote(LOGFMT_QUOTED_KEY)} _msg:~${quote(`(?:^|[^=${KELVIN}])${LOGFMT_QUOTED_KEY}`)})`;
 
 /**
+ * The line-level terms of a `| logfmt` reading of `keys`: any `\u` escape, a quoted key, an odd
+ * quote (ODD_QUOTES_PIPES), a key padded before its `=` (logfmtPaddedKeys).
+ */
+function logfmtLineTerms(keys: readonly string[]): string[] {
+  const terms = [`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0"];
+  return keys.length > 0 ? [...terms, logfmtPaddedKeys(keys)] : terms;
+}
+
+/**
  * Pipes computing `__odd`: above 0 when the line holds an odd number of `"` (an unterminated quoted
  * value, or an escaped quote), or of `"` not escaped (`msg="ok\" level=x`: the escaped quote leaves
  * the value unterminated, and VictoriaLogs reads it unquoted up to the space, then `level`, where
  * Loki's reading stops), by the same substring removal as RepeatCounters: `\\` removed, then `\"`.
  */
-const ODD_QUOTES_FIELDS = ["__len", "__unquoted", "__unescaped", "__kept", "__odd"];
 const ODD_QUOTES_PIPES = [
   "len(_msg) as __len",
   "copy _msg as __unquoted",
@@ -1610,9 +1615,7 @@ export function logfmtParamsCounting(
   const repeats = new RepeatCounters();
   const mention = (key: string) => keyMention(logfmtBareKey(key));
   const terms = [`${ERROR}:*`, `_msg:~${quote(KELVIN)}`];
-  if (considered.length > 0) {
-    terms.push(`_msg:~${quote(ESCAPES)}`, QUOTED_KEY_TERM, "__odd:>0", logfmtPaddedKeys(considered));
-  }
+  if (considered.length > 0) terms.push(...logfmtLineTerms(considered));
   considered.forEach((k, i) => {
     const q = paramKey(k);
     terms.push(
