@@ -168,6 +168,13 @@ export function windowTotals(
 ): Series[] {
   // Each time's span of ranks, found once for every group: a group's span is its buckets inside it.
   const spans = [...windowSpans(rankEnds, evaluationTimes(grid), plan)];
+  // Per rank, the first span reaching past it (spans' ends ascend): a group whose window is empty
+  // goes straight to the first span that can hold its next bucket, so a sparse group (an alert's
+  // series with a few matching rows a day) costs its buckets, not every evaluation time.
+  const firstSpanPast = new Int32Array(rankEnds.length).fill(spans.length);
+  for (let s = spans.length - 1; s >= 0; s--) {
+    for (let r = s === 0 ? 0 : spans[s - 1]!.hi; r < spans[s]!.hi; r++) firstSpanPast[r] = s;
+  }
   const slots = new Int32Array(rankEnds.length).fill(-1);
   const out: Series[] = [];
   for (const g of groups) {
@@ -179,13 +186,19 @@ export function windowTotals(
     let retired = 0;
     let lo = 0;
     let hi = 0;
-    for (const span of spans) {
+    for (let s = 0; s < spans.length;) {
+      const span = spans[s]!;
       while (hi < ranks.length && ranks[hi]! < span.hi) hi++;
       while (lo < hi && ranks[lo]! < span.lo) lo++;
-      if (hi === lo) continue;
+      if (hi === lo) {
+        if (hi === ranks.length) break;
+        s = Math.max(s + 1, firstSpanPast[ranks[hi]!]!);
+        continue;
+      }
       while (admitted < hi) sum += totals[admitted++]!;
       while (retired < lo) sum -= totals[retired++]!;
       points.push({ t: span.t, v: plan.perSeconds > 0 ? sum / plan.perSeconds : sum });
+      s++;
     }
     if (points.length > 0) out.push({ labels: g.labels, points });
   }

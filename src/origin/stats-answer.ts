@@ -61,6 +61,8 @@ const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 /** More fields than this in a line: read as JSON. */
 const MAX_FIELDS = 32;
+/** Line shapes (their field names) kept at once. */
+const MAX_SHAPES = 8;
 
 class PlainLines {
   /** Where the next unplain character is, at or after the line being read (body.length: none). */
@@ -71,11 +73,12 @@ class PlainLines {
   private readonly timeIds: RawIds;
   private readonly groupIds: RawIds;
   /**
-   * The field names of the last plain line whose names were checked, in order, and what each field
-   * of a line so named holds: the origin writes every row of an answer with the same names, so a
-   * line is matched against them rather than its names checked and looked up again.
+   * The field names of the plain lines whose names were checked, in order, and what each field of
+   * a line so named holds, the last line's first: the origin writes a row's group fields only where
+   * they are set, so an answer's lines come in a few shapes (most often one), and a line is matched
+   * against them rather than its names checked and looked up again.
    */
-  private shape: LineShape | undefined;
+  private readonly shapes: LineShape[] = [];
   /** Fields of the line being read (its shape's). */
   private fields = 0;
   // Made once, not once per line: a closure per row is most of what reading a line allocates.
@@ -106,14 +109,8 @@ class PlainLines {
     }
     if (this.unplainAt < to) return false;
     if (body.charCodeAt(from) !== BRACE_OPEN || body.charCodeAt(to - 1) !== BRACE_CLOSE) return false;
-    if (!this.shape || !this.sameNames(this.shape, from, to)) {
-      const fields = this.fieldsOf(from, to);
-      if (fields < 0 || !this.namesPlain(fields)) return false;
-      const shape = this.shapeOf(fields);
-      if (this.timedOnly && shape.timeField < 0) return false;
-      this.shape = shape;
-    }
-    const shape = this.shape;
+    const shape = this.shapeOfLine(from, to);
+    if (!shape) return false;
 
     const { valueField, stretches } = shape;
     for (let c = 0; c < this.cells.length; c++) {
@@ -141,6 +138,32 @@ class PlainLines {
     }
     table.addIds(timeId, groupId, this.cells);
     return true;
+  }
+
+  /**
+   * The shape of the line [from, to), its fields' places in `at`: one already met (moved first), or
+   * a new one when its names are plain; undefined for a line to be read as JSON.
+   */
+  private shapeOfLine(from: number, to: number): LineShape | undefined {
+    const { shapes } = this;
+    for (let i = 0; i < shapes.length; i++) {
+      const shape = shapes[i]!;
+      if (!this.sameNames(shape, from, to)) continue;
+      if (i > 0) {
+        shapes.splice(i, 1);
+        shapes.unshift(shape);
+      }
+      return shape;
+    }
+    const fields = this.fieldsOf(from, to);
+    if (fields < 0 || !this.namesPlain(fields)) return undefined;
+    const shape = this.shapeOf(fields);
+    if (this.timedOnly && shape.timeField < 0) return undefined;
+    // A few shapes are kept: lines of more shapes than that (many optional fields) are matched
+    // against the last ones met, and read field by field when none is theirs.
+    if (shapes.length === MAX_SHAPES) shapes.pop();
+    shapes.unshift(shape);
+    return shape;
   }
 
   /**
@@ -243,7 +266,7 @@ class PlainLines {
    */
   private stretchRow(key: string): VLRow {
     const { at, stretchAt } = this;
-    const { names, stretches } = this.shape!;
+    const { names, stretches } = this.shapes[0]!;
     const row: VLRow = {};
     for (let f = stretches[0]!; f <= stretches[1]!; f++) {
       row[names[f]!] = key.slice(at[f * 4 + 2]! - stretchAt, at[f * 4 + 3]! - stretchAt);
