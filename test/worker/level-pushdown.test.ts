@@ -576,3 +576,118 @@ describe("behind regexp and pattern (property, real VictoriaLogs)", () => {
     expect(pushedAsRequired).toBe(12);
   });
 });
+
+/**
+ * Lines the level rules read (JSON and logfmt level keys, level words), each set holding one line
+ * randomly edited: a token inserted (quotes, escapes, level keys and words, letters case folding
+ * turns into ASCII), a character removed, or a value replaced. The edit may leave the line's level
+ * where the groups settle it, or not (then the set is read back): either way the answer is local
+ * evaluation's, and most sets are still pushed, so the property compares the push-down itself.
+ */
+describe("randomly edited level lines (property, real VictoriaLogs)", () => {
+  const TENANT_ID = "26:47";
+  const TENANT = { "X-Scope-OrgID": TENANT_ID };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const TOKENS = [
+    ...['"', "\\", '\\"', ",", "}", "{", "[", "]", ":", " ", "\t", "\n", "=", '""', "\u00a0", "\ufffd", "\u0001"],
+    ...["level", "LEVEL", "lvl", "severity", '"level"', '"level":"warn"', "level=err", "level=", '"lvl":', "Severity="],
+    ...["error", "ERROR", "Warn", "warning", "info", "debug", "dbg", "trace", "fatal", "critical", "err", "wrn"],
+    ...["\u0130", "\u212a", "\\u0065", "\\u00e9", "\\ud800", "\u001b[31m", "ß", "1", "null", "[1]", '{"a":1}'],
+  ];
+  const levelValue = fc.constantFrom("info", "warn", "error", "debug", "INFO", "Warning", "err", "trace", "fatal", "x");
+  const json = fc
+    .record({
+      before: fc.constantFrom<Record<string, unknown>>({}, { ts: "t1" }, { msg: "hello" }, { a: { b: 1 } }),
+      key: fc.constantFrom("level", "lvl", "severity", "LEVEL", "Level", "SeverityText", "log.level", "msg"),
+      level: levelValue,
+      msg: fc.constantFrom("ok", "an error happened", "warn: x", "info", "debug [trace]"),
+      // A message first, its words unlike the level key's value: only reading the key as Loki
+      // does gives the line's level, where the first level word gives another.
+      msgFirst: fc.boolean(),
+      spaced: fc.boolean(),
+    })
+    .map(({ before, key, level, msg, msgFirst, spaced }) => {
+      const line = JSON.stringify(msgFirst ? { msg, ...before, [key]: level } : { ...before, [key]: level, msg });
+      return spaced ? line.replaceAll('":', '": ').replaceAll(',"', ', "') : line;
+    });
+  const logfmt = fc
+    .record({
+      key: fc.constantFrom("level", "lvl", "severity", "LEVEL", "Level", "msg"),
+      level: levelValue,
+      msg: fc.constantFrom("ok", "a b", "error x", "warn: y"),
+      first: fc.boolean(),
+    })
+    .map((r) =>
+      r.first
+        ? `${r.key}=${r.level} msg="${r.msg}" caller=x.go:1`
+        : `ts=1 caller=x.go:1 msg="${r.msg}" ${r.key}=${r.level}`,
+    );
+  const text = fc
+    .record({ level: levelValue, sep: fc.constantFrom(" ", "[", ": ", "|") })
+    .map((r) => `2026-02-01 10:00:00${r.sep}${r.level.toUpperCase()}${r.sep === "[" ? "]" : ""} something happened`);
+  const edit = fc.record({
+    at: fc.nat(),
+    token: fc.constantFrom(...TOKENS),
+    kind: fc.constantFrom("insert", "remove", "value"),
+  });
+  /** `s` with the edit applied: a token inserted, a character removed, or a value replaced. */
+  const applied = (s: string, e: { at: number; token: string; kind: string }) => {
+    if (e.kind === "value") {
+      const seps = [...s].flatMap((c, i) => (c === ":" || c === "=" ? [i + 1] : []));
+      if (seps.length === 0) return s;
+      const from = seps[e.at % seps.length]!;
+      const to = s.slice(from).search(/[,} ]/);
+      return s.slice(0, from) + e.token + (to < 0 ? "" : s.slice(from + to));
+    }
+    const i = e.at % (s.length + 1);
+    return e.kind === "remove" ? s.slice(0, i) + s.slice(i + 1) : s.slice(0, i) + e.token + s.slice(i);
+  };
+  const plain = fc.oneof(json, logfmt, text);
+  const edited = fc
+    .tuple(plain, fc.array(edit, { minLength: 1, maxLength: 4 }))
+    .map(([line, edits]) => edits.reduce(applied, line));
+  const metadata = fc.option(
+    fc.constantFrom<Record<string, string>>({ level: "Warn" }, { severity_number: "17" }, { detected_level: "dbg" }),
+    { nil: undefined },
+  );
+  const sets = fc
+    .sample(fc.record({ lines: fc.tuple(fc.array(plain, { minLength: 2, maxLength: 3 }), edited), metadata }), {
+      numRuns: 120,
+      seed: 2647,
+    })
+    .map(({ lines: [some, odd], metadata }) => ({ lines: [...some, odd], metadata }));
+
+  beforeAll(async () => {
+    const streams = sets.map((set, k) => ({
+      stream: { app: "ledit", set: `s${k}` },
+      values: set.lines.map((l, i) => {
+        const ts = String(base + BigInt(i * 11 + k) * 1_000_000_000n);
+        return set.metadata ? [ts, l, set.metadata] : [ts, l];
+      }),
+    }));
+    await pushCounted(TENANT_ID, "ledit", streams, DATA_START, DISCOVERY);
+  });
+
+  it("every set: pushed equals local, and most sets are pushed", async () => {
+    const range = { start: String(DATA_START), end: String(DATA_START + 600), step: "60" };
+    let pushed = 0;
+    for (const k of sets.keys()) {
+      const sel = `{app="ledit", set="s${k}"}`;
+      const levels = await both(`sum by (detected_level) (count_over_time(${sel} [2m]))`, range, TENANT);
+      if (levels.pushed.linesScanned === 0) pushed++;
+      await both(`sum by (level, detected_level) (count_over_time(${sel} | drop __error__ [1m]))`, range, TENANT);
+      await both(
+        `sum by (level, detected_level) (count_over_time(${sel} | json | drop __error__ [1m]))`,
+        range,
+        TENANT,
+      );
+      await both(
+        `sum by (detected_level) (count_over_time(${sel} | logfmt | drop __error__, __error_details__ [1m]))`,
+        range,
+        TENANT,
+      );
+      await both(`sum(count_over_time(${sel} | detected_level=~"error|warn" [1m]))`, range, TENANT);
+    }
+    expect(pushed).toBeGreaterThan(sets.length / 2);
+  });
+});
