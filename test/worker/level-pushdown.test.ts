@@ -9,6 +9,7 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { editedLine, lineEdit } from "./support/line-edits";
 import { pushCounted, pushedAndLocal } from "./support/metric-answers";
 import type { Env } from "../../src/config";
 import { queryTraffic } from "./support/traffic";
@@ -625,27 +626,11 @@ describe("randomly edited level lines (property, real VictoriaLogs)", () => {
   const text = fc
     .record({ level: levelValue, sep: fc.constantFrom(" ", "[", ": ", "|") })
     .map((r) => `2026-02-01 10:00:00${r.sep}${r.level.toUpperCase()}${r.sep === "[" ? "]" : ""} something happened`);
-  const edit = fc.record({
-    at: fc.nat(),
-    token: fc.constantFrom(...TOKENS),
-    kind: fc.constantFrom("insert", "remove", "value"),
-  });
-  /** `s` with the edit applied: a token inserted, a character removed, or a value replaced. */
-  const applied = (s: string, e: { at: number; token: string; kind: string }) => {
-    if (e.kind === "value") {
-      const seps = [...s].flatMap((c, i) => (c === ":" || c === "=" ? [i + 1] : []));
-      if (seps.length === 0) return s;
-      const from = seps[e.at % seps.length]!;
-      const to = s.slice(from).search(/[,} ]/);
-      return s.slice(0, from) + e.token + (to < 0 ? "" : s.slice(from + to));
-    }
-    const i = e.at % (s.length + 1);
-    return e.kind === "remove" ? s.slice(0, i) + s.slice(i + 1) : s.slice(0, i) + e.token + s.slice(i);
-  };
+  const edit = lineEdit(TOKENS);
   const plain = fc.oneof(json, logfmt, text);
   const edited = fc
     .tuple(plain, fc.array(edit, { minLength: 1, maxLength: 4 }))
-    .map(([line, edits]) => edits.reduce(applied, line));
+    .map(([line, edits]) => edits.reduce(editedLine, line));
   const metadata = fc.option(
     fc.constantFrom<Record<string, string>>({ level: "Warn" }, { severity_number: "17" }, { detected_level: "dbg" }),
     { nil: undefined },

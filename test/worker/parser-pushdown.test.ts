@@ -10,6 +10,7 @@
 import type { Env } from "../../src/config";
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { editedLine, lineEdit } from "./support/line-edits";
 import { lineSetStreams, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
 
@@ -841,27 +842,10 @@ describe("randomly edited lines (property, real VictoriaLogs)", () => {
       msg: fc.constantFrom("ok", "a b"),
     })
     .map((r) => `method=${r.method} status=${r.status} msg="${r.msg}" g=${r.method === "GET" ? "a" : "b"}`);
-  const edit = fc.record({
-    at: fc.nat(),
-    token: fc.constantFrom(...TOKENS),
-    kind: fc.constantFrom("insert", "remove", "value"),
-  });
-  /** `s` with the edit applied: a token inserted, a character removed, or a value replaced. */
-  const applied = (s: string, e: { at: number; token: string; kind: string }) => {
-    if (e.kind === "value") {
-      // The value after a `:` or `=` chosen by `at`, up to the next `,`, `}` or space.
-      const seps = [...s].flatMap((c, i) => (c === ":" || c === "=" ? [i + 1] : []));
-      if (seps.length === 0) return s;
-      const from = seps[e.at % seps.length]!;
-      const to = s.slice(from).search(/[,} ]/);
-      return s.slice(0, from) + e.token + (to < 0 ? "" : s.slice(from + to));
-    }
-    const i = e.at % (s.length + 1);
-    return e.kind === "remove" ? s.slice(0, i) + s.slice(i + 1) : s.slice(0, i) + e.token + s.slice(i);
-  };
+  const edit = lineEdit(TOKENS);
   const edited = fc
     .tuple(fc.oneof(json, logfmt), fc.array(edit, { minLength: 1, maxLength: 2 }))
-    .map(([line, edits]) => edits.reduce(applied, line));
+    .map(([line, edits]) => edits.reduce(editedLine, line));
   const plain = fc.oneof(json, logfmt);
   const sets = fc
     .sample(fc.tuple(fc.array(plain, { minLength: 2, maxLength: 3 }), edited), { numRuns: 240, seed: 2611 })
