@@ -336,9 +336,24 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
 });
 
 /** Random lines mixing JSON, logfmt and free text from the pieces Loki's level rules read. */
+/**
+ * Each set as a stream of its own (`set="s<k>"`), its lines a few seconds apart from the data's
+ * start, with the set's metadata on every line.
+ */
+function pushLevelSets(tenant: string, app: string, sets: { lines: string[]; metadata?: Record<string, string> }[]) {
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const streams = sets.map((set, k) => ({
+    stream: { app, set: `s${k}` },
+    values: set.lines.map((l, i) => {
+      const ts = String(base + BigInt(i * 11 + k) * 1_000_000_000n);
+      return set.metadata ? [ts, l, set.metadata] : [ts, l];
+    }),
+  }));
+  return pushCounted(tenant, app, streams, DATA_START, DISCOVERY);
+}
+
 describe("generated lines (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "26:3" };
-  const base = BigInt(DATA_START) * 1_000_000_000n;
   const key = fc.constantFrom(
     "level",
     "LEVEL",
@@ -443,16 +458,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     seed: 2603,
   });
 
-  beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "lprop", set: `s${k}` },
-      values: set.lines.map((l, i) => {
-        const ts = String(base + BigInt(i * 11 + k) * 1_000_000_000n);
-        return set.metadata ? [ts, l, set.metadata] : [ts, l];
-      }),
-    }));
-    await pushCounted("26:3", "lprop", streams, DATA_START, DISCOVERY);
-  });
+  beforeAll(() => pushLevelSets("26:3", "lprop", sets));
 
   it("pushed or not, every set gives the answer of local evaluation", async () => {
     const range = { start: String(DATA_START), end: String(DATA_START + 600), step: "60" };
@@ -588,7 +594,6 @@ describe("behind regexp and pattern (property, real VictoriaLogs)", () => {
 describe("randomly edited level lines (property, real VictoriaLogs)", () => {
   const TENANT_ID = "26:47";
   const TENANT = { "X-Scope-OrgID": TENANT_ID };
-  const base = BigInt(DATA_START) * 1_000_000_000n;
   const TOKENS = [
     ...['"', "\\", '\\"', ",", "}", "{", "[", "]", ":", " ", "\t", "\n", "=", '""', "\u00a0", "\ufffd", "\u0001"],
     ...["level", "LEVEL", "lvl", "severity", '"level"', '"level":"warn"', "level=err", "level=", '"lvl":', "Severity="],
@@ -642,16 +647,7 @@ describe("randomly edited level lines (property, real VictoriaLogs)", () => {
     })
     .map(({ lines: [some, odd], metadata }) => ({ lines: [...some, odd], metadata }));
 
-  beforeAll(async () => {
-    const streams = sets.map((set, k) => ({
-      stream: { app: "ledit", set: `s${k}` },
-      values: set.lines.map((l, i) => {
-        const ts = String(base + BigInt(i * 11 + k) * 1_000_000_000n);
-        return set.metadata ? [ts, l, set.metadata] : [ts, l];
-      }),
-    }));
-    await pushCounted(TENANT_ID, "ledit", streams, DATA_START, DISCOVERY);
-  });
+  beforeAll(() => pushLevelSets(TENANT_ID, "ledit", sets));
 
   it("every set: pushed equals local, and most sets are pushed", async () => {
     const range = { start: String(DATA_START), end: String(DATA_START + 600), step: "60" };
