@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { editedLine, lineEdit } from "./support/line-edits";
+import { editedLine, lineEdit, SYNTAX_TOKENS } from "./support/line-edits";
 import { pushCounted, pushedAndLocal } from "./support/metric-answers";
 import type { Env } from "../../src/config";
 import { queryTraffic } from "./support/traffic";
@@ -335,7 +335,6 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
   });
 });
 
-/** Random lines mixing JSON, logfmt and free text from the pieces Loki's level rules read. */
 /**
  * Each set as a stream of its own (`set="s<k>"`), its lines a few seconds apart from the data's
  * start, with the set's metadata on every line.
@@ -352,6 +351,7 @@ function pushLevelSets(tenant: string, app: string, sets: { lines: string[]; met
   return pushCounted(tenant, app, streams, DATA_START, DISCOVERY);
 }
 
+/** Random lines mixing JSON, logfmt and free text from the pieces Loki's level rules read. */
 describe("generated lines (property, real VictoriaLogs)", () => {
   const TENANT = { "X-Scope-OrgID": "26:3" };
   const key = fc.constantFrom(
@@ -595,7 +595,7 @@ describe("randomly edited level lines (property, real VictoriaLogs)", () => {
   const TENANT_ID = "26:47";
   const TENANT = { "X-Scope-OrgID": TENANT_ID };
   const TOKENS = [
-    ...['"', "\\", '\\"', ",", "}", "{", "[", "]", ":", " ", "\t", "\n", "=", '""', "\u00a0", "\ufffd", "\u0001"],
+    ...SYNTAX_TOKENS,
     ...["level", "LEVEL", "lvl", "severity", '"level"', '"level":"warn"', "level=err", "level=", '"lvl":', "Severity="],
     ...["error", "ERROR", "Warn", "warning", "info", "debug", "dbg", "trace", "fatal", "critical", "err", "wrn"],
     ...["\u0130", "\u212a", "\\u0065", "\\u00e9", "\\ud800", "\u001b[31m", "ß", "1", "null", "[1]", '{"a":1}'],

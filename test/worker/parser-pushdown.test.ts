@@ -10,7 +10,7 @@
 import type { Env } from "../../src/config";
 import fc from "fast-check";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { editedLine, lineEdit } from "./support/line-edits";
+import { editedLine, lineEdit, SYNTAX_TOKENS } from "./support/line-edits";
 import { lineSetStreams, pushCounted, pushedAcrossSets, pushedAndLocal } from "./support/metric-answers";
 import { expectBucketsNotLines } from "./support/traffic";
 
@@ -819,7 +819,7 @@ describe("JSON keys holding the empty string (property, real VictoriaLogs)", () 
  */
 describe("randomly edited lines (property, real VictoriaLogs)", () => {
   const TOKENS = [
-    ...['"', "\\", '\\"', ",", "}", "{", "[", "]", ":", " ", "\t", "\n", "=", '""', "\u00a0", "\ufffd", "\u0001"],
+    ...SYNTAX_TOKENS,
     ...["e", "E", "e5", "+1", ".5", "-", "--1", "1x", "NaN", "Inf", "-e", "tru", "nul", "null", "0x1", "1e"],
     ...["\\u00e9", "\\ud800", "\\x", "method=PUT", "g=x", '"g"', '"method"', "status\t=5", '"a b"'],
   ];

@@ -5,6 +5,31 @@
  */
 import fc from "fast-check";
 
+/**
+ * Tokens of the lines' syntax, which a reader may take otherwise once out of place: quotes and
+ * escapes, JSON's brackets and separators, logfmt's `=`, whitespace Loki and VictoriaLogs trim
+ * differently, U+FFFD, and the empty-value mark's character.
+ */
+export const SYNTAX_TOKENS: readonly string[] = [
+  '"',
+  "\\",
+  '\\"',
+  ",",
+  "}",
+  "{",
+  "[",
+  "]",
+  ":",
+  " ",
+  "\t",
+  "\n",
+  "=",
+  '""',
+  "\u00a0",
+  "\ufffd",
+  "\u0001",
+];
+
 export interface LineEdit {
   at: number;
   token: string;
