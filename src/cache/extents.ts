@@ -39,6 +39,8 @@ export interface ExtentQuery {
   section: CacheSection;
   /** The stats results the rows hold as numbers; every other field but `_time` is a group's text. */
   values: readonly string[];
+  /** The stats results the rows hold as texts of their own (StatsTable.texts), none by default. */
+  texts?: readonly string[];
   /**
    * The `MAX_METRIC_POINTS` budget, each row counting `perRow` points: each origin request asks for
    * one row more than fit (a `limit` pipe, so a larger answer is never read), and more rows is
@@ -69,8 +71,8 @@ export interface BucketsAndAfter {
 export const POINTS_PER_STATS_ROW = 1.5;
 
 /**
- * What a row costs whose results include a text of its own (a quantile bucket's values): its group
- * entry is its own, an object with its strings, about four window accumulators' heap.
+ * What a row costs whose results include a text of its own (a quantile bucket's values, a text
+ * column): its text and what is read from it, about four window accumulators' heap.
  */
 export const POINTS_PER_TEXT_ROW = 4;
 
@@ -149,7 +151,7 @@ async function extentRows(
   // before any chunk is stored.
   let held = 0;
   const fetch = async (window: TimeWindow): Promise<StatsTable> => {
-    const table = new StatsTable(q.values);
+    const table = new StatsTable(q.values, q.texts);
     const beforeRow = () => {
       if (++held > maxRows) throw new PointLimitError(q.budget!.points);
     };
@@ -164,7 +166,7 @@ async function extentRows(
   const keys: Promise<string>[] = [];
   const keyAt = (i: number) => (keys[i] ??= cache.keyOf(q.logsql, planned[i]!.chunk));
   const found = await Promise.all(
-    planned.map(async (p, i) => (p.storable ? lookup(cache, q.section, await keyAt(i), p.chunk, q.values) : undefined)),
+    planned.map(async (p, i) => (p.storable ? lookup(cache, q.section, await keyAt(i), p.chunk, q) : undefined)),
   );
 
   // Runs of adjacent chunks not found: one origin request each, split back into chunks. More runs
@@ -182,7 +184,7 @@ async function extentRows(
     runs = missingRuns(found);
   }
 
-  const rows = new StatsTable(q.values);
+  const rows = new StatsTable(q.values, q.texts);
   for (const cached of found) if (cached) rows.append(cached);
   held = rows.length;
   if (held > maxRows) throw new PointLimitError(q.budget!.points);
@@ -231,11 +233,11 @@ async function lookup(
   section: CacheSection,
   key: string,
   chunk: TimeWindow,
-  values: readonly string[],
+  q: Pick<ExtentQuery, "values" | "texts">,
 ): Promise<StatsTable | undefined> {
   const started = Date.now();
   const body = await cache.store.get(key, chunk);
-  const rows = body === undefined ? undefined : decodeChunk(body, values);
+  const rows = body === undefined ? undefined : decodeChunk(body, q.values, q.texts);
   cache.stats.lookedUp(section, rows ? body : undefined, Date.now() - started, chunk.end - chunk.start);
   return rows;
 }
@@ -244,14 +246,16 @@ async function lookup(
  * A stored chunk, as compact as its table: `{"v":2,"values":[…],"times":[…],"groups":[…],"rows":[…]}`,
  * each distinct time and group once and each row its time's and group's indexes then its results,
  * flat (a number that is not finite as its text). About a fifth of the rows' JSON objects: the
- * bodies wait in the isolate for their writes until the answer is out.
+ * bodies wait in the isolate for their writes until the answer is out. A table with text columns
+ * is stored as `{"v":3,"values":[…],"texts":[…],…}`, each row's texts after its results (null for
+ * none): a version of its own, so that an entry stored with the texts as groups is a miss.
  */
 export function encodeChunk(table: StatsTable, indexes: readonly number[]): string {
   const timeAt = new Map<number, number>();
   const groupAt = new Map<number, number>();
   const times: string[] = [];
   const groups: VLRow[] = [];
-  const cells: (number | string)[] = [];
+  const cells: (number | string | null)[] = [];
   for (const i of indexes) {
     const t = table.timeIndex(i);
     let ct = timeAt.get(t);
@@ -264,24 +268,38 @@ export function encodeChunk(table: StatsTable, indexes: readonly number[]): stri
       const v = table.value(i, c);
       cells.push(Number.isFinite(v) ? v : String(v));
     }
+    for (let c = 0; c < table.texts.length; c++) cells.push(table.text(i, c) ?? null);
   }
-  return JSON.stringify({ v: 2, values: table.values, times, groups, rows: cells });
+  if (table.texts.length === 0) return JSON.stringify({ v: 2, values: table.values, times, groups, rows: cells });
+  return JSON.stringify({ v: 3, values: table.values, texts: table.texts, times, groups, rows: cells });
 }
 
 /**
- * A stored chunk's rows with `values` read as numbers, or undefined when the entry is not one (a
- * corrupt entry, or one whose results are named otherwise, is a miss). Entries of rows as the
- * origin's JSON objects (`{"rows":[{…}]}`), as earlier versions stored them, are read too.
+ * A stored chunk's rows with `values` read as numbers and `texts` as texts, or undefined when the
+ * entry is not one (a corrupt entry, or one whose results are named otherwise, is a miss). Entries
+ * of rows as the origin's JSON objects (`{"rows":[{…}]}`), as earlier versions stored them, are
+ * read too.
  */
-export function decodeChunk(body: string, values: readonly string[]): StatsTable | undefined {
-  let parsed: { v?: unknown; values?: unknown; times?: unknown; groups?: unknown; rows?: unknown };
+export function decodeChunk(
+  body: string,
+  values: readonly string[],
+  texts: readonly string[] = [],
+): StatsTable | undefined {
+  let parsed: {
+    v?: unknown;
+    values?: unknown;
+    texts?: unknown;
+    times?: unknown;
+    groups?: unknown;
+    rows?: unknown;
+  };
   try {
     parsed = JSON.parse(body) as typeof parsed;
   } catch {
     return undefined;
   }
   if (parsed === null || typeof parsed !== "object" || !Array.isArray(parsed.rows)) return undefined;
-  const table = new StatsTable(values);
+  const table = new StatsTable(values, texts);
   if (parsed.v === undefined) {
     for (const row of parsed.rows) {
       if (row === null || typeof row !== "object" || typeof (row as VLRow)._time !== "string") return undefined;
@@ -290,14 +308,18 @@ export function decodeChunk(body: string, values: readonly string[]): StatsTable
     return table;
   }
   const { times, groups, rows } = parsed;
-  if (parsed.v !== 2 || JSON.stringify(parsed.values) !== JSON.stringify(values)) return undefined;
+  if (parsed.v !== (texts.length === 0 ? 2 : 3) || JSON.stringify(parsed.values) !== JSON.stringify(values)) {
+    return undefined;
+  }
+  if (texts.length > 0 && JSON.stringify(parsed.texts) !== JSON.stringify(texts)) return undefined;
   if (!Array.isArray(times) || !times.every((t) => typeof t === "string")) return undefined;
   if (!Array.isArray(groups) || !groups.every((g) => g !== null && typeof g === "object" && !Array.isArray(g))) {
     return undefined;
   }
-  const width = 2 + values.length;
+  const width = 2 + values.length + texts.length;
   if (rows.length % width !== 0) return undefined;
   const cells = new Float64Array(values.length);
+  const textCells: (string | undefined)[] = texts.map(() => undefined);
   // Each group's key is made once, not once per row.
   const keys = (groups as VLRow[]).map((group) => table.groupKey(group));
   for (let at = 0; at < rows.length; at += width) {
@@ -309,10 +331,16 @@ export function decodeChunk(body: string, values: readonly string[]): StatsTable
       if (typeof v !== "number" && !(typeof v === "string" && NON_FINITE.has(v))) return undefined;
       cells[c] = Number(v);
     }
+    for (let c = 0; c < texts.length; c++) {
+      const text: unknown = rows[at + 2 + values.length + c];
+      if (text !== null && typeof text !== "string") return undefined;
+      textCells[c] = text ?? undefined;
+    }
     table.addIds(
       table.timeId(time),
       table.groupIdOf(keys[rows[at + 1] as number]!, () => group),
       cells,
+      textCells,
     );
   }
   return table;

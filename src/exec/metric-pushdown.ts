@@ -54,6 +54,8 @@ export async function bucketRows(
   values: readonly string[] = ["__v"],
   perRow = POINTS_PER_STATS_ROW,
   after?: string,
+  /** Results kept as each row's text (StatsTable.texts), not as part of its group. */
+  texts: readonly string[] = [],
 ): Promise<BucketRows> {
   stats.subqueries++;
   const { table, after: afterRows } = await client.timeBuckets.rowsAndAfter({
@@ -65,6 +67,7 @@ export async function bucketRows(
     clip: false,
     section: grid.instant ? "instantMetricResult" : "result",
     values,
+    texts,
     budget: maxPoints === undefined ? undefined : { points: maxPoints, perRow },
     after,
   });

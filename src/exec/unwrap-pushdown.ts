@@ -120,7 +120,7 @@ async function runOnePlan(
   // A first's or last's `__v` is the text of an object too (timedStats, plan/unwrap-pushdown.ts).
   const texts = listed || plan.fn === "first" || plan.fn === "last";
   const guards = plan.parsedLabels ? ["__bad", "__bad_label"] : ["__bad"];
-  // A listed bucket's `__v` is a list of values, a text of each row's own: such a row costs what an object does.
+  // A listed bucket's `__v` is a list of values, a text of each row's own, kept per row.
   const { table, ends, keys, labels } = await bucketRows(
     client,
     plan,
@@ -129,6 +129,8 @@ async function runOnePlan(
     maxPoints,
     texts ? ["__n", ...guards] : ["__n", ...guards, "__v"],
     texts ? POINTS_PER_TEXT_ROW : POINTS_PER_STATS_ROW,
+    undefined,
+    texts ? ["__v"] : [],
   );
   const groups = new Map<string, { labels: Labels; buckets: Bucket[] }>();
   const value = guards.length + 1;
@@ -150,13 +152,13 @@ async function runOnePlan(
     const end = ends[table.timeIndex(i)]!;
     let bucket: Bucket;
     if (listed) {
-      const list = table.groups[gi]!.__v;
+      const list = table.text(i, 0);
       const values = units ? units.values(list ?? "", count) : bucketValues(list, count);
       // More values than `values … limit` sends: the origin's list is not the whole bucket.
       if (!values) return "incomplete";
       bucket = { end, value: 0, count, values };
     } else if (texts) {
-      const value = settledValue(table.groups[gi]!.__v);
+      const value = settledValue(table.text(i, 0));
       // Not answered yet: rows naming a grouped label in their lines void this plan's groups anyway.
       if (value === undefined) tied = true;
       bucket = { end, value: value ?? NaN, count };

@@ -6,7 +6,8 @@
  * shape whose texts need no escape is read where it lies: its time and results are taken from the
  * text, and its group is looked up by its fields' very text, which is the group's key
  * (StatsTable.groupKey) — no row object, and no key built field by field, for the hundreds of
- * thousands of rows that share a few hundred groups. Any other line (an escape, a number that is
+ * thousands of rows that share a few hundred groups; a text column's text (StatsTable.texts) is cut
+ * from the answer as it lies. Any other line (an escape, a number that is
  * not a string, a repeated or index-like name, an empty object) is parsed as JSON and added as a
  * row: the same rows either way.
  */
@@ -70,6 +71,11 @@ class PlainLines {
   /** Each field of the line being read: name start and end, value start and end (inside the quotes). */
   private readonly at = new Int32Array(MAX_FIELDS * 4);
   private readonly cells: Float64Array;
+  /**
+   * The line's texts of the table's text columns: cut from the answer, not copied, so they hold it
+   * while the table keeps them (a quantile's lists of values are most of its answer anyway).
+   */
+  private readonly textCells: (string | undefined)[];
   private readonly timeIds: RawIds;
   private readonly groupIds: RawIds;
   /**
@@ -96,6 +102,7 @@ class PlainLines {
     private readonly timedOnly = false,
   ) {
     this.cells = new Float64Array(table.values.length);
+    this.textCells = table.texts.map(() => undefined);
     this.timeIds = new RawIds(body);
     this.groupIds = new RawIds(body);
   }
@@ -112,10 +119,14 @@ class PlainLines {
     const shape = this.shapeOfLine(from, to);
     if (!shape) return false;
 
-    const { valueField, stretches } = shape;
+    const { valueField, textField, stretches } = shape;
     for (let c = 0; c < this.cells.length; c++) {
       const f = valueField[c]!;
       this.cells[c] = f < 0 ? 0 : this.number(at[f * 4 + 2]!, at[f * 4 + 3]!);
+    }
+    for (let c = 0; c < this.textCells.length; c++) {
+      const f = textField[c]!;
+      this.textCells[c] = f < 0 ? undefined : body.slice(at[f * 4 + 2]!, at[f * 4 + 3]!);
     }
     beforeRow();
     const { table } = this;
@@ -136,7 +147,7 @@ class PlainLines {
       }
       groupId = this.newGroup(detached(key));
     }
-    table.addIds(timeId, groupId, this.cells);
+    table.addIds(timeId, groupId, this.cells, this.textCells);
     return true;
   }
 
@@ -235,10 +246,11 @@ class PlainLines {
     return true;
   }
 
-  /** What each of the `fields` fields in `at` holds: the time, a value column, or the group's text. */
+  /** What each of the `fields` fields in `at` holds: the time, a value or text column, or the group's text. */
   private shapeOf(fields: number): LineShape {
     const names: string[] = [];
     const valueField = new Int32Array(this.table.values.length).fill(-1);
+    const textField = new Int32Array(this.table.texts.length).fill(-1);
     const stretches: number[] = [];
     let timeField = -1;
     for (let f = 0; f < fields; f++) {
@@ -247,22 +259,26 @@ class PlainLines {
         timeField = f;
         continue;
       }
-      const column = this.columnOf(f);
+      const column = this.columnOf(f, this.table.values);
       if (column >= 0) {
         valueField[column] = f;
+        continue;
+      }
+      const textColumn = this.columnOf(f, this.table.texts);
+      if (textColumn >= 0) {
+        textField[textColumn] = f;
         continue;
       }
       // Group fields next to each other are one stretch of the line: [first field, last field].
       if (stretches.length > 0 && stretches[stretches.length - 1] === f - 1) stretches[stretches.length - 1] = f;
       else stretches.push(f, f);
     }
-    return { names, timeField, valueField, stretches };
+    return { names, timeField, valueField, textField, stretches };
   }
 
   /**
    * The group's fields as a row, its values cut from `key` (the group's one stretch of the line,
-   * already copied to be kept), not copied from the answer again: a quantile's group holds its
-   * bucket's whole value list.
+   * already copied to be kept), not copied from the answer again.
    */
   private stretchRow(key: string): VLRow {
     const { at, stretchAt } = this;
@@ -284,9 +300,8 @@ class PlainLines {
     return row;
   }
 
-  /** The value column field `f` holds, or -1. */
-  private columnOf(f: number): number {
-    const names = this.table.values;
+  /** The column among `names` field `f` holds, or -1. */
+  private columnOf(f: number, names: readonly string[]): number {
     for (let c = 0; c < names.length; c++) if (this.nameIs(f, names[c]!)) return c;
     return -1;
   }
@@ -330,6 +345,8 @@ interface LineShape {
   timeField: number;
   /** Per value column of the table, the field holding it (-1: none). */
   valueField: Int32Array;
+  /** Per text column of the table, the field holding it (-1: none). */
+  textField: Int32Array;
   /** The group's fields as stretches of adjacent fields, each its first and last field. */
   stretches: readonly number[];
 }

@@ -5,6 +5,10 @@
  * index, its group's index and its numeric results in typed arrays: a few numbers rather than a
  * parsed object with its own strings. Rows are added one at a time as the answer is decoded, so no
  * array of row objects is ever held.
+ *
+ * A result that is a text of each row's own (a quantile bucket's list of values) is a text column:
+ * kept per row, not as a group, which would make every row a group of its own, its key and entry
+ * made, hashed and copied for a text that is read once.
  */
 import type { VLRow } from "./rows";
 
@@ -13,19 +17,26 @@ export class StatsTable {
   private readonly timeIds = new Map<string, number>();
   private readonly groupRows: VLRow[] = [];
   private readonly groupIds = new Map<string, number>();
-  private readonly numeric: ReadonlySet<string>;
+  /** The names that are no group's: results, numeric and text. */
+  private readonly results: ReadonlySet<string>;
   private timeAt = new Uint32Array(64);
   private groupAt = new Uint32Array(64);
   private columns: Float64Array[];
+  private readonly textColumns: (string | undefined)[][];
   private count = 0;
 
   /**
    * `values`: the stats results read as numbers (a row lacking one reads 0: the origin always sends
-   * every result). Every other field but `_time` is a group's text.
+   * every result); `texts`: results kept as each row's text (undefined where a row lacks one).
+   * Every other field but `_time` is a group's text.
    */
-  constructor(readonly values: readonly string[]) {
-    this.numeric = new Set(values);
+  constructor(
+    readonly values: readonly string[],
+    readonly texts: readonly string[] = [],
+  ) {
+    this.results = new Set([...values, ...texts]);
     this.columns = values.map(() => new Float64Array(64));
+    this.textColumns = texts.map(() => []);
   }
 
   get length(): number {
@@ -51,6 +62,7 @@ export class StatsTable {
       const v = row[name];
       this.columns[c]![i] = v === undefined ? 0 : Number(v);
     });
+    this.texts.forEach((name, c) => this.textColumns[c]!.push(row[name]));
   }
 
   /** The index of the time `time`, added when new. */
@@ -77,7 +89,7 @@ export class StatsTable {
   groupKey(row: VLRow): string {
     let key = "";
     for (const name in row) {
-      if (name === "_time" || this.numeric.has(name)) continue;
+      if (name === "_time" || this.results.has(name)) continue;
       key += `${key === "" ? "" : ","}${JSON.stringify(name)}:${JSON.stringify(row[name])}`;
     }
     return key;
@@ -85,7 +97,7 @@ export class StatsTable {
 
   private groupOf(row: VLRow): VLRow {
     const group: VLRow = {};
-    for (const name in row) if (name !== "_time" && !this.numeric.has(name)) group[name] = row[name]!;
+    for (const name in row) if (name !== "_time" && !this.results.has(name)) group[name] = row[name]!;
     return group;
   }
 
@@ -102,16 +114,20 @@ export class StatsTable {
     return g;
   }
 
-  /** Adds a row by its time's and group's indexes and its results in `values`' order. */
-  addIds(time: number, group: number, values: ArrayLike<number>): void {
+  /**
+   * Adds a row by its time's and group's indexes and its results in `values`' order, then its texts
+   * in `texts`' order.
+   */
+  addIds(time: number, group: number, values: ArrayLike<number>, texts?: ArrayLike<string | undefined>): void {
     if (this.count === this.timeAt.length) this.grow();
     const i = this.count++;
     this.timeAt[i] = time;
     this.groupAt[i] = group;
     for (let c = 0; c < this.columns.length; c++) this.columns[c]![i] = values[c]!;
+    for (let c = 0; c < this.textColumns.length; c++) this.textColumns[c]!.push(texts?.[c]);
   }
 
-  /** Adds every row of `other` (whose value columns are the same), in order. */
+  /** Adds every row of `other` (whose value and text columns are the same), in order. */
   append(other: StatsTable): void {
     // Each distinct time and group of `other` is looked up here once, not once per row.
     const times = other.timeTexts.map((time) => this.timeId(time));
@@ -122,6 +138,7 @@ export class StatsTable {
       this.timeAt[i] = times[other.timeAt[j]!]!;
       this.groupAt[i] = groups[other.groupAt[j]!]!;
       for (let c = 0; c < this.columns.length; c++) this.columns[c]![i] = other.columns[c]![j]!;
+      for (let c = 0; c < this.textColumns.length; c++) this.textColumns[c]!.push(other.textColumns[c]![j]);
     }
   }
 
@@ -138,10 +155,19 @@ export class StatsTable {
     return this.columns[column]![i]!;
   }
 
+  /** Row `i`'s text of the result in text column `column` (an index into `texts`), if it has one. */
+  text(i: number, column: number): string | undefined {
+    return this.textColumns[column]![i];
+  }
+
   /** Row `i` as the origin sent it (numbers in their shortest text): to store, or for a caller that needs one row. */
   row(i: number): VLRow {
     const row: VLRow = { _time: this.timeTexts[this.timeAt[i]!]!, ...this.groupRows[this.groupAt[i]!]! };
     this.values.forEach((name, c) => (row[name] = String(this.columns[c]![i])));
+    this.texts.forEach((name, c) => {
+      const text = this.textColumns[c]![i];
+      if (text !== undefined) row[name] = text;
+    });
     return row;
   }
 

@@ -308,4 +308,34 @@ describe("stored chunks", () => {
     expect(decodeChunk(JSON.stringify({ ...parsed, rows: [0, 0, 1] }), ["__c", "__v"])).toBeUndefined();
     expect(decodeChunk(JSON.stringify({ ...parsed, rows: [0, 0, "1", 2] }), ["__c", "__v"])).toBeUndefined();
   });
+
+  it("keep each row's texts of a table's text columns (a quantile's lists), absent ones too", () => {
+    const listed: VLRow[] = [
+      { _time: "2026-01-01T00:00:00Z", pod: "a", __n: "2", __v: '["1.5","2"]' },
+      { _time: "2026-01-01T00:00:00Z", pod: "a", __n: "1", __v: "[3]" },
+      { _time: "2026-01-01T00:01:00Z", pod: "b", __n: "0" },
+    ];
+    const table = new StatsTable(["__n"], ["__v"]);
+    for (const row of listed) table.add(row);
+    const body = encodeChunk(table, [0, 1, 2]);
+    // The texts are no group's: one group per pod.
+    expect(body.match(/"pod"/g)).toHaveLength(2);
+    const decoded = decodeChunk(body, ["__n"], ["__v"]);
+    expect(rowsOf(decoded)).toEqual(listed);
+    expect(decoded?.groups).toEqual([{ pod: "a" }, { pod: "b" }]);
+    expect(decoded && [0, 1, 2].map((i) => decoded.text(i, 0))).toEqual(['["1.5","2"]', "[3]", undefined]);
+  });
+
+  it("are a miss when stored with a text as a group's and read as a text column, or the other way round", () => {
+    const asGroups = new StatsTable(["__n"]);
+    asGroups.add({ _time: "2026-01-01T00:00:00Z", pod: "a", __n: "1", __v: "[3]" });
+    const asTexts = new StatsTable(["__n"], ["__v"]);
+    asTexts.add({ _time: "2026-01-01T00:00:00Z", pod: "a", __n: "1", __v: "[3]" });
+    expect(decodeChunk(encodeChunk(asGroups, [0]), ["__n"], ["__v"])).toBeUndefined();
+    expect(decodeChunk(encodeChunk(asTexts, [0]), ["__n"])).toBeUndefined();
+    expect(decodeChunk(encodeChunk(asTexts, [0]), ["__n"], ["__w"])).toBeUndefined();
+    const parsed = JSON.parse(encodeChunk(asTexts, [0])) as { rows: unknown[] };
+    parsed.rows[3] = 3;
+    expect(decodeChunk(JSON.stringify(parsed), ["__n"], ["__v"])).toBeUndefined();
+  });
 });

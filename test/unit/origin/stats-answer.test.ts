@@ -10,14 +10,14 @@ import { readStatsAnswer } from "../../../src/origin/stats-answer";
 import { eachNdjsonRow, NotARow, StatsTable } from "../../../src/origin/stats-table";
 
 /** The reference: each line parsed as JSON and its row added. */
-function parsedTable(body: string, values: string[]): StatsTable {
-  const table = new StatsTable(values);
+function parsedTable(body: string, values: string[], texts: string[] = []): StatsTable {
+  const table = new StatsTable(values, texts);
   eachNdjsonRow(body, (row) => table.add(row));
   return table;
 }
 
-function readTable(body: string, values: string[]): StatsTable {
-  const table = new StatsTable(values);
+function readTable(body: string, values: string[], texts: string[] = []): StatsTable {
+  const table = new StatsTable(values, texts);
   readStatsAnswer(body, table);
   return table;
 }
@@ -34,6 +34,7 @@ function contents(table: StatsTable) {
         const v = table.value(i, c);
         return Object.is(v, -0) ? "-0" : Number.isNaN(v) ? "NaN" : v;
       }),
+      ...table.texts.map((_, c) => table.text(i, c) ?? null),
     ]),
   };
 }
@@ -84,6 +85,35 @@ describe("readStatsAnswer", () => {
     const table = readTable(body, ["__n"]);
     expect(table.groups).toEqual([{ cluster: "us-east-1", __v: list }, { cluster: 'a"b"' }, { cluster: "a\\" }]);
     expect(contents(table)).toEqual(contents(parsedTable(body, ["__n"])));
+    // As a text column, the list is each row's own, and no group's.
+    const listed = readTable(body, ["__n"], ["__v"]);
+    expect(listed.groups).toEqual([{ cluster: "us-east-1" }, { cluster: 'a"b"' }, { cluster: "a\\" }]);
+    expect(Array.from({ length: listed.length }, (_, i) => listed.text(i, 0))).toEqual([
+      list,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(listed.row(0)).toEqual({ _time: T1, cluster: "us-east-1", __v: list, __n: "2" });
+    expect(contents(listed)).toEqual(contents(parsedTable(body, ["__n"], ["__v"])));
+  });
+
+  it("keeps a text column's texts per row: rows of one group and time keep their own, plain or escaped", () => {
+    const body = [
+      `{"_time":"${T1}","method":"GET","__v":"[1,2]","__n":"2"}`,
+      `{"_time":"${T1}","method":"GET","__v":"[3]","__n":"1"}`,
+      `{"_time":"${T1}","method":"GET","__v":"[\\"4\\"]","__n":"1"}`,
+      `{"_time":"${T2}","__v":"","method":"GET","__n":"0"}`,
+    ].join("\n");
+    const table = readTable(body, ["__n"], ["__v"]);
+    expect(table.groups).toEqual([{ method: "GET" }]);
+    expect(Array.from({ length: table.length }, (_, i) => [table.groupIndex(i), table.text(i, 0)])).toEqual([
+      [0, "[1,2]"],
+      [0, "[3]"],
+      [0, '["4"]'],
+      [0, ""],
+    ]);
+    expect(contents(table)).toEqual(contents(parsedTable(body, ["__n"], ["__v"])));
   });
 
   it("keeps group fields apart wherever the results lie among them", () => {
@@ -191,6 +221,10 @@ describe("readStatsAnswer", () => {
           .join("\n");
         const values = ["__v", "__n"];
         expect(contents(readTable(body, values))).toEqual(contents(parsedTable(body, values)));
+        // `__v` as a text column, beside one no line holds.
+        expect(contents(readTable(body, ["__n"], ["__v", "__t"]))).toEqual(
+          contents(parsedTable(body, ["__n"], ["__v", "__t"])),
+        );
       }),
       { numRuns: 500, seed: 2634 },
     );
@@ -226,6 +260,7 @@ describe("readStatsAnswer", () => {
           .join("\n");
         const values = ["__v", "__n"];
         expect(contents(readTable(body, values))).toEqual(contents(parsedTable(body, values)));
+        expect(contents(readTable(body, ["__n"], ["__v"]))).toEqual(contents(parsedTable(body, ["__n"], ["__v"])));
       }),
       { numRuns: 1000, seed: 2635 },
     );
