@@ -9,22 +9,29 @@ import { unwrapConverter } from "../engine/pipeline/extractor";
 
 export type Conversion = Exclude<UnwrapConversion, "">;
 
-/** Micro-units per unit: the finest fraction the shape admits is six digits. */
-const MICROS = 1_000_000;
+/**
+ * A decimal of at most nine integer and six fraction digits, or of at most five integer and nine
+ * fraction digits (`digits` 9), as the origin sent it and the stats table read it (`x`, the
+ * nearest double), written again in its shortest form: `x × 10^digits` lies within a fraction of
+ * a unit of the decimal's integer count of 10^-digits, so rounding recovers it. Shortest, because
+ * Go scales a fraction by `unit / 10^digits`: `1.5us` and `1.500us` agree only while that is an
+ * integer, which the shape's digit limits guarantee of the text as written.
+ */
+export function decimalText(x: number, digits: 6 | 9 = 6): string {
+  const scale = 10 ** digits;
+  const units = Math.round(x * scale);
+  const whole = Math.floor(units / scale);
+  const frac = units - whole * scale;
+  if (frac === 0) return String(whole);
+  return `${whole}.${String(frac).padStart(digits, "0").replace(/0+$/, "")}`;
+}
 
 /**
- * A decimal of at most nine integer and six fraction digits, as the origin sent it and the stats
- * table read it (`x`, the nearest double), written again in its shortest form: `x × 10^6` lies
- * within a fraction of a unit of the decimal's integer micro-count, so rounding recovers it.
- * Shortest, because Go scales a fraction by `unit / 10^digits`: `1.5us` and `1.500us` agree only
- * while that is an integer, which the shape's digit limits guarantee of the text as written.
+ * The fraction digits an extreme `x` of the unit `unit` may have: nine for seconds under 10^5
+ * (plan/unwrap-units.ts DURATION_SHAPE), six otherwise.
  */
-export function decimalText(x: number): string {
-  const micros = Math.round(x * MICROS);
-  const whole = Math.floor(micros / MICROS);
-  const frac = micros - whole * MICROS;
-  if (frac === 0) return String(whole);
-  return `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`;
+function fractionDigits(x: number, unit: string): 6 | 9 {
+  return unit === "s" && Math.abs(x) < 100_000 ? 9 : 6;
 }
 
 /** Converts texts of the shape; each unit's value of one, remembered. */
@@ -47,7 +54,7 @@ export class UnitConverter {
    * converted itself.
    */
   aggregate(fn: UnwrapStat, x: number, unit: string): number {
-    if (fn === "min" || fn === "max") return this.convert(decimalText(x) + unit);
+    if (fn === "min" || fn === "max") return this.convert(decimalText(x, fractionDigits(x, unit)) + unit);
     let scale = this.scales.get(unit);
     if (scale === undefined) this.scales.set(unit, (scale = this.convert(`1${unit}`)));
     return x * scale;

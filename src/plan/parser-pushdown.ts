@@ -90,14 +90,16 @@
  *   rules: a relevant value holding `=`, `"`, `\` or a control character; any line with an odd
  *   number of `"` or a `"` inside a key.
  * - Numbers: a relevant label of a numeric filter whose value is non-empty but not a plain decimal
- *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits); Go's ParseFloat reads everything else
+ *   (EXACT_NUMBER: at most 9 integer and 6 fraction digits, or an integer of at most 15 digits,
+ *   which both read exactly, as Traefik's nanosecond `Duration`); Go's ParseFloat reads everything else
  *   (hex, exponents, `Inf`, underscores) and fails where VictoriaLogs may not. Plain decimals
  *   compare exactly: the constant is sent as the shortest decimal of the float Loki reads (one of
  *   at most 6 fraction digits, else declined), so Loki compares two decimals of at most 15
  *   significant digits, which Go's correctly rounded floats keep distinct and in order: Loki's
  *   answer is the decimals' order. VictoriaLogs reads both (integer part plus fraction digits times
  *   a rounded power of ten, one fused rounding) within one unit in the last place, under 2^-23 below
- *   10^9, while two distinct such decimals lie at least 10^-6 apart: it orders them alike too. Only
+ *   10^9, while two distinct such decimals lie at least 10^-6 apart: it orders them alike too (an
+ *   integer of more digits is 10^9 or more, and both read it and an integer constant exactly). Only
  *   equal decimals may read apart (`0.1` and `0.100000` differ in the last bit), so equality is
  *   decided on the text instead: for an integer constant the value reads exactly, for a fraction
  *   it is the shortest spelling with trailing zeros (`^100\.50*$`), which `>` and `<` exclude and
@@ -207,8 +209,11 @@ function underscoreTerms(name: string): string[] {
   return name.startsWith("_") ? [`(${fieldName(name)}:* not {${name}=~".+"})`] : [];
 }
 const ERROR = "__error__";
-/** Integer constants of numeric filters both sides compare alike (see the module comment). */
-const MAX_INTEGER = 999_999_999;
+/**
+ * Integer constants of numeric filters both sides compare alike (see the module comment): below
+ * 2^53, exact as doubles on both sides, as the integers of EXACT_NUMBER are.
+ */
+const MAX_INTEGER = 999_999_999_999_999;
 /**
  * Fractional constants both sides compare alike: the shortest decimal of the constant's float (what
  * Loki reads from the query, and the decimal the origin is sent) in EXACT_NUMBER's range.
@@ -1480,8 +1485,13 @@ export function guard(
     const twice = parser === "json" ? jsonAmbiguous(n, repeats) : twiceIn(n, logfmtKey(n), repeats);
     // A logfmt value holding `=` is unsure where it was unquoted (VictoriaLogs keeps what follows,
     // Loki skips the pair); one holding a space was quoted (VictoriaLogs ends an unquoted value at
-    // a space), and both read a quoted `msg="miss for key=42"` alike.
-    const badValue = parser === "json" ? openValue(p) : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" "))`;
+    // a space), and both read a quoted `msg="miss for key=42"` alike, as they read the value of a
+    // key whose `=` a quote follows (`path="/search?q=shoes"`, as go-kit and logrus quote a value
+    // holding `=`): a line naming the key twice is `twice`'s.
+    const badValue =
+      parser === "json"
+        ? openValue(p)
+        : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" " -_msg:~${quote(`${logfmtKey(n)}"`)}))`;
     // Where the row holds the label, Loki still reads the key, as `…_extracted`: the parsed value
     // then matters too, so the terms that ask for it hold there as well.
     const reads = extracted.has(n) ? "" : `${b}:"" `;

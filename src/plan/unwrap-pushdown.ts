@@ -33,9 +33,10 @@
  *
  * VictoriaLogs and Loki agree on a row only when both see the same value for `f` and read it as
  * the same number. That holds for one value shape, EXACT_NUMBER: plain decimals of at most 9
- * integer and 6 fraction digits. Go's ParseFloat reads them correctly rounded; VictoriaLogs reads
- * the integer part exactly and adds the fraction with one fused multiply-add (within one unit in
- * the last place), and keeps min/max (and the values of `values`) as the original text, which the
+ * integer and 6 fraction digits, and integers of at most 15 digits (exact as doubles, on both
+ * sides). Go's ParseFloat reads them correctly rounded; VictoriaLogs reads the integer part
+ * exactly and adds the fraction with one fused multiply-add (within one unit in the last place),
+ * and keeps min/max (and the values of `values`) as the original text, which the
  * Worker parses correctly rounded — so min, max and quantiles are exact and sums and averages
  * differ at most by float rounding, as any change of summation order does. Rows outside the shape are not aggregated by the origin;
  * instead it counts, in the SAME request (`count() if (...) as __bad`), every row where Loki
@@ -122,8 +123,12 @@ export interface UnwrapBucketPlan extends BucketGrid {
  */
 export const MAX_BUCKET_VALUES = 1_000_000;
 
-/** Numbers both sides read alike (see above); no leading zeros, which VictoriaLogs does not read. */
-export const EXACT_NUMBER = "^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$";
+/**
+ * Numbers both sides read alike (see above); no leading zeros, which VictoriaLogs does not read.
+ * Integers of 10 to 15 digits too (nanosecond durations, epoch milliseconds, byte counts): below
+ * 2^53, both read them exactly.
+ */
+export const EXACT_NUMBER = "^-?(?:(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?|[1-9][0-9]{9,14})$";
 /** `-0` sorts and prints differently across the two sides: left to local evaluation. */
 const NEGATIVE_ZERO = "^-0(\\.0*)?$";
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/;

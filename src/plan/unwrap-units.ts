@@ -13,7 +13,8 @@
  * and combines the units (exec/unwrap-units.ts). Why the answer is Loki's:
  * - Within the shape, Go's conversion is linear in the decimal, with no truncation: a duration's
  *   nanoseconds are the decimal times the unit exactly (the fraction digits allowed per unit keep
- *   `unit / 10^digits` an integer: none for `ns`, three for `us`/`µs`/`μs`, six for the others),
+ *   `unit / 10^digits` an integer: none for `ns`, three for `us`/`µs`/`μs`, six for the others,
+ *   nine for `s`),
  *   and the integer digits allowed per unit keep them below 2^63; a byte size is an integer times
  *   the unit's multiplier (no fractions: go-humanize truncates them after a float product), below
  *   2^64. The number part is a plain decimal of EXACT_NUMBER's shape, which the origin reads as
@@ -43,12 +44,16 @@ const fraction = (max: number) => `(\\.[0-9]{1,${max}})?`;
 
 /**
  * Durations whose nanoseconds Go computes as decimal × unit exactly, below 2^63: `h` with six
- * integer digits (999999h ≈ 3.6e18 ns), `m` with eight, the others nine.
+ * integer digits (999999h ≈ 3.6e18 ns), `m` with eight, the others nine. Seconds also with seven
+ * to nine fraction digits (whole nanoseconds), as Go's Duration.String() writes a span under a
+ * minute (`1.058817112s`), up to five integer digits: at most 14 significant digits, which the
+ * origin reads within a unit in the last place and so orders (for min and max) as Go does.
  */
 const DURATION_PARTS = [
   `${digits(9)}ns`,
   `${digits(9)}${fraction(3)}(us|µs|μs)`,
   `${digits(9)}${fraction(6)}(ms|s)`,
+  `${digits(5)}\\.[0-9]{7,9}s`,
   `${digits(8)}${fraction(6)}m`,
   `${digits(6)}${fraction(6)}h`,
 ];

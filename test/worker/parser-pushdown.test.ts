@@ -279,11 +279,16 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     // Python's json.dumps writes a character outside the BMP as a surrogate pair.
     '{"msg": "ok \\ud83d\\ude00", "g": "\\ud83c\\udf89", "num": 5, "http_code": 200, "dur": "2s", "size": "3KB"}',
   ];
-  /** Quoted logfmt values holding `=` beside a space: both sides read them alike, so pushed. */
+  /**
+   * Quoted logfmt values holding `=` beside a space, or without one (go-kit and logrus quote a value
+   * holding `=`): both sides read them alike, so pushed.
+   */
   const QUOTED_LOGFMT = [
     'level=info g="cache miss key=42" num=1 msg="a probe" http_code=200 dur=5ms size=10KB',
     'level=warn g="a b=c=d" num=2 msg="x=y z" http_code=503 dur=7s size=2KiB',
     'level=info g=plain num=3 msg="a probe" http_code=200 dur=1m size=0',
+    'level=info g="/v1/search?q=shoes" num=4 msg="proxied request" http_code=200 dur=5ms size=1KB',
+    'level=info msg="q=1" g="a=b=" num=5 http_code=404 dur=1s size=2KB',
   ];
   const TRICKY_LOGFMT = [
     'g="x y=z num=3',
@@ -294,6 +299,10 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     'g="x y" num=2',
     'g="a=b" num=3',
     "g=a=b num=3",
+    // The key twice, one value quoted: which one a side keeps is the repetition's question.
+    'g="a=b" g=c=d num=3',
+    'msg="x g=y" g=a=b num=3',
+    'g=a=b msg="g=" num=3',
     'g=x"y num=4',
     'g="unterminated num=5',
     '"g"=q num=6',
@@ -841,7 +850,8 @@ describe("randomly edited lines (property, real VictoriaLogs)", () => {
       status: fc.constantFrom(200, 500),
       msg: fc.constantFrom("ok", "a b"),
     })
-    .map((r) => `method=${r.method} status=${r.status} msg="${r.msg}" g=${r.method === "GET" ? "a" : "b"}`);
+    // A value holding `=` quoted, as go-kit and logrus write it.
+    .map((r) => `method=${r.method} status=${r.status} msg="${r.msg}" g=${r.method === "GET" ? "a" : '"b=1"'}`);
   const edit = lineEdit(TOKENS);
   const edited = fc
     .tuple(fc.oneof(json, logfmt), fc.array(edit, { minLength: 1, maxLength: 2 }))
@@ -868,5 +878,77 @@ describe("randomly edited lines (property, real VictoriaLogs)", () => {
     ],
     mustPush: () => false,
     check: (_, fellBack) => expect(fellBack).toBeGreaterThan(0),
+  });
+});
+
+/**
+ * Integers of 10 to 15 digits (Traefik's `Duration` in nanoseconds, epoch milliseconds), which both
+ * sides read exactly, compared with constants of as many digits and with short ones: pushed, with
+ * the local answer. A 16-digit integer or a fraction with 10 integer digits is the guard's.
+ */
+describe("integers of up to 15 digits (property, real VictoriaLogs)", () => {
+  const EDGES = [
+    "999999999",
+    "1000000000",
+    "1000000001",
+    "1565776335",
+    "123456789012344",
+    "123456789012345",
+    "123456789012346",
+    "999999999999999",
+    "-1000000000",
+    "-999999999999999",
+  ];
+  const value = fc.oneof(
+    fc.constantFrom(...EDGES),
+    fc.bigInt({ min: -999_999_999_999_999n, max: 999_999_999_999_999n }).map(String),
+    fc.integer({ min: -50, max: 50 }).map(String),
+  );
+  const lineOf = (json: boolean) =>
+    fc
+      .tuple(fc.constantFrom("a", "b"), value)
+      .map(([g, v]) => (json ? `{"g": "${g}", "Duration": ${v}}` : `g=${g} Duration=${v}`));
+  // Sets of one format each (the other parser would fail on every line): JSON sets 0-2, logfmt
+  // sets 3-5, then a line of another shape among each format's.
+  const JSON_SETS = new Set([0, 1, 2, 6, 8]);
+  const sets = [
+    ...[0, 1, 2, 3, 4, 5].map((k) => ({
+      plain: fc.sample(lineOf(JSON_SETS.has(k)), { numRuns: 8, seed: 2648 + k }),
+      tricky: [],
+    })),
+    ...[
+      '{"g": "a", "Duration": 1234567890123456}',
+      "g=b Duration=1000000000.5",
+      '{"g": "a", "Duration": 9999999999999999}',
+    ].map((tricky, k) => ({
+      plain: fc.sample(lineOf(JSON_SETS.has(6 + k)), { numRuns: 4, seed: 2660 + k }),
+      tricky: [tricky],
+    })),
+  ];
+
+  lineSetProperty({
+    tenant: "26:48",
+    app: "longint",
+    label: "g",
+    sets,
+    shapes: (sel) => {
+      const k = Number(/set="s([0-9]+)"/.exec(sel)![1]);
+      const parser = JSON_SETS.has(k) ? "json" : "logfmt";
+      return [
+        `sum by (g) (count_over_time(${sel} | ${parser} | Duration > 1000000000 [1m]))`,
+        `sum by (g) (count_over_time(${sel} | ${parser} | Duration >= 123456789012345 or Duration <= -1000000000 [1m]))`,
+        `sum by (g) (count_over_time(${sel} | ${parser} | Duration == 999999999999999 or Duration != 1565776335 [1m]))`,
+        `sum by (g) (count_over_time(${sel} | ${parser} | Duration < 1000000001 [1m]))`,
+        `sum by (g) (sum_over_time(${sel} | ${parser} | unwrap Duration [1m]))`,
+        `max_over_time(${sel} | ${parser} | unwrap Duration [1m]) by (g)`,
+        `quantile_over_time(0.95, ${sel} | ${parser} | unwrap Duration [1m]) by (g)`,
+      ];
+    },
+    // The sets of plain lines.
+    mustPush: (k) => k < 6,
+    check: (pushedAsRequired, fellBack) => {
+      expect(pushedAsRequired).toBe(6 * 7);
+      expect(fellBack).toBeGreaterThan(0);
+    },
   });
 });

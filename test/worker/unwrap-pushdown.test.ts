@@ -205,7 +205,8 @@ describe("generated values (property, real VictoriaLogs)", () => {
     "true",
     "null",
     "0.1234567",
-    "1234567890",
+    "1234567890.5",
+    "1234567890123456",
   ];
   /** One JSON line carrying `v`, written as a number where it is one, else as a string. */
   const jsonLine = (v: string, extra: string) => {

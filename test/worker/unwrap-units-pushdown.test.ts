@@ -74,6 +74,12 @@ const shapedDuration = fc
     fc.tuple(digits(9), fc.constant(""), fc.constant("ns")),
     fc.tuple(digits(9), fractionOf(3), fc.constantFrom("us", "µs", "μs")),
     fc.tuple(digits(9), fractionOf(6), fc.constantFrom("ms", "s")),
+    // Seconds as Go's Duration.String() writes a span under a minute: whole nanoseconds.
+    fc.tuple(
+      digits(5),
+      fc.integer({ min: 7, max: 9 }).chain((d) => fc.stringMatching(new RegExp(`^\\.[0-9]{${d}}$`))),
+      fc.constant("s"),
+    ),
     fc.tuple(digits(8), fractionOf(6), fc.constant("m")),
     fc.tuple(digits(6), fractionOf(6), fc.constant("h")),
     // Everyday values: small, with short fractions.
@@ -90,7 +96,8 @@ const OTHER_DURATIONS = [
   "-0s",
   "1.5ns",
   "1.2345us",
-  "1.1234567s",
+  "123456.1234567s",
+  "1.1234567ms",
   "1e3ms",
   "5 ms",
   "5",

@@ -21,9 +21,9 @@ const durationText = shaped(
   DURATION_SHAPE,
   fc
     .tuple(
-      fc.stringMatching(/^(0|[1-9][0-9]{0,8})$/),
-      fc.option(fc.stringMatching(/^\.[0-9]{1,6}$/), { nil: "" }),
-      fc.constantFrom("ns", "us", "µs", "μs", "ms", "s", "m", "h"),
+      fc.oneof(fc.stringMatching(/^(0|[1-9][0-9]{0,8})$/), fc.stringMatching(/^(0|[1-9][0-9]{0,4})$/)),
+      fc.option(fc.oneof(fc.stringMatching(/^\.[0-9]{1,6}$/), fc.stringMatching(/^\.[0-9]{7,9}$/)), { nil: "" }),
+      fc.constantFrom("ns", "us", "µs", "μs", "ms", "s", "s", "m", "h"),
     )
     .map(([n, f, u]) => `${n}${f}${u}`),
 );
@@ -50,6 +50,27 @@ describe("decimalText", () => {
     expect(decimalText(999999999.999999)).toBe("999999999.999999");
     expect(decimalText(1.5)).toBe("1.5");
     expect(decimalText(0)).toBe("0");
+  });
+
+  it("writes seconds of nine fraction digits again, also from a double a unit in the last place off", () => {
+    // The origin reads a decimal within a unit in the last place of the nearest double.
+    const ulpOff = (x: number, by: -1 | 0 | 1) => {
+      // Zero is read exactly.
+      if (x === 0) return x;
+      const bits = new BigInt64Array(new Float64Array([x]).buffer);
+      bits[0] = bits[0]! + BigInt(by);
+      return new Float64Array(bits.buffer)[0]!;
+    };
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^(0|[1-9][0-9]{0,4})\.[0-9]{1,9}$/),
+        fc.constantFrom(-1, 0, 1) as fc.Arbitrary<-1 | 0 | 1>,
+        (num, by) => void expect(decimalText(ulpOff(Number(num), by), 9)).toBe(num.replace(/\.?0+$/, "")),
+      ),
+      { numRuns: 5000, seed: 6 },
+    );
+    expect(decimalText(1.058817112, 9)).toBe("1.058817112");
+    expect(decimalText(99999.999999999, 9)).toBe("99999.999999999");
   });
 });
 
