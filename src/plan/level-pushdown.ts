@@ -242,6 +242,15 @@ const JSON_LEVEL_PLAIN_NESTED =
   `^${JSON_WS}\\{(?:${jsonMember(`(?:${JSON_PLAIN_STRING}|${JSON_NUMBER}|true|false|null|${JSON_PLAIN_OBJECT})`)},)*?` +
   `(?:${JSON_WS}${JSON_PLAIN_STRING}${JSON_WS}:${JSON_WS}\\{(?:${JSON_PLAIN_MEMBER},)*?)?` +
   `${JSON_WS}"(?:${LEVEL_KEYS})"${JSON_WS}:${JSON_WS}(?P<${INPUT.json}>${JSON_PLAIN_STRING})`;
+/**
+ * JSON_LEVEL_NESTED for lines whose members before the level member are scalars, strings with
+ * escapes among them (Go's encoder writes `&`, `<` and `>` as `\u0026`, `\u003c`, `\u003e`, as in
+ * Traefik's access log's query strings; Python's every non-ASCII character): the plain regexes
+ * leave such a line, and the nested ones cost the origin several times as much per line. Where it
+ * matches, it stepped over scalars alone, as JSON_LEVEL_NESTED does at each of them (its try to
+ * enter an object fails on a scalar first): the same member.
+ */
+const JSON_LEVEL_SCALARS = `^${JSON_WS}\\{(?:${jsonMember(JSON_SCALAR)},)*?${JSON_LEVEL_MEMBER}`;
 const LF_SPACE = String.raw`[\x00-\x20]`;
 const LF_KEY = String.raw`[^\x00-\x20"=\x{fffd}]+`;
 const LF_VALUE = String.raw`(?:"[^"\\]*"|[^\x00-\x20"=]*)`;
@@ -323,8 +332,10 @@ export const LEVEL_INPUT_PIPES = [
   `extract_regexp if (${JSON_LINE} ${INPUT.flat}:"") ${quote(JSON_LEVEL_PLAIN)} from _msg`,
   // Lines with an object of plain members before their level member, or holding it.
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_PLAIN_NESTED)} from _msg`,
-  // Lines with a deeper object or an escaped string before their level member (or in them): the
-  // larger regexes cost the origin several microseconds a line, paid by these lines alone.
+  // Lines with an escaped string among the scalars before their level member (or in it).
+  `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_SCALARS)} from _msg`,
+  // Lines with a deeper object or an array before their level member (or in them): the larger
+  // regexes cost the origin several microseconds a line, paid by these lines alone.
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_LEVEL_NESTED)} from _msg`,
   `extract_regexp if (${JSON_LINE} ${INPUT.json}:"" ${INPUT.flat}:"") ${quote(JSON_FLAT_NESTED)} from _msg`,
   // Lines not spelling `level` in one of its usual cases skip the regex, which reads the whole of

@@ -275,6 +275,14 @@ describe("generated lines (every level rule, real VictoriaLogs)", () => {
     tricky(['{"detected": {"level": "custom"}, "msg": "an error"}', "detected-level=x msg=y"]),
     plain(['{"level": "info", "method": "GET"}', '{"level": "error", "method": "PUT", "status": 500}']),
     plain(["level=info method=GET status=200", "level=warn method=PUT status=503 msg=x"]),
+    // Escaped strings among the scalars before the level member (Go's encoder writes `&` as `\u0026`,
+    // as in Traefik's query strings), more level members after it: the first string one decides.
+    plain([
+      '{"RequestPath":"/search?q=a\\u0026page=2","level":"info","severity":"error"}',
+      '{"a": "x\\"y", "lvl": "warn", "level": "error"}',
+      '{"msg":"\\u003cb\\u003e","n":1,"t":true,"z":null,"level":"debug","Level":"fatal"}',
+      '{"e": "a\\\\b", "level": 30, "severity": "critical", "lvl": "info"}',
+    ]),
   ];
 
   beforeAll(async () => {
