@@ -69,12 +69,12 @@ describe("planUnwrapPushdown", () => {
 
   it("tests a value's shape once, into a field cleared first, that the sum, the count and the guard read", () => {
     const plan = pushdown('sum by (app) (sum_over_time({app="x"} | json | unwrap v [5m]))')!;
-    const test = String.raw`__unwrap_v:~"^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$" not __unwrap_v:~"^-0(\\.0*)?$"`;
+    const test = String.raw`__unwrap_v:~"^-?(?:(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?|[1-9][0-9]{9,14})$" not __unwrap_v:~"^-0(\\.0*)?$"`;
     expect(plan.logsql).toContain(
       `result_prefix "__unwrap_" | delete __guard_exact | format if (${test}) "<__unwrap_v>" as __guard_exact | `,
     );
     // Only that pipe runs the regexes of the value's shape.
-    expect(plan.logsql.split("^-?(0|[1-9]").length - 1).toBe(1);
+    expect(plan.logsql.split("^-?(?:(0|[1-9]").length - 1).toBe(1);
     expect(plan.logsql).toContain('(__unwrap_v:* __guard_exact:"")');
     expect(plan.logsql).toContain('(__guard_exact:"" _msg:~"v(?:');
   });
@@ -187,7 +187,9 @@ describe("planUnwrapPushdown with label filters before the unwrap", () => {
     // The filtered label's value: the row's own field, else the parsed key, guarded where it is set
     // but not a plain decimal.
     expect(plan.logsql).toContain('format "<status>" as __b_status');
-    expect(plan.logsql).toContain(String.raw`(__v_status:* -__v_status:~"^-?(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?$")`);
+    expect(plan.logsql).toContain(
+      String.raw`(__v_status:* -__v_status:~"^-?(?:(0|[1-9][0-9]{0,8})(\\.[0-9]{1,6})?|[1-9][0-9]{9,14})$")`,
+    );
     // One request, grouped by Loki's values, every value from one unpack.
     expect(plan.parsedLabels).toBeUndefined();
     expect(plan.groupBy).toEqual(["__v_method"]);

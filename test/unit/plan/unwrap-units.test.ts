@@ -41,7 +41,7 @@ const MULTIPLIER: Record<string, number> = { "": 1, b: 1 };
 const durationText = fc
   .tuple(
     fc.stringMatching(/^(0|[1-9][0-9]{0,9})$/),
-    fc.option(fc.stringMatching(/^\.[0-9]{1,7}$/), { nil: "" }),
+    fc.option(fc.stringMatching(/^\.[0-9]{1,10}$/), { nil: "" }),
     fc.constantFrom(...Object.keys(NS)),
   )
   .map(([n, f, u]) => `${n}${f}${u}`);
@@ -53,18 +53,30 @@ describe("DURATION_SHAPE", () => {
         if (!duration.test(text)) return;
         const [, num, unit] = /^([0-9.]+)(.*)$/.exec(text)!;
         const [whole, frac = ""] = num!.split(".");
-        const exact = (BigInt(whole!) * 10n ** 6n + BigInt(frac.padEnd(6, "0"))) * NS[unit!]!;
-        expect(exact % 1_000_000n, text).toBe(0n);
+        // In units of 10^-9 of the unit: the finest fraction the shape admits is nine digits.
+        const exact = (BigInt(whole!) * 10n ** 9n + BigInt(frac.padEnd(9, "0"))) * NS[unit!]!;
+        expect(exact % 1_000_000_000n, text).toBe(0n);
         const parsed = parseDuration(text);
-        expect(parsed.ok && parsed.value, text).toBe(exact / 1_000_000n);
-        expect(exact / 1_000_000n < 1n << 63n).toBe(true);
+        expect(parsed.ok && parsed.value, text).toBe(exact / 1_000_000_000n);
+        expect(exact / 1_000_000_000n < 1n << 63n).toBe(true);
       }),
       { numRuns: 5000, seed: 36 },
     );
   });
 
   it("takes the edges Go converts exactly and leaves the rest", () => {
-    for (const ok of ["0ns", "999999999ns", "999.999us", "1.5µs", "1.5μs", "999999999.999999s", "99999999.999999m"])
+    for (const ok of [
+      "0ns",
+      "999999999ns",
+      "999.999us",
+      "1.5µs",
+      "1.5μs",
+      "999999999.999999s",
+      "99999999.999999m",
+      // Go's Duration.String() of a span under a minute: whole nanoseconds.
+      "1.058817112s",
+      "99999.999999999s",
+    ])
       expect(duration.test(ok), ok).toBe(true);
     expect(duration.test("999999.999999h")).toBe(true);
     for (const out of [
@@ -86,6 +98,9 @@ describe("DURATION_SHAPE", () => {
       "5MS",
       "5d",
       "",
+      "1.1234567ms", // Go scales 1/10^7 of a millisecond in floats
+      "100000.1234567s", // more significant digits than the origin orders exactly
+      "1.0000000001s",
     ])
       expect(duration.test(out), out).toBe(false);
   });
