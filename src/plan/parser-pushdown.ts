@@ -1491,7 +1491,7 @@ export function guard(
     const badValue =
       parser === "json"
         ? openValue(p)
-        : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" " -_msg:~${quote(`${logfmtKey(n)}"`)}))`;
+        : `(${p}:~${quote(String.raw`["\\]`)} or (${p}:~"=" -${p}:~" " -${keyMention(`${logfmtKey(n)}"`)}))`;
     // Where the row holds the label, Loki still reads the key, as `…_extracted`: the parsed value
     // then matters too, so the terms that ask for it hold there as well.
     const reads = extracted.has(n) ? "" : `${b}:"" `;
