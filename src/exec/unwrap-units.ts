@@ -10,28 +10,23 @@ import { unwrapConverter } from "../engine/pipeline/extractor";
 export type Conversion = Exclude<UnwrapConversion, "">;
 
 /**
- * A decimal of at most nine integer and six fraction digits, or of at most five integer and nine
- * fraction digits (`digits` 9), as the origin sent it and the stats table read it (`x`, the
- * nearest double), written again in its shortest form: `x × 10^digits` lies within a fraction of
- * a unit of the decimal's integer count of 10^-digits, so rounding recovers it. Shortest, because
- * Go scales a fraction by `unit / 10^digits`: `1.5us` and `1.500us` agree only while that is an
- * integer, which the shape's digit limits guarantee of the text as written.
+ * A decimal of the shape's number part, as the origin sent it and the stats table read it (`x`,
+ * the nearest double within a unit in the last place), written again in its shortest form. The
+ * shape admits at most nine integer and six fraction digits, and nine fraction digits only under
+ * 10^5 (seconds as Go's Duration.String() writes them): `x × 10^digits`, with nine digits under
+ * 10^5 and six above, lies within a fraction of a unit of the decimal's integer count of
+ * 10^-digits, so rounding recovers it. Shortest, because Go scales a fraction by
+ * `unit / 10^digits`: `1.5us` and `1.500us` agree only while that is an integer, which the shape's
+ * digit limits guarantee of the text as written.
  */
-export function decimalText(x: number, digits: 6 | 9 = 6): string {
+export function decimalText(x: number): string {
+  const digits = Math.abs(x) < 100_000 ? 9 : 6;
   const scale = 10 ** digits;
   const units = Math.round(x * scale);
   const whole = Math.floor(units / scale);
   const frac = units - whole * scale;
   if (frac === 0) return String(whole);
   return `${whole}.${String(frac).padStart(digits, "0").replace(/0+$/, "")}`;
-}
-
-/**
- * The fraction digits an extreme `x` of the unit `unit` may have: nine for seconds under 10^5
- * (plan/unwrap-units.ts DURATION_SHAPE), six otherwise.
- */
-function fractionDigits(x: number, unit: string): 6 | 9 {
-  return unit === "s" && Math.abs(x) < 100_000 ? 9 : 6;
 }
 
 /** Converts texts of the shape; each unit's value of one, remembered. */
@@ -54,7 +49,7 @@ export class UnitConverter {
    * converted itself.
    */
   aggregate(fn: UnwrapStat, x: number, unit: string): number {
-    if (fn === "min" || fn === "max") return this.convert(decimalText(x, fractionDigits(x, unit)) + unit);
+    if (fn === "min" || fn === "max") return this.convert(decimalText(x) + unit);
     let scale = this.scales.get(unit);
     if (scale === undefined) this.scales.set(unit, (scale = this.convert(`1${unit}`)));
     return x * scale;
