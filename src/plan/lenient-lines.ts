@@ -2,7 +2,7 @@
  * Lines VictoriaLogs reads further than Loki's parsers: the guard terms that find them, shared by
  * the push-downs over `| json` and `| logfmt` (parser-pushdown.ts, unwrap-pushdown.ts).
  */
-import { quote } from "./logsql";
+import { opensWith, quote } from "./logsql";
 
 /**
  * U+212A KELVIN SIGN, which the guard's wide negated classes leave out: VictoriaLogs (v1.121) prints
@@ -39,8 +39,8 @@ export const LENIENT_NUMBER = [
   String.raw`:[\t\n\r ]*(?:[+.NIieE]|n[aA])`,
   String.raw`"[\t\n\r ]*:[\t\n\r ]*(?:[+.NIieE]|n[aA])`,
 ];
-/** A line VictoriaLogs may read as a JSON object (its reader skips leading whitespace). */
-export const JSON_OBJECT_LINE = String.raw`^[\x00-\x20]*\{`;
+/** Lines VictoriaLogs may read as a JSON object (its reader skips leading whitespace). */
+export const JSON_OBJECT_LINE = opensWith("_msg", "{", String.raw`\x00-\x20`);
 
 /** Lines matching every regex: each a cheap superset of the ones after it. */
 export function gated(regexes: readonly string[]): string {
@@ -53,5 +53,4 @@ export function gated(regexes: readonly string[]): string {
  * leave out (KELVIN): on such a line any value may differ, and Loki's may come with a parser error.
  */
 export const JSON_READ_FURTHER =
-  `_msg:~${quote(KELVIN)} or ` +
-  `(_msg:~${quote(JSON_OBJECT_LINE)} (${gated(JSON_ODD_ESCAPE)} or ${gated(LENIENT_NUMBER)}))`;
+  `_msg:~${quote(KELVIN)} or ` + `(${JSON_OBJECT_LINE} (${gated(JSON_ODD_ESCAPE)} or ${gated(LENIENT_NUMBER)}))`;

@@ -16,6 +16,21 @@ export function escapeRegex(s: string): string {
 }
 
 /**
+ * `field` opening with `opener` (literal text) after any run of the characters of `spaces` (a regex
+ * class's body). The exact prefix test comes first: nearly every value so opening has no space
+ * before it, and the origin tests a prefix in nanoseconds where a regex call costs it a tenth of a
+ * microsecond a row, paid here on every row of a JSON push-down.
+ */
+export function opensWith(field: string, opener: string, spaces: string): string {
+  return `(${field}:=${quote(opener)}* or ${field}:~${quote(`^[${spaces}]*${escapeRegex(opener)}`)})`;
+}
+
+/** `field` opening with one of `openers` (literal texts): exact prefix tests, no regex. */
+export function opensWithOneOf(field: string, openers: readonly string[]): string {
+  return `(${openers.map((opener) => `${field}:=${quote(opener)}*`).join(" or ")})`;
+}
+
+/**
  * VictoriaLogs' own fields: `_msg` is the line, `_time` its timestamp, `_stream` and `_stream_id`
  * its stream. A Loki label may carry any of these names (Loki has no such fields), so such a label
  * must never be sent as a LogsQL field name: it would read the line, the time or the stream instead.

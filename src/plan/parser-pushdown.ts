@@ -121,7 +121,7 @@ import { parseJsonExpression } from "../logql/extraction-expr";
 import { walk } from "../logql/walk";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
-import { escapeRegex, quote, stringMatch } from "./logsql";
+import { escapeRegex, opensWith, opensWithOneOf, quote, stringMatch } from "./logsql";
 import { CANONICAL_IPV4, hasIpFilter, ipFilterLogsQL } from "./ip-filter";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -360,8 +360,8 @@ function markTerms(
   ]);
 }
 
-/** A line Loki's JSON parser can read as an object: `{` after JSON's whitespace. */
-const JSON_OBJECT_START = String.raw`^[ \t\n\r]*\{`;
+/** Lines Loki's JSON parser can read as an object: `{` after JSON's whitespace. */
+const JSON_OBJECT_START = opensWith("_msg", "{", String.raw` \t\n\r`);
 /**
  * A parsed value starting `[` or `{`: the text of an array or object, which the sides read apart,
  * only where a member's value opens one (after `:` and JSON's whitespace). Elsewhere it is a
@@ -369,7 +369,7 @@ const JSON_OBJECT_START = String.raw`^[ \t\n\r]*\{`;
  * string `log`, and guarding all of them sent every row of such a service's `log` panel back.
  */
 const openValue = (field: string) =>
-  `(${field}:~${quote(String.raw`^[\[{]`)} _msg:~${quote(String.raw`:[\t\n\r ]*[\[{]`)})`;
+  `(${opensWithOneOf(field, ["[", "{"])} _msg:~${quote(String.raw`:[\t\n\r ]*[\[{]`)})`;
 /**
  * How a JSON parser error reaches the metric: the row still counts (`drop __error__`), it does not
  * (`__error__=""`), or the query fails with Loki's pipeline error (neither).
@@ -609,7 +609,7 @@ const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
  * Lines on which Loki's `| json` may set a parser error that its guard, with the line read
  * wrapped (JSON_WRAPPER), does not already match: those not starting as an object.
  */
-export const JSON_REJECTED_LINES = `-_msg:~${quote(JSON_OBJECT_START)}`;
+export const JSON_REJECTED_LINES = `-${JSON_OBJECT_START}`;
 
 /**
  * The pipes after a counting push-down's rows, and its stats' conditions: rows the filters keep
@@ -775,7 +775,7 @@ export function parsedCounting(
   // Loki's parser rejects every line not starting as an object, before reading any key: there both
   // sides read no parsed value, so the filters keep such a row alike. On the other lines the guard
   // decides (JSON_WRAPPER).
-  const objectLine = `_msg:~${quote(JSON_OBJECT_START)}`;
+  const objectLine = JSON_OBJECT_START;
   const refused = `_msg:~${quote(JSON_EXPRESSION_REFUSED)}`;
   if (errors === "fail") {
     // An ip() filter keeps a rejected line whatever its values: every such line is one.
@@ -861,10 +861,13 @@ export function parsedKeyMention(stages: readonly PipelineStage[], name: string)
   if (chain.json !== undefined) {
     // The key itself, or an object under a key that flattens into it (`{"detected": {"level": …}}`).
     const parts = name.split("_");
-    terms.push(`_msg:~${quote(looseKey(name))}`);
-    for (let i = 1; i < parts.length; i++) {
-      terms.push(`_msg:~${quote(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`)}`);
-    }
+    const keys = [looseKey(name)];
+    for (let i = 1; i < parts.length; i++) keys.push(looseKey(parts.slice(0, i).join("_")) + String.raw`\s*\{`);
+    // Each regex searches the line for the name's first part: one substring search of it first
+    // spares the lines without it (nearly all) the others.
+    const mentions = keys.map((key) => `_msg:~${quote(key)}`).join(" or ");
+    const first = parts[0]!;
+    terms.push(keys.length > 1 && first ? `(_msg:~${quote(escapeRegex(first))} (${mentions}))` : mentions);
   }
   if (chain.logfmt) terms.push(logfmtKeyIn(name));
   return terms.join(" or ");
@@ -1061,7 +1064,7 @@ export function chainGuard(
   terms.push(chain.logfmt && fromJson.length === 0 ? `_msg:~${quote(ESCAPES)}` : JSON_UNSURE_ESCAPES);
   if (fromJson.length > 0) {
     const jsonLine = [gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
-    terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
+    terms.push(`(${JSON_OBJECT_LINE} (${jsonLine.join(" or ")}))`);
   }
   if (chain.logfmt && relevant.length > 0) {
     // The origin tests a conjunction's terms in order, each on the rows the ones before kept: the
@@ -1467,14 +1470,14 @@ export function guard(
   if (parser === "json") {
     // Only on lines VictoriaLogs may read as an object: from others neither side reads a key.
     const jsonLine = [JSON_UNSURE_ESCAPES, gated(JSON_ODD_ESCAPE), gated(LENIENT_NUMBER)];
-    terms.push(`(_msg:~${quote(JSON_OBJECT_LINE)} (${jsonLine.join(" or ")}))`);
+    terms.push(`(${JSON_OBJECT_LINE} (${jsonLine.join(" or ")}))`);
   } else {
     terms.push(...logfmtLineTerms(relevant));
   }
   // JSON_WRAPPER's object line did not parse (from other lines neither side reads a key, and Loki's
   // error on them is planParserPushdown's), or a line could have faked its fields. The missing
   // field first: the origin tests the regex only on the rows it leaves.
-  if (wrapped) terms.push(`(-${parsed(WRAPPED_OK)}:* _msg:~${quote(JSON_OBJECT_START)})`, `_msg:${WRAPPED}`);
+  if (wrapped) terms.push(`(-${parsed(WRAPPED_OK)}:* ${JSON_OBJECT_START})`, `_msg:${WRAPPED}`);
   for (const n of relevant) {
     const b = base(n);
     const p = parsed(n);

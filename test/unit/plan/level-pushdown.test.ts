@@ -65,7 +65,7 @@ describe("planLevelPushdown", () => {
       "count() if (-__guard_row:=1 (__v_status:>=500)) as __v, count() if (__guard_row:=1) as __bad",
     );
     // A key the parser could name `detected_level` (which then wins over the derived one) is guarded.
-    expect(p.logsql).toContain('or _msg:~"detected(?:(?s:.)|');
+    expect(p.logsql).toContain('or (_msg:~"detected" (_msg:~"detected(?:(?s:.)|');
     expect(p.logsql).toMatch(/ as __bad, count\(\) if \(-__guard_row:=1 \(__v_status:>=500\)\) as __c$/);
     // Rows are read back as grouped (the guard's flag and the level inputs computed), then given
     // back their own fields, for the Worker to count.

@@ -93,7 +93,7 @@ describe("parsedFilterPipes", () => {
     expect(json).toContain("__v_addr:ipv4_range(192.168.1.7, 192.168.1.7)");
     // Read wrapped: the unpack also tells the lines Loki's parser rejects.
     expect(json).toContain('| format "{\\"__lvw_ok\\":1,\\"__lvw\\":<_msg>}" as __lvw_w');
-    expect(json).toContain(String.raw`or -_msg:~"^[ \\t\\n\\r]*\\{"`);
+    expect(json).toContain(String.raw`or -(_msg:="{"* or _msg:~"^[ \\t\\n\\r]*\\{")`);
     expect(json).toContain("(__v_addr:* -__v_addr:~");
     expect(json).toMatch(/\| delete .*__lvw_w, __p___lvw_ok, "__p___lvw\.addr"/);
     // logfmt without --strict sets no error: read as before.

@@ -79,7 +79,7 @@ describe("planParserPushdown", () => {
       '(__b_method:* not {method=~".+"} (__p_method:* or _msg:~', // metadata loses to the parsed key
       '(__b_method:"" __p_method:"" _msg:~"method', // a key VictoriaLogs did not extract
       "__guard_d0:>6", // `method` twice
-      String.raw`__p_method:~"^[\\[{]"`, // arrays
+      '(__p_method:="["* or __p_method:="{"*)', // arrays and objects
     ]) {
       expect(guard, term).toContain(term);
     }
@@ -185,7 +185,7 @@ describe("planParserPushdown", () => {
   it("reads a lone json's lines wrapped when its parser errors fail the query or remove rows", () => {
     const wrapper = String.raw`format "{\"__lvw_ok\":1,\"__lvw\":<_msg>}" as __lvw_w`;
     const unpack = 'unpack_json from __lvw_w fields (__lvw_ok, "__lvw.a") result_prefix "__p_"';
-    const objectLine = String.raw`_msg:~"^[ \\t\\n\\r]*\\{"`;
+    const objectLine = String.raw`(_msg:="{"* or _msg:~"^[ \\t\\n\\r]*\\{")`;
 
     const fails = plan('sum by (a) (count_over_time({app="x"} | json | b="y" [1m]))')!;
     expect(fails.logsql).toContain(`| ${wrapper} | delete __p_a, __p_b, __p___lvw_ok, "__p___lvw.a", "__p___lvw.b" | `);
@@ -225,7 +225,7 @@ describe("planParserPushdown", () => {
     );
     // Without `__error__=""` Loki's ip() keeps every line its JSON parser rejects, and the query
     // fails on them: each one is a guard row, whatever the filters.
-    const objectLine = String.raw`_msg:~"^[ \\t\\n\\r]*\\{"`;
+    const objectLine = String.raw`(_msg:="{"* or _msg:~"^[ \\t\\n\\r]*\\{")`;
     const json = plan('sum by (a) (count_over_time({app="x"} | json | ip = ip("10.2.0.0/16") [1m]))')!;
     expect(json.logsql).toContain("__lvw_w");
     expect(json.logsql).toContain(`format if ((-${objectLine}) or __error__:*`);
