@@ -19,8 +19,9 @@ export const GUARD = "__guard_";
  * holds the longest part twice. Pipes after the unpack count it — the line's length, less its
  * length once every occurrence is removed — and the guard tests the difference (a superset: the
  * part may also occur in values or other keys). One pass of substring replacement costs the origin
- * a tenth of what `(?s)key.*key` does; parts shorter than MIN_COUNTED, which many lines hold twice
- * anyway, keep the regex.
+ * a tenth of what `(?s)key.*key` does (that regex reads the rest of the line after each mention:
+ * 1.4 µs a line for `job` on a logfmt line of 130 bytes, where the count costs some 0.15 µs); parts
+ * shorter than MIN_COUNTED (`id`, `ip`), which many lines hold twice anyway, keep the regex alone.
  */
 export class RepeatCounters {
   private readonly steps: string[] = [];
@@ -60,7 +61,7 @@ export class RepeatCounters {
   }
 }
 
-const MIN_COUNTED = 4;
+const MIN_COUNTED = 3;
 
 /**
  * The end of a JSON object key Loki may read as label `name`, and its colon: any character or

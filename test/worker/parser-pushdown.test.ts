@@ -139,6 +139,8 @@ describe("generated lines (property, real VictoriaLogs)", () => {
 
   const TRICKY_JSON = [
     '{"g": "a", "g": "b", "num": 1}',
+    // A three-letter key twice: its repetition is counted before its regex runs.
+    '{"num": 5, "g": "a", "num": -1}',
     '{"g": {"x": 1}, "num": 2}',
     '{"g": ["a"], "num": 3}',
     '{"g": null, "num": 4}',
@@ -295,6 +297,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     'g="x y=z" num="3 =4"',
     "g=a=b c num=3",
     "g=a g=b num=1",
+    "num=5 g=a num=-1",
     "g=a g_extracted=z num=1",
     'g="x y" num=2',
     'g="a=b" num=3',
