@@ -23,8 +23,8 @@ const RENDERED = "\u0000rendered";
  * The stages with each line filter after a `line_format` read as the label filter it is:
  * - after `line_format "{{ .name }}"`, `|=` / `!=` of strings: the line is then the label's value
  *   (Loki's `missingkey=zero` makes a missing label ""), so it holds a string exactly when the
- *   value matches `.*string.*` (the guard sends rows whose relevant values hold a control
- *   character, a newline among them, to the Worker, so `.` needs no flag);
+ *   value matches `(?s:.*)(?:string)(?s:.*)`, a newline before or after it too (the origin tests
+ *   such a regex as a substring search, logsql.ts `stringMatch`);
  * - otherwise, `|=`, `!=`, `|~` and `!~` of strings and regexes: the template is written as a
  *   `label_format` of a label standing for the line (FORMATTED_LINE), where the `line_format`
  *   stands, and each filter as a string filter on it, which a push-down that renders templates from
@@ -85,7 +85,8 @@ function containsFilter(name: string, stage: LineFilterStage): LabelFilterExpr |
     if (v.type !== "string") return undefined;
     needles.push(escapeRegex(v.value));
   }
-  return { type: "string", name, op: stage.op === "|=" ? "=~" : "!~", value: `.*(?:${needles.join("|")}).*` };
+  const value = `(?s:.*)(?:${needles.join("|")})(?s:.*)`;
+  return { type: "string", name, op: stage.op === "|=" ? "=~" : "!~", value };
 }
 
 /**

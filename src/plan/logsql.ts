@@ -47,19 +47,30 @@ export function fieldName(name: string): string {
 }
 
 /**
+ * A regex holding of a whole value exactly where one of its literals occurs anywhere in it:
+ * `(?s:.*)`, one group of literal alternatives (metacharacters escaped, nothing nested), `(?s:.*)`,
+ * as a line filter on a formatted line becomes (plan/formatted-lines.ts). Its literals are tested
+ * unanchored, which the origin does by substring search; anchored, Go's regexp reads the whole value
+ * (4-8 µs on a 300-byte line, against 25 ns).
+ */
+const LITERAL = String.raw`(?:[^\\()[\]{}|^$.*+?]|\\[\\.+*?()|[\]{}^$])+`;
+const ANYWHERE = new RegExp(String.raw`^\(\?s:\.\*\)\(\?:(${LITERAL}(?:\|${LITERAL})*)\)\(\?s:\.\*\)$`, "u");
+
+/**
  * A string label matcher as the same test on `field` (a LogsQL field expression): `=` and `!=` on
  * the exact value (a missing field reads as ""), `=~` and `!~` with Go's regexp anchored at both
  * ends, as Loki's label regexes are (VictoriaLogs runs Go's regexp too).
  */
 export function stringMatch(field: string, op: "=" | "!=" | "=~" | "!~", value: string): string {
+  const regex = () => quote(ANYWHERE.exec(value)?.[1] ?? `^(?:${value})$`);
   switch (op) {
     case "=":
       return `${field}:=${quote(value)}`;
     case "!=":
       return `-${field}:=${quote(value)}`;
     case "=~":
-      return `${field}:~${quote(`^(?:${value})$`)}`;
+      return `${field}:~${regex()}`;
     case "!~":
-      return `-${field}:~${quote(`^(?:${value})$`)}`;
+      return `-${field}:~${regex()}`;
   }
 }

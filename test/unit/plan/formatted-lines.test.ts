@@ -14,8 +14,8 @@ const stagesOf = (pipeline: string): PipelineStage[] =>
 describe("formattedLineFilters", () => {
   it("reads a line of one label as that label's value", () => {
     expect(formattedLineFilters(stagesOf('| line_format "{{.msg}}" |= "a.b" != "c"'))?.slice(1)).toEqual([
-      { kind: "LabelFilter", filter: { type: "string", name: "msg", op: "=~", value: ".*(?:a\\.b).*" } },
-      { kind: "LabelFilter", filter: { type: "string", name: "msg", op: "!~", value: ".*(?:c).*" } },
+      { kind: "LabelFilter", filter: { type: "string", name: "msg", op: "=~", value: "(?s:.*)(?:a\\.b)(?s:.*)" } },
+      { kind: "LabelFilter", filter: { type: "string", name: "msg", op: "!~", value: "(?s:.*)(?:c)(?s:.*)" } },
     ]);
   });
 
@@ -44,7 +44,7 @@ describe("formattedLineFilters", () => {
     ]);
     expect(stages[2]).toEqual({
       kind: "LabelFilter",
-      filter: { type: "string", name: "msg", op: "=~", value: ".*(?:a).*" },
+      filter: { type: "string", name: "msg", op: "=~", value: "(?s:.*)(?:a)(?s:.*)" },
     });
     expect(stages[4]).toEqual({
       kind: "LabelFilter",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { escapeRegex, quote } from "../../../src/plan/logsql";
+import { escapeRegex, quote, stringMatch } from "../../../src/plan/logsql";
 import { planLogQuery } from "../../../src/plan/logquery";
 import { lineFilterToLogsQL } from "../../../src/plan/linefilter";
 import { streamFilter } from "../../../src/plan/selector";
@@ -123,5 +123,46 @@ describe("planning", () => {
       expect(f.startsWith('{app="')).toBe(true);
       expect(endOfQuoted(f, 5)).toBe(f.length - 1);
     }
+  });
+});
+
+describe("stringMatch", () => {
+  it("anchors regexes as Loki's label matchers are, but tests literals wrapped in (?s:.*) anywhere", () => {
+    expect(stringMatch("f", "=~", "a.*")).toBe('f:~"^(?:a.*)$"');
+    expect(stringMatch("f", "=~", "(?s:.*)(?:GET|P\\.T)(?s:.*)")).toBe('f:~"GET|P\\\\.T"');
+    expect(stringMatch("f", "!~", "(?s:.*)(?:y)(?s:.*)")).toBe('-f:~"y"');
+    // Not literals only, or an alternation at the top: anchored as written.
+    for (const value of [
+      "(?s:.*)(?:a)|(?:b)(?s:.*)",
+      "(?s:.*)(?:a.b)(?s:.*)",
+      "(?s:.*)(?:\\d)(?s:.*)",
+      "(?s:.*)(?:)(?s:.*)",
+      ".*(?:a).*",
+      "(?s:.*)(?:(?:a))(?s:.*)",
+    ]) {
+      expect(stringMatch("f", "=~", value)).toBe(`f:~${quote(`^(?:${value})$`)}`);
+    }
+  });
+
+  it("tests literals anywhere exactly where the anchored regex holds of the whole value", () => {
+    const literal = fc.string({
+      unit: fc.constantFrom("a", "b", ".", "*", "(", ")", "|", "\\", "\n", "é"),
+      minLength: 1,
+      maxLength: 3,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(literal, { minLength: 1, maxLength: 3 }),
+        fc.string({ unit: fc.constantFrom("a", "b", ".", "(", "|", "\\", "\n", "é", "x"), maxLength: 8 }),
+        (needles, value) => {
+          const regex = needles.map(escapeRegex).join("|");
+          const logsql = stringMatch("f", "=~", `(?s:.*)(?:${regex})(?s:.*)`);
+          const unanchored = JSON.parse(logsql.slice("f:~".length)) as string;
+          expect(unanchored).toBe(regex);
+          const anchored = new RegExp(`^(?:[\\s\\S]*(?:${regex})[\\s\\S]*)$`, "u");
+          expect(new RegExp(unanchored, "u").test(value)).toBe(anchored.test(value));
+        },
+      ),
+    );
   });
 });
