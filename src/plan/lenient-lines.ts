@@ -58,5 +58,4 @@ export function gated(regexes: readonly string[]): string {
  * JSON does not define, a value only VictoriaLogs reads as a number), or that the precise regexes
  * leave out (KELVIN): on such a line any value may differ, and Loki's may come with a parser error.
  */
-export const JSON_READ_FURTHER =
-  `_msg:~${quote(KELVIN)} or ` + `(${JSON_OBJECT_LINE} (${gated(JSON_ODD_ESCAPE)} or ${gated(LENIENT_NUMBER)}))`;
+export const JSON_READ_FURTHER = `_msg:~${quote(KELVIN)} or (${JSON_OBJECT_LINE} (${gated(JSON_ODD_ESCAPE)} or ${gated(LENIENT_NUMBER)}))`;

@@ -59,7 +59,8 @@ const ANYWHERE = new RegExp(String.raw`^\(\?s:\.\*\)\(\?:(${LITERAL}(?:\|${LITER
 /**
  * A string label matcher as the same test on `field` (a LogsQL field expression): `=` and `!=` on
  * the exact value (a missing field reads as ""), `=~` and `!~` with Go's regexp anchored at both
- * ends, as Loki's label regexes are (VictoriaLogs runs Go's regexp too).
+ * ends, as Loki's label regexes are (VictoriaLogs runs Go's regexp too), but for a regex of the
+ * ANYWHERE shape, whose literals are tested unanchored: it holds of the same values.
  */
 export function stringMatch(field: string, op: "=" | "!=" | "=~" | "!~", value: string): string {
   const regex = () => quote(ANYWHERE.exec(value)?.[1] ?? `^(?:${value})$`);
