@@ -43,9 +43,10 @@
  * allows it `extract` reads the lines it provably reads as Loki does, and the regex only the
  * others (fastPattern).
  *
- * Both: a field named `__error__` (metadata Loki reads as an error), control characters in a used
- * value (regex filters on multi-line values), and for typed filters values not of a shape both
- * sides read as the same number (parser-pushdown.ts) are guarded as for the other parsers.
+ * Both: a field named `__error__` (metadata Loki reads as an error), control characters in a value
+ * a regex filter reads (Loki's `.` stops at a newline), a grouped value that is SET_EMPTY, and for
+ * typed filters values not of a shape both sides read as the same number (parser-pushdown.ts) are
+ * guarded as for the other parsers.
  */
 import type { LabelFilterExpr, PatternParserStage, PipelineStage, RegexpParserStage, SampleExpr } from "../logql/ast";
 import { goRegexGroupNames } from "../logql/regex";
@@ -59,6 +60,7 @@ import {
   type ParserBucketPlan,
   parsedValueField,
   pushableName,
+  regexFiltered,
 } from "./parser-pushdown";
 import { compilePattern } from "../engine/pipeline/pattern";
 import { isNoErrorFilter } from "./unwrap-pushdown";
@@ -77,8 +79,8 @@ const reached = (k: number) => `__xm_${k}`;
 /** A grouped label's group: Loki's value, or SET_EMPTY where Loki set it to "". */
 const group = (name: string) => `__g_${name}`;
 /**
- * Stands for "set to the empty string" among a group's values: no value of a used label holds a
- * control character (the guard counts any that does).
+ * Stands for "set to the empty string" among a group's values: a grouped value that is this
+ * character itself is a guard row.
  */
 export const SET_EMPTY = "\u0001";
 
@@ -169,7 +171,7 @@ export function extractedCounting(
   if ([...names].some((n) => filtered.dropped.has(n))) return undefined;
   const relevant = [...names];
 
-  const values = extractedValues(parser, relevant, typed, groupBy, restore);
+  const values = extractedValues(parser, relevant, typed, groupBy, restore, regexFiltered(filtered.filters));
   if (!values) return undefined;
   const { pipes, grouped, added, restored } = values;
   // A grouped capture Loki may set to "": grouped under its own value (SET_EMPTY).
@@ -211,6 +213,8 @@ export function extractedValues(
   typed: ReadonlyMap<string, TypedValues>,
   groupBy: readonly string[],
   restore = false,
+  /** The labels a regex filter reads. */
+  regexed: ReadonlySet<string> = new Set(),
 ): ExtractedValues | undefined {
   // Where Loki set a label to "" and where it left it unset differ for typed filters and groups.
   const needSet = new Set(relevant.filter((n) => typed.has(n) || groupBy.includes(n)));
@@ -224,13 +228,17 @@ export function extractedValues(
   const restored: string[] = [];
   const added: string[] = [...extraction.fields];
   const parsedNames = relevant.filter((n) => extraction.parsed.has(n));
+  // VictoriaLogs (v1.121) takes a field a pipe writes as that pipe's output and no longer reads
+  // the stored one for later pipes: the row's own values of the fields `extract_regexp` writes
+  // (the user's regexp's groups; a pattern's captures go to fields of their own) are copied first.
+  const regexp = parser.kind === "RegexpParser";
+  const written = restore && regexp ? goRegexGroupNames(parser.regex) : [];
+  const saved = new Set(regexp ? [...parsedNames, ...written] : []);
+  /** The field holding the row's own value of label `n` once the extraction ran. */
+  const own = (n: string) => (saved.has(n) ? base(n) : n);
   if (parsedNames.length > 0) {
-    const written = restore && parser.kind === "RegexpParser" ? goRegexGroupNames(parser.regex) : [];
-    const saved = [...new Set([...parsedNames, ...written])];
-    // VictoriaLogs (v1.121) takes a field a pipe writes as that pipe's output and no longer reads
-    // the stored one for later pipes: the row's own values are copied first.
     for (const n of saved) pipes.push(`format ${quote(`<${n}>`)} as ${base(n)}`);
-    added.push(...saved.map(base));
+    added.push(...[...saved].map(base));
     const first = extraction.first;
     if (first === undefined) pipes.push(`extract_regexp ${quote(extraction.regex)}`);
     else pipes.push(first.pipe, `extract_regexp if (${first.unread}) ${quote(extraction.regex)}`);
@@ -241,7 +249,7 @@ export function extractedValues(
   for (const n of relevant) {
     const v = parsedValueField(n);
     const parsed = extraction.parsed.get(n);
-    pipes.push(`format ${quote(`<${parsed === undefined ? n : base(n)}>`)} as ${v}`);
+    pipes.push(`format ${quote(`<${own(n)}>`)} as ${v}`);
     if (parsed !== undefined) pipes.push(`format if (${v}:"") ${quote(parsed)} as ${v}`);
     added.push(v);
   }
@@ -258,12 +266,15 @@ export function extractedValues(
     const v = parsedValueField(n);
     if (extraction.parsed.has(n)) {
       // Structured metadata of the name: the Worker reads such rows (Loki keeps the metadata's value).
-      bad.push(`(${base(n)}:* not {${n}=~".+"})`);
+      bad.push(`(${quote(own(n))}:* not {${n}=~".+"})`);
       const set = extraction.setWhere.get(n);
       // Loki set the label, to "": a typed filter's error where VictoriaLogs sees no value.
       if (typed.has(n) && set !== undefined) bad.push(`(${v}:"" ${set})`);
     }
-    bad.push(...valueGuardTerms(v, typed.get(n)));
+    // A control character in a value matters only to a regex filter (Loki's `.` stops at a
+    // newline); a grouped value that is SET_EMPTY itself would be read back as "".
+    bad.push(...valueGuardTerms(v, typed.get(n), regexed.has(n)));
+    if (groupBy.includes(n)) bad.push(`${v}:=${quote(SET_EMPTY)}`);
   }
   return { pipes, bad: bad.join(" or "), grouped, added, restored };
 }

@@ -114,7 +114,7 @@ export function parsedFilterPipes(local: readonly PipelineStage[], derived?: Der
     pipes = parsedValuePipes(parser, relevant, repeats, wrapped);
     fields = parsedValueFields(parser, relevant, repeats, wrapped);
   } else {
-    const values = extractedValues(parser, relevant, typed, [], true);
+    const values = extractedValues(parser, relevant, typed, [], true, filters.regexed);
     if (!values) return undefined;
     ({ pipes, bad, restored } = values);
     fields = values.added;

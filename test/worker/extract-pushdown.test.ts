@@ -105,6 +105,8 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     "g=a\tc=1 d=5ms z=1KB",
     "g=a\nc=1 d=5ms z=1KB",
     "g=ü c=\u0000 d=5ms z=1KB",
+    "g=\u0001 c=1 d=5ms z=1KB",
+    "g=a\u0007b c=\u0001 d=5ms z=1KB",
     "g=repl\ufffd c=1 d=5ms z=1KB",
     "g=\u212a c=1 d=5ms z=1KB",
     "xg=a c=1 d=5ms z=1KB",

@@ -169,6 +169,7 @@ describe("generated lines (real VictoriaLogs)", () => {
     "g=a num=07",
     "g=a num=-0",
     "g=a\tnum=5",
+    "g=a\nb num=5",
     "g=a num=5\u001b[0m",
     "\u001b[31mERROR\u001b[0m g=ansi num=9",
     "g.x=1 g-x=2 num=1",
@@ -267,6 +268,20 @@ describe("generated lines (real VictoriaLogs)", () => {
       }
     }
     expect(cut).toBeGreaterThan(filters.length);
+  });
+
+  it("regexp and pattern: the same entries with the filter sent and without", async () => {
+    let cut = 0;
+    const parsers = [String.raw`regexp "g=(?P<g>(?s:.*?)) num=(?P<num>\\S*)"`, 'pattern "g=<g> num=<num>"'];
+    const extractFilters = ['g=~"a.*"', 'g!~"a.*"', 'g!~".*b"', 'g="a"', "num > 3", 'num >= 5 or g=~"(x|a).*"'];
+    for (const parser of parsers) {
+      for (const filter of extractFilters) {
+        const query = `{app="lfgen", kind="logfmt"} | ${parser} | ${filter}`;
+        const answer = await both(query, { ...RANGE, limit: "5000" }, TENANT);
+        if (answer.pushed.linesScanned < answer.local.linesScanned) cut++;
+      }
+    }
+    expect(cut).toBeGreaterThan(extractFilters.length);
   });
 
   it("small limits agree too (the origin's rows are a superset, the Worker fills the limit)", async () => {
