@@ -212,9 +212,9 @@ export function extractedValues(
   relevant: readonly string[],
   typed: ReadonlyMap<string, TypedValues>,
   groupBy: readonly string[],
-  restore = false,
-  /** The labels a regex filter reads. */
-  regexed: ReadonlySet<string> = new Set(),
+  restore: boolean,
+  /** The labels a regex filter reads: the only ones whose control characters the guard tests. */
+  regexed: ReadonlySet<string>,
 ): ExtractedValues | undefined {
   // Where Loki set a label to "" and where it left it unset differ for typed filters and groups.
   const needSet = new Set(relevant.filter((n) => typed.has(n) || groupBy.includes(n)));
