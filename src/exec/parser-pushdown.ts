@@ -8,7 +8,7 @@
 import { PointLimitError } from "../engine/metric/errors";
 import type { CachedOrigin } from "../cache/cached-origin";
 import type { MetricGrid } from "../plan/metric-pushdown";
-import type { LabelTemplate, ParserBucketPlan } from "../plan/parser-pushdown";
+import { isRename, type LabelTemplate, type ParserBucketPlan } from "../plan/parser-pushdown";
 import { SERVICE_NAME, withServiceName } from "../engine/derived-fields";
 import { parseStreamLabels } from "../origin/rows";
 import { keepLabels, labelsKey } from "../engine/metric/labels";
@@ -106,17 +106,27 @@ const STREAM = "_stream";
 
 /**
  * A group's labels with each template's label rendered from them as Loki's `label_format` does (a
- * missing label reading as ""), or null where a filter on the rendered labels refuses them.
+ * missing label reading as ""), each rename applied where its source is present (moved, then
+ * removed), or null where a filter on the rendered labels refuses them. Renames and templates
+ * read none of each other's labels (plan/parser-pushdown.ts), so their order is the group's own.
  */
 function templateRenderer(
   templates: readonly LabelTemplate[],
   filters: readonly LabelFilterExpr[],
 ): (inputs: Labels) => Labels | null {
-  const compiled = templates.map((t) => ({ label: t.label, tmpl: compileTemplate(t.template, "label") }));
+  const renames = templates.filter(isRename);
+  const compiled = templates.flatMap((t) =>
+    isRename(t) ? [] : [{ label: t.label, tmpl: compileTemplate(t.template, "label") }],
+  );
   const keeps = filters.map(compileStringFilter);
   return (inputs) => {
     const all: Labels = { ...inputs };
     for (const { label, tmpl } of compiled) all[label] = tmpl.execute({ labels: inputs, line: "", ts: 0n });
+    for (const { label, rename } of renames) {
+      if (!Object.hasOwn(inputs, rename)) continue;
+      all[label] = inputs[rename]!;
+      delete all[rename];
+    }
     return keeps.every((keep) => keep(all)) ? all : null;
   };
 }

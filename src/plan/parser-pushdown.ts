@@ -12,7 +12,9 @@
  * - `__error__=""`;
  * - stages that change nothing counted (Reshaping): `keep` of names (no value matchers) listing
  *   every label grouped or filtered by (it never removes the error labels); `label_format` whose
- *   renames and templates touch no such label nor the error labels; for line counts (not bytes,
+ *   renames and templates touch no such label nor the error labels (a grouped label a template
+ *   sets, or one renamed to or from another, is made by the Worker from each group's values of
+ *   what it reads: LabelTemplate); for line counts (not bytes,
  *   which add up the final line) `decolorize` and `line_format`. Their templates must be text,
  *   `{{ .name }}` and a few total string functions of it (infallibleTemplate): a failing template
  *   marks the row with an error.
@@ -545,11 +547,18 @@ export function inputsInPlace(labels: readonly string[], templates: readonly Lab
   return [...new Set([...labels.filter((n) => !templated.has(n)), ...templates.flatMap((t) => t.inputs)])];
 }
 
-/** A grouped label set by an infallible `label_format` template from the labels it reads. */
-export interface LabelTemplate {
-  label: string;
-  template: string;
-  inputs: string[];
+/**
+ * A grouped label the Worker makes from each group's values of the labels it reads (`inputs`): set
+ * by an infallible `label_format` template, or by a rename (`label=rename`), which Loki applies only
+ * where the source label exists (a key holding `""` too: such groups are marked), moving its value
+ * and removing it; elsewhere the label keeps its own value, so both are inputs.
+ */
+export type LabelTemplate =
+  { label: string; template: string; inputs: string[] } | { label: string; rename: string; inputs: string[] };
+
+/** The rename among `templates`' entries, as a type guard. */
+export function isRename(t: LabelTemplate): t is Extract<LabelTemplate, { rename: string }> {
+  return "rename" in t;
 }
 
 /** What parsedCounting may accept besides parsers, label filters and `drop`s. */
@@ -722,9 +731,13 @@ export function parsedCounting(
   }
   // Filtered before or after the template: the value filtered is not one the origin has.
   if ([...names].some((n) => templated.has(n))) return undefined;
+  // Likewise a filter on either label of a rename.
+  const moved = new Set(templates.filter(isRename).flatMap((t) => t.inputs));
+  if (filters.some((f) => filterLabels(f).some((n) => moved.has(n)))) return undefined;
   for (const t of templates) for (const n of t.inputs) names.add(n);
   if ([...templated].some((n) => dropped.has(n))) return undefined;
-  if ([...names].some((n) => dropped.has(n) || (relabelled.has(n) && !ownInputs.has(n)))) return undefined;
+  const changedBefore = (n: string) => relabelled.has(n) && !ownInputs.has(n) && !moved.has(n);
+  if ([...names].some((n) => dropped.has(n) || changedBefore(n))) return undefined;
   if (kept.some((keep) => [...names, ...templated].some((n) => !keep.has(n)))) return undefined;
   const relevant = [...names];
   const keys = chain.json;
@@ -752,13 +765,17 @@ export function parsedCounting(
   const otherwiseFiltered = new Set(pipeline.filters.flatMap((f) => filterLabels(f, (c) => !isStringFilter(c))));
   const read = new Set([
     ...templateFilters.flatMap((f) => filterLabels(f)),
-    ...templates.flatMap((t) => t.inputs),
+    ...templates.filter((t) => !isRename(t)).flatMap((t) => t.inputs),
     ...extracted,
   ]);
   // A label both grouped and filtered is grouped by a copy of its value taken before (emptyGroup).
   const markable = (n: string) =>
     markEmpty && keys === "all" && !read.has(n) && !typed.has(n) && !otherwiseFiltered.has(n);
-  const markedGroups = groupBy.filter((n) => !filtered.has(n) && markable(n));
+  // A rename moves a JSON key holding `""` as it moves any value, and leaves its target alone where
+  // there is no key: the mark tells the two apart in the groups (unmarked, such rows are guarded).
+  // `| json name="…"` gives a missing key "" too, which no mark tells.
+  if (keys !== undefined && keys !== "all" && moved.size > 0) return undefined;
+  const markedGroups = [...new Set([...groupBy, ...moved])].filter((n) => !filtered.has(n) && markable(n));
   const markedFilters = relevant.filter((n) => filtered.has(n) && markable(n));
   const groupedFilters = markedFilters.filter((n) => groupBy.includes(n));
   const marked = [...markedGroups, ...markedFilters];
@@ -766,6 +783,10 @@ export function parsedCounting(
     ? guard(parser, relevant, typed, regexFiltered(filters), repeats, wrapped, new Set(extracted), new Set(marked))
     : chainGuard(chain, relevant, typed, regexFiltered(filters), repeats, new Set(marked));
   if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
+  // A rename of the row's own label (stream label or metadata) keeps its category, in which Loki
+  // may not report the target or may let a parsed one stand: the Worker reads such rows.
+  const ownSources = templates.filter(isRename).map((t) => `${base(t.rename)}:*`);
+  if (ownSources.length > 0) bad = `${ownSources.join(" or ")} or ${bad}`;
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped, marked)
     : chainValuePipes(chain, relevant, repeats, marked);
@@ -822,8 +843,16 @@ function labelTemplates(
   const out: LabelTemplate[] = [];
   for (const label of groupBy) {
     if (!relabelled.has(label)) continue;
+    if (renamed.has(label)) {
+      const rename = soleRename(pipeline, label, usable);
+      if (!rename) return undefined;
+      if (!out.some((t) => isRename(t) && t.label === rename.dst)) {
+        out.push({ label: rename.dst, rename: rename.src, inputs: [rename.src, rename.dst] });
+      }
+      continue;
+    }
     const setting = formats.filter((f) => f.dst === label);
-    if (renamed.has(label) || setting.length !== 1) return undefined;
+    if (setting.length !== 1) return undefined;
     const { template } = setting[0]!;
     if (!infallibleTemplate(template)) return undefined;
     const inputs = [...new Set(templateFieldNames(template))];
@@ -833,6 +862,29 @@ function labelTemplates(
     out.push({ label, template, inputs });
   }
   return out;
+}
+
+/**
+ * The one rename (`dst=src`) moving `label` to or from another, when the Worker can apply it to
+ * each group: no other rename and no template touches or reads either label, neither is dropped
+ * (the labels' values are then the parser's, read before the rename), and it moves a label to
+ * another (`a=a` removes it).
+ */
+function soleRename(
+  pipeline: ParsedPipeline,
+  label: string,
+  usable: (name: string) => boolean,
+): { dst: string; src: string } | undefined {
+  const { renames, formats, dropped } = pipeline;
+  const touching = (n: string) => renames.filter((r) => r.dst === n || r.src === n);
+  const [rename, ...others] = touching(label);
+  if (!rename || others.length > 0 || rename.dst === rename.src) return undefined;
+  const { dst, src } = rename;
+  for (const n of [dst, src]) {
+    if (!usable(n) || dropped.has(n) || touching(n).length !== 1) return undefined;
+    if (formats.some((f) => f.dst === n || templateFieldNames(f.template).includes(n))) return undefined;
+  }
+  return rename;
 }
 
 /**
@@ -1136,6 +1188,8 @@ interface ParsedPipeline {
   formats: { dst: string; template: string }[];
   /** Labels some `label_format` rename (`dst=src`) sets or removes. */
   renamed: Set<string>;
+  /** The `label_format` renames (`dst=src`), in order. */
+  renames: { dst: string; src: string }[];
   /**
    * String filters, after the `label_format` templates, that read only labels those templates set:
    * the Worker applies them to each group's rendered values (ParsedCounting.templateFilters).
@@ -1262,6 +1316,7 @@ function pipelineAfterParser(
   const relabelled = new Set<string>();
   const formats: ParsedPipeline["formats"] = [];
   const renamed = new Set<string>();
+  const renames: ParsedPipeline["renames"] = [];
   let errors: JsonErrors = "fail";
   const seeErrors = new Set<LabelFilterExpr>();
   const templateFilters: LabelFilterExpr[] = [];
@@ -1276,7 +1331,10 @@ function pipelineAfterParser(
         if (touched.some((n) => n === ERROR || n === ERROR_DETAILS)) return undefined;
         for (const n of touched) relabelled.add(n);
         if (op.isTemplate) formats.push({ dst: op.dst, template: op.src });
-        else for (const n of touched) renamed.add(n);
+        else {
+          for (const n of touched) renamed.add(n);
+          renames.push({ dst: op.dst, src: op.src });
+        }
       }
     } else if (reshaping === "line" && stage.kind === "LineFormat") {
       if (!infallibleTemplate(stage.template)) return undefined;
@@ -1315,6 +1373,7 @@ function pipelineAfterParser(
     relabelled,
     formats,
     renamed,
+    renames,
     templateFilters,
     seeErrors,
   };

@@ -207,6 +207,13 @@ describe("stages that change nothing counted (compat data)", () => {
       // A templated label filtered: the Worker filters each group's rendered value.
       'sum by (route) (count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route="GET /api/v1/cart" [5m]))',
       'sum(count_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}" | route=~"GET /api.*" or route="POST /healthz" [5m]))',
+      // A grouped label renamed to or from another: grouped by both, moved by the Worker.
+      'sum by (m) (count_over_time({app="checkout"} | json | label_format m=method [5m]))',
+      'sum by (method, status) (rate({app="checkout"} | json | label_format m=method | status >= 500 [5m]))',
+      'sum by (m, route) (count_over_time({app="checkout"} | json | label_format m=method, route="{{.path}}" [5m]))',
+      'sum by (job) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
+      'sum by (caller) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
+      'sum by (level, lvl) (bytes_over_time({app="checkout"} | json | drop __error__ | label_format lvl=level [5m]))',
     ]);
   });
 
@@ -215,10 +222,14 @@ describe("stages that change nothing counted (compat data)", () => {
       // Bytes add up the final line.
       'sum by (job) (bytes_over_time({app="auth"} | logfmt | decolorize [5m]))',
       'sum by (job) (bytes_over_time({app="worker"} | logfmt | line_format "{{.job}}" [5m]))',
-      // A grouped label kept out, renamed, or set.
+      // A grouped label kept out; renamed from the row's own label (Loki keeps the category, rows
+      // read back), filtered across a rename, renamed twice, or renamed to itself (removed).
       'sum by (job) (count_over_time({app="worker"} | logfmt | keep level [5m]))',
-      'sum by (job) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
-      'sum by (caller) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
+      'sum by (a) (count_over_time({app="checkout"} | json | label_format a=app [5m]))',
+      'sum by (m) (count_over_time({app="checkout"} | json | label_format m=method | m="GET" [5m]))',
+      'sum by (m) (count_over_time({app="checkout"} | json | method="GET" | label_format m=method [5m]))',
+      'sum by (n) (count_over_time({app="checkout"} | json | label_format m=method | label_format n=m [5m]))',
+      'sum by (method) (count_over_time({app="checkout"} | json | label_format method=method [5m]))',
       // A templated label filtered before the template, or by a filter reading another label too,
       // read after a rename, or set by a template that could fail.
       'sum by (route) (count_over_time({app="checkout"} | json | route="" | label_format route="{{.method}} {{.path}}" [5m]))',
@@ -264,6 +275,9 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
     '{"num": 2}',
     '{"g": "a", "g": "b", "num": 1}',
     '{"g": "{{.num}}", "num": 1}',
+    // A key holding "" (a rename moves it), and a rename's target held by the line.
+    '{"g": "", "num": 1, "h": "x"}',
+    '{"h": "y", "num": 2, "msg": "m"}',
   ];
   const TRICKY_LOGFMT = [
     "\u001b[31mERROR\u001b[0m g=a num=1",
@@ -272,6 +286,7 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
     "g=a g=b num=1",
     "g= num=4",
     'g="{{.num}}" num=5',
+    "h=y num=2",
   ];
   interface StageSet {
     kind: "json" | "logfmt";
@@ -326,6 +341,9 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
       `sum(count_over_time(${sel} | ${parser} | label_format t="{{.g | ToUpper}}" | t!="A" | num >= 0 [1m]))`,
       `sum by (g) (count_over_time(${sel} | ${parser} | line_format "{{.g}}: {{ .msg }}" |~ "^a: |: $" [1m]))`,
       `sum(count_over_time(${sel} | ${parser} | line_format "{{.msg}}\\n{{.g | ToUpper}}" != "probe" |= "\\nA" [1m]))`,
+      `sum by (h) (count_over_time(${sel} | ${parser} | label_format h=g [1m]))`,
+      `sum by (g, h) (rate(${sel} | ${parser} | label_format h=g | num > 1 [30s]))`,
+      `sum by (h, t) (count_over_time(${sel} | ${parser} | label_format t="{{.num}}", h=g [1m]))`,
     ]);
   };
 

@@ -307,8 +307,15 @@ describe("planParserPushdown", () => {
       'sum by (a) (bytes_over_time({app="x"} | logfmt | line_format "{{.a}}" [1m]))',
       'sum by (a) (bytes_rate({app="x"} | logfmt | decolorize [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | urldecode }}" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b [1m]))',
-      'sum by (a) (count_over_time({app="x"} | logfmt | label_format c=a [1m]))',
+      // A rename read by a filter, renamed again or to itself (which removes it), read by a
+      // template, or after `| json a="…"` (a missing key is set to "", which moves).
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b | a="1" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | b="1" | label_format a=b [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format c=b | label_format a=c [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=a [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b, c="{{.b}}" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b | drop b [1m]))',
+      'sum by (a) (count_over_time({app="x"} | json b="b" | label_format a=b | drop __error__ [1m]))',
       // A template reading a label another template sets, or one that could fail.
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c="{{ .a }}{{ .b }}", a="{{.c}}" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format a="{{ .b | urldecode }}" [1m]))',
@@ -501,6 +508,23 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(p.seriesLabels).toEqual(["r", "app"]);
     expect(p.templates).toEqual([{ label: "r", template: "{{.m | ToUpper}} {{.p}}", inputs: ["m", "p"] }]);
     expect(p.logsql).toMatch(/stats by \([^)]*, __v_app, __v_m, __v_p\)/);
+  });
+
+  it("groups by both labels of a rename, which the Worker applies to each group", () => {
+    const p = plan('sum by (m, app) (count_over_time({app="x"} | json | label_format m=method [1m]))')!;
+    expect(p.labels).toEqual(["app", "method", "m"]);
+    expect(p.seriesLabels).toEqual(["m", "app"]);
+    expect(p.templates).toEqual([{ label: "m", rename: "method", inputs: ["method", "m"] }]);
+    expect(p.logsql).toMatch(/stats by \([^)]*, __v_app, __v_method, __v_m\)/);
+    // A key holding "" is moved as a value: both labels are marked; a row holding the source
+    // itself (stream label or metadata) is read back.
+    expect(p.logsql).toContain(String.raw`_msg:~"\"method\": ?\"\""`);
+    expect(p.logsql).toContain(String.raw`_msg:~"\"m\": ?\"\""`);
+    expect(p.logsql).toContain(" or __b_method:* or ");
+    // Grouped by the label moved away: its groups are read before the move.
+    const away = plan('sum by (method) (count_over_time({app="x"} | logfmt | label_format m=method [1m]))')!;
+    expect(away.labels).toEqual(["method", "m"]);
+    expect(away.seriesLabels).toEqual(["method"]);
   });
 
   it("leaves string filters on a templated label to the Worker, grouped by what the template reads", () => {
