@@ -615,6 +615,12 @@ const JSON_EXPRESSION_LINE = String.raw`^["{\[]`;
 const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
 
 /**
+ * Lines `decolorize` may change: it removes ANSI sequences, which start with ESC or the 8-bit CSI
+ * (engine/pipeline/shaping.ts); a line holding neither is left as it is.
+ */
+const ANSI_LINES = `_msg:~${quote(String.raw`[\x1b\x{9b}]`)}`;
+
+/**
  * Lines on which Loki's `| json` may set a parser error that its guard, with the line read
  * wrapped (JSON_WRAPPER), does not already match: those not starting as an object.
  */
@@ -810,6 +816,8 @@ export function parsedCounting(
     bad = `${objectLine} (${bad})`;
   }
   if (errors === "excluded" && !wrapped) conditions.unshift(`-${refused}`);
+  // Last, so that no error handling above narrows it: decolorized, such a line may even parse.
+  if (pipeline.decolorized) bad = `${ANSI_LINES} or ${bad}`;
   for (const n of setEmpty) {
     pipes.push(`format ${quote(`<${value(n)}>`)} as ${emptyGroup(n)}`);
     pipes.push(
@@ -922,6 +930,7 @@ export function parsedKeyMention(stages: readonly PipelineStage[], name: string)
     terms.push(keys.length > 1 && first ? `(_msg:~${quote(escapeRegex(first))} (${mentions}))` : mentions);
   }
   if (chain.logfmt) terms.push(logfmtKeyIn(name));
+  if (pipeline.decolorized) terms.push(ANSI_LINES);
   return terms.join(" or ");
 }
 
@@ -1175,6 +1184,8 @@ export function chainGuard(
 
 interface ParsedPipeline {
   chain: ParserChain;
+  /** A `decolorize` runs before the parser: lines holding what it removes (ANSI_LINES) are guard rows. */
+  decolorized: boolean;
   /** For `| json`: what a line its parser rejects does to the metric. */
   errors: JsonErrors;
   filters: LabelFilterExpr[];
@@ -1297,6 +1308,13 @@ function pipelineAfterParser(
   reshaping?: Reshaping,
 ): ParsedPipeline | undefined {
   let at = 0;
+  // `decolorize` before the parser: the line the parser reads is the stored one where it holds no
+  // escape to remove (decolorized: such lines are guard rows).
+  let decolorized = false;
+  while (stages[at]?.kind === "Decolorize") {
+    decolorized = true;
+    at++;
+  }
   const chain: ParserChain = { logfmt: false };
   const first = stages[at];
   if (first?.kind === "JsonParser") {
@@ -1366,6 +1384,7 @@ function pipelineAfterParser(
   if (errors !== "dropped" && singleParser(chain) !== "json" && typeof chain.json !== "object") return undefined;
   return {
     chain,
+    decolorized,
     errors,
     filters,
     dropped,

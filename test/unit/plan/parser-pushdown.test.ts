@@ -277,6 +277,22 @@ describe("planParserPushdown", () => {
     expect(bytes?.logsql).toBe(plan('sum by (a) (bytes_over_time({app="x"} | logfmt [1m]))')!.logsql);
   });
 
+  it("passes over decolorize before the parser, where the line holds no escape it removes", () => {
+    for (const q of [
+      'sum by (a) (count_over_time({app="x"} | decolorize | logfmt | b="1" [1m]))',
+      'sum by (a) (bytes_over_time({app="x"} | decolorize | decolorize | json | drop __error__ [1m]))',
+      'sum by (a) (count_over_time({app="x"} | decolorize | json [1m]))',
+    ]) {
+      const p = plan(q)!.logsql;
+      const without = plan(q.replaceAll("| decolorize ", ""))!.logsql;
+      // The same query, but lines holding ESC or the 8-bit CSI are guard rows, whatever else decides.
+      const guard = "| delete __guard_row | format if (";
+      expect(p, q).toBe(without.replace(guard, guard + String.raw`_msg:~"[\\x1b\\x{9b}]" or `));
+    }
+    // A line filter between them is not one the origin's line filters run before it.
+    expect(plan('sum by (a) (count_over_time({app="x"} | decolorize |= "b" | logfmt [1m]))')).toBeUndefined();
+  });
+
   it("declines what it cannot prove exact", () => {
     for (const q of [
       // Only a lone `| json` reads its lines wrapped, which tells the lines its parser rejects.
@@ -324,7 +340,6 @@ describe("planParserPushdown", () => {
       'sum by (a) (count_over_time({app="x"} | logfmt | keep b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a | b="1" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | keep a="1" [1m]))',
-      'sum by (a) (count_over_time({app="x"} | decolorize | logfmt [1m]))',
       // The origin's own fields, and names led by more than one `_`.
       'sum by (_msg) (count_over_time({app="x"} | logfmt [1m]))',
       'sum by (_stream) (count_over_time({app="x"} | json [1m]))',
