@@ -59,3 +59,9 @@ export function gated(regexes: readonly string[]): string {
  * leave out (KELVIN): on such a line any value may differ, and Loki's may come with a parser error.
  */
 export const JSON_READ_FURTHER = `_msg:~${quote(KELVIN)} or (${JSON_OBJECT_LINE} (${gated(JSON_ODD_ESCAPE)} or ${gated(LENIENT_NUMBER)}))`;
+
+/**
+ * Lines `decolorize` may change: it removes ANSI sequences, which start with ESC or the 8-bit CSI
+ * (engine/pipeline/shaping.ts); a line holding neither is left as it is.
+ */
+export const ANSI_LINES = `_msg:~${quote(String.raw`[\x1b\x{9b}]`)}`;

@@ -14,6 +14,7 @@ import { printStage } from "../logql/printer";
 import { checkPipelineBuilds } from "../logql/stage-build";
 import { BadRequestError } from "../core/errors";
 import { lineFilterToLogsQL } from "./linefilter";
+import { ANSI_LINES } from "./lenient-lines";
 import { patternFilterPipes } from "./pattern-filter";
 import { compileTemplate, TemplateParseError } from "../engine/template";
 import { labelFilterPrefilters } from "./prefilter";
@@ -43,11 +44,22 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived 
   let patternFilters = 0;
   const local: PipelineStage[] = [];
   let lineUnchanged = true;
+  // Only `decolorize` changed the line so far: the stored line is the one it reads, except where
+  // it holds an escape to remove (ANSI_LINES).
+  let decolorizedOnly = false;
   // Before anything reaches the origin, so a pushed-down filter fails the same way as a local one.
   checkPipelineBuilds(expr.pipeline);
   for (const stage of expr.pipeline) {
     checkTemplates(stage);
+    if (stage.kind === "Decolorize") decolorizedOnly ||= lineUnchanged;
+    if (stage.kind === "LineFormat") decolorizedOnly = false;
     if (stage.kind === "LineFormat" || stage.kind === "Decolorize") lineUnchanged = false;
+    if (stage.kind === "LineFilter" && decolorizedOnly) {
+      // A superset for the origin: the rows it keeps, and those decolorize may change; the Worker
+      // still filters the decolorized line.
+      const pushed = lineFilterToLogsQL(stage);
+      if (pushed !== undefined) filters.push(`(${pushed} or ${ANSI_LINES})`);
+    }
     if (stage.kind === "LineFilter" && lineUnchanged) {
       const pushed = lineFilterToLogsQL(stage);
       if (pushed !== undefined) {

@@ -58,6 +58,7 @@ import {
 } from "./parser-pushdown";
 import { extractedValues } from "./extract-pushdown";
 import { hasIpFilter } from "./ip-filter";
+import { ANSI_LINES } from "./lenient-lines";
 import { isNoErrorFilter } from "./unwrap-pushdown";
 import { RepeatCounters } from "./key-tests";
 import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
@@ -85,9 +86,17 @@ export interface LogRowsPlan extends LogQueryPlan {
  * or undefined when nothing can be pushed. `local` is the log query's pipeline as the Worker runs it.
  */
 export function parsedFilterPipes(local: readonly PipelineStage[], derived?: DerivedFieldRules): string | undefined {
-  const at = local.findIndex((s) => s.kind !== "LineFilter");
+  let at = local.findIndex((s) => s.kind !== "LineFilter");
+  // A `decolorize` before the parser leaves a line without an escape as it is: the lines holding
+  // one are sent (ANSI_LINES). Line filters beside it only remove rows, which the Worker still does.
+  let decolorized = false;
+  while (local[at]?.kind === "Decolorize" || (decolorized && local[at]?.kind === "LineFilter")) {
+    decolorized ||= local[at]!.kind === "Decolorize";
+    at++;
+  }
+  const sent = decolorized ? `${ANSI_LINES} or ` : "";
   const first = local[at];
-  const chain = chainFilterPipes(local.slice(at), derived);
+  const chain = chainFilterPipes(local.slice(at), sent, derived);
   if (chain !== undefined) return chain;
   let parser: Parser | RegexpParserStage | PatternParserStage;
   if (first?.kind === "JsonParser" && first.params.length === 0) parser = "json";
@@ -119,7 +128,7 @@ export function parsedFilterPipes(local: readonly PipelineStage[], derived?: Der
     ({ pipes, bad, restored } = values);
     fields = values.added;
   }
-  pipes.push(`filter (${conditions.join(" ")}) or ${bad}`, ...restored);
+  pipes.push(`filter (${conditions.join(" ")}) or ${sent}${bad}`, ...restored);
   // The Worker ignores fields starting with `_`; deleted, they do not cross the network.
   pipes.push(`delete ${fields.join(", ")}`);
   return pipes.map((p) => ` | ${p}`).join("");
@@ -187,7 +196,12 @@ function holdsTypedFilter(f: LabelFilterExpr): boolean {
  * must read exactly (parsedCounting): its kept rows or its guard rows, a superset of Loki's for the
  * same reason as above. Undefined for a lone parser (above) or a filter it cannot read.
  */
-function chainFilterPipes(stages: readonly PipelineStage[], derived?: DerivedFieldRules): string | undefined {
+function chainFilterPipes(
+  stages: readonly PipelineStage[],
+  /** Rows sent whatever their values (`<filter> or `), or "". */
+  sent: string,
+  derived?: DerivedFieldRules,
+): string | undefined {
   const [first, second] = stages;
   if (first?.kind !== "JsonParser" || (first.params.length === 0 && second?.kind !== "LogfmtParser")) return undefined;
   let end = second?.kind === "LogfmtParser" ? 2 : 1;
@@ -196,7 +210,7 @@ function chainFilterPipes(stages: readonly PipelineStage[], derived?: DerivedFie
   if (!counting || counting.counted === "") return undefined;
   const pipes = [
     ...counting.pipes,
-    `filter (${counting.counted}) or ${counting.bad}`,
+    `filter (${counting.counted}) or ${sent}${counting.bad}`,
     `delete ${COUNTING_FIELDS.join(", ")}`,
   ];
   return pipes.map((p) => ` | ${p}`).join("");

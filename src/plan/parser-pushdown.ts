@@ -122,7 +122,7 @@ import type { ExtractionParam, LabelFilterExpr, PipelineStage, SampleExpr } from
 import { parseJsonExpression } from "../logql/extraction-expr";
 import { walk } from "../logql/walk";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
-import { gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
+import { ANSI_LINES, gated, JSON_OBJECT_LINE, JSON_ODD_ESCAPE, KELVIN, LENIENT_NUMBER } from "./lenient-lines";
 import { escapeRegex, opensWith, opensWithOneOf, quote, stringMatch } from "./logsql";
 import { CANONICAL_IPV4, hasIpFilter, ipFilterLogsQL } from "./ip-filter";
 import { planLogQuery } from "./logquery";
@@ -613,12 +613,6 @@ const JSON_EXPRESSION_LINE = String.raw`^["{\[]`;
  * it reads, but such a line names the key where VictoriaLogs read no value: a guard row.
  */
 const JSON_EXPRESSION_REFUSED = String.raw`^[^"{\[]`;
-
-/**
- * Lines `decolorize` may change: it removes ANSI sequences, which start with ESC or the 8-bit CSI
- * (engine/pipeline/shaping.ts); a line holding neither is left as it is.
- */
-const ANSI_LINES = `_msg:~${quote(String.raw`[\x1b\x{9b}]`)}`;
 
 /**
  * Lines on which Loki's `| json` may set a parser error that its guard, with the line read

@@ -150,6 +150,8 @@ describe("generated lines (real VictoriaLogs)", () => {
     '{"g": "a", "dur": "1h30m", "size": "1TB"}',
     '{"g": "a", "dur": "-5ms", "size": "-1"}',
     '{"g": "a", "dur": "", "size": ""}',
+    '\u001b[32m{"g": "a", "num": 6}\u001b[0m',
+    '{"g": "a\u001b[0m", "num": 6}',
   ];
   const TRICKY_LOGFMT = [
     "g=a g=b num=1",
@@ -172,6 +174,7 @@ describe("generated lines (real VictoriaLogs)", () => {
     "g=a\nb num=5",
     "g=a num=5\u001b[0m",
     "\u001b[31mERROR\u001b[0m g=ansi num=9",
+    "g=\u001b[1mb\u001b[0m num=8",
     "g.x=1 g-x=2 num=1",
     "g=é num=2",
     "g=a\\b num=3",
@@ -254,6 +257,39 @@ describe("generated lines (real VictoriaLogs)", () => {
     }
     // Most queries were really cut at the origin.
     expect(cut).toBeGreaterThan(filters.length);
+  });
+
+  it("decolorize before the parser: the same entries with the filter sent and without", async () => {
+    let cut = 0;
+    for (const kind of ["json", "logfmt"] as const) {
+      for (const filter of ['g="a"', "num >= 5", 'g=~"(a|b)"', 'num > 0 | g="ansi"']) {
+        // A line filter after a label filter reads the decolorized line (`ERROR g` only there).
+        const befores = [
+          "decolorize",
+          'decolorize != "ERROR"',
+          'decolorize |= "g"',
+          'decolorize | kind!="x" |= "ERROR g"',
+        ];
+        for (const before of befores) {
+          const query = `{app="lfgen", kind="${kind}"} | ${before} | ${kind} | ${filter}`;
+          const answer = await both(query, { ...RANGE, limit: "5000" }, TENANT);
+          if (answer.pushed.linesScanned < answer.local.linesScanned) cut++;
+        }
+      }
+    }
+    expect(cut).toBeGreaterThan(12);
+  });
+
+  it("a line filter after decolorize and a label filter reads the decolorized line (worked out by hand)", async () => {
+    // Loki moves a line filter across decolorize, but not across a label filter: there it reads
+    // `ERROR g=ansi num=9`, which the stored line spells with escapes between the words.
+    const { entries } = await ask(
+      '{app="lfgen", kind="logfmt"} | decolorize | kind!="x" |= "ERROR g"',
+      { ...RANGE, limit: "100" },
+      true,
+      TENANT,
+    );
+    expect(entries.map((e) => e.split(" ").slice(1, -1).join(" "))).toEqual([JSON.stringify("ERROR g=ansi num=9")]);
   });
 
   it("parser chains: the same entries with the filter sent and without", async () => {

@@ -106,6 +106,20 @@ describe("planning", () => {
     expect(plan.localKeepsEveryRow).toBe(false);
   });
 
+  it("sends line filters after decolorize as supersets: their rows, and the lines it may change", () => {
+    const plan = planLogQuery(
+      parseExpr('{app="a"} |= "x" | decolorize != "y" | logfmt | line_format "{{.a}}" |= "z"') as LogSelectorExpr,
+    );
+    expect(plan.logsql).toBe(String.raw`{app="a"} _msg:~"x" (!(_msg:~"y") or _msg:~"[\\x1b\\x{9b}]")`);
+    expect(plan.local.map((s) => s.kind)).toEqual([
+      "Decolorize",
+      "LineFilter",
+      "LogfmtParser",
+      "LineFormat",
+      "LineFilter",
+    ]);
+  });
+
   it("lets the origin cut to the limit when no local stage can drop rows", () => {
     const plan = planLogQuery(parseExpr('{app="a"} |= "x" | logfmt | drop level') as LogSelectorExpr);
     expect(plan.localKeepsEveryRow).toBe(true);

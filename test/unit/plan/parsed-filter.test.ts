@@ -46,6 +46,20 @@ describe("parsedFilterPipes", () => {
     );
   });
 
+  it("passes over decolorize before the parser, sending the lines it may change", () => {
+    for (const q of [
+      '{app="a"} | decolorize | json | status >= 500',
+      '{app="a"} | decolorize |= "x" | logfmt | s="1"',
+    ]) {
+      const p = pipes(q)!;
+      expect(p, q).toMatch(/\| filter \(.*?\) or _msg:~"\[\\\\x1b\\\\x\{9b\}\]" or /);
+      expect(p.replace(String.raw` or _msg:~"[\\x1b\\x{9b}]"`, ""), q).toBe(
+        pipes(q.replace(/\| decolorize (\|= "x" )?/, "")),
+      );
+    }
+    expect(pipes('{app="a"} | json | x="1"')).not.toContain("x1b");
+  });
+
   it("declines other parsers, parameters, strictness, and filters it cannot read exactly", () => {
     for (const q of [
       '{app="a"} | logfmt --strict | x="1"',
