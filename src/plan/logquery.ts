@@ -51,9 +51,11 @@ export function planLogQuery(expr: LogSelectorExpr, { prefilter = true, derived 
   checkPipelineBuilds(expr.pipeline);
   for (const stage of expr.pipeline) {
     checkTemplates(stage);
+    // `| unpack` makes a packed line's `_entry` the line: a later filter reads that, not the stored one.
+    const rewrites = stage.kind === "LineFormat" || stage.kind === "UnpackParser";
     if (stage.kind === "Decolorize") decolorizedOnly ||= lineUnchanged;
-    if (stage.kind === "LineFormat") decolorizedOnly = false;
-    if (stage.kind === "LineFormat" || stage.kind === "Decolorize") lineUnchanged = false;
+    if (rewrites) decolorizedOnly = false;
+    if (rewrites || stage.kind === "Decolorize") lineUnchanged = false;
     if (stage.kind === "LineFilter" && decolorizedOnly) {
       // A superset for the origin: the rows it keeps, and those decolorize may change; the Worker
       // still filters the decolorized line.

@@ -327,3 +327,50 @@ describe("generated lines (real VictoriaLogs)", () => {
     }
   });
 });
+
+/**
+ * A line filter after `| unpack` reads the packed line's `_entry`, not the stored line: it stays in
+ * the Worker (expected entries worked out by hand from Promtail's `pack` format).
+ */
+describe("line filters after | unpack (real VictoriaLogs)", () => {
+  const TENANT = { "X-Scope-OrgID": "43:6" };
+  const base = BigInt(DATA_START) * 1_000_000_000n;
+  const LINES = [
+    '{"_entry":"hello","a":"b"}',
+    '{"_entry":"say a","a":"c"}',
+    '{"_entry":"say \\"q\\"","x":"y"}',
+    "plain a line",
+  ];
+  const RANGE = { start: String(DATA_START), end: String(DATA_START + 3600), limit: "100" };
+
+  beforeAll(async () => {
+    const values = LINES.map((line, i) => [String(base + BigInt(i) * 1_000_000_000n), line]);
+    await pushStreams("43:6", [{ stream: { app: "unpk" }, values }], async () => {
+      const probe = await ask('{app="unpk"}', RANGE, false, TENANT);
+      return probe.entries.length === LINES.length || `saw ${probe.entries.length} of ${LINES.length} lines`;
+    });
+  });
+
+  /** Each entry's line: an entry is `<labels JSON> <line JSON> <time>`, the labels' own text may hold spaces. */
+  const lineOf = (entry: string): string => {
+    const rest = entry.slice(0, entry.lastIndexOf(" "));
+    for (let i = rest.indexOf(' "'); i >= 0; i = rest.indexOf(' "', i + 1)) {
+      try {
+        JSON.parse(rest.slice(0, i));
+        return JSON.parse(rest.slice(i + 1)) as string;
+      } catch {
+        continue;
+      }
+    }
+    throw new Error(`no line in ${entry}`);
+  };
+  const lines = async (query: string) => (await ask(query, RANGE, true, TENANT)).entries.map(lineOf).sort();
+
+  it("filters the unpacked line", async () => {
+    // The stored lines all hold `a` (a key); unpacked, "hello" does not.
+    expect(await lines('{app="unpk"} | unpack != "a"')).toEqual(["hello"]);
+    // Unpacked, the quotes are no longer escaped.
+    expect(await lines('{app="unpk"} | unpack |= "say \\"q\\""')).toEqual(['say "q"']);
+    expect(await lines('{app="unpk"} | unpack | decolorize != "a"')).toEqual(["hello"]);
+  });
+});

@@ -120,6 +120,12 @@ describe("planning", () => {
     ]);
   });
 
+  it("keeps line filters after | unpack local: a packed line's _entry becomes the line they read", () => {
+    const plan = planLogQuery(parseExpr('{app="a"} |= "x" | unpack != "a" | decolorize |= "b"') as LogSelectorExpr);
+    expect(plan.logsql).toBe('{app="a"} _msg:~"x"');
+    expect(plan.local.map((s) => s.kind)).toEqual(["UnpackParser", "LineFilter", "Decolorize", "LineFilter"]);
+  });
+
   it("lets the origin cut to the limit when no local stage can drop rows", () => {
     const plan = planLogQuery(parseExpr('{app="a"} |= "x" | logfmt | drop level') as LogSelectorExpr);
     expect(plan.localKeepsEveryRow).toBe(true);
