@@ -65,12 +65,12 @@
  * filter on the group's values) and counted by the Worker from their lines (exec/level-pushdown.ts).
  */
 import type { LabelFilterExpr, PipelineStage, SampleExpr } from "../logql/ast";
+import { infallibleTemplate } from "./infallible-template";
 import {
   COUNTING_FIELDS,
   emptyGroupField,
   inputsInPlace,
   guardedCounting,
-  infallibleTemplate,
   logfmtParamsCounting,
   parsedCounting,
   parsedKeyMention,

@@ -78,7 +78,8 @@ import type {
 } from "../logql/ast";
 import { BUCKET_VALUES, type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
-import { JSON_READ_FURTHER } from "./lenient-lines";
+import { ANSI_LINES, JSON_READ_FURTHER } from "./lenient-lines";
+import { infallibleTemplate } from "./infallible-template";
 import { fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -396,14 +397,13 @@ export function jsonUnwrapSource(
   if (derivedNow.has(field) || groupBy.some((l) => derivedNow.has(l))) return undefined;
   const plan = planLogQuery(inner.range.selector, { derived });
   const stages = stagesAfterParser(plan.local);
-  if (!stages || [field, ...groupBy].some((l) => stages.dropped.has(l))) return undefined;
+  if (!stages || [field, ...groupBy].some((l) => stages.dropped.has(l) || !stages.untouched(l))) return undefined;
   const filters = stages.filters.length > 0 ? { exprs: stages.filters, derived } : undefined;
   // Filtered, or grouped by Loki's values: every value as the counting push-down computes it (one
   // unpack for all). Filtered, that is also the plan grouped by stream labels: it costs the origin
   // what the plan grouped by the rows' fields does, once the filtered values are computed anyway.
   if (stages.parser === "logfmt" || byParsedLabels || filters) {
-    const { parser, dropped } = stages;
-    return labelValues && parsedUnwrapSource(parser, plan, field, groupBy, labelValues, dropped, filters, shape);
+    return labelValues && parsedUnwrapSource(stages, plan, field, groupBy, labelValues, filters, shape);
   }
 
   const parsed = PARSED + field;
@@ -418,6 +418,7 @@ export function jsonUnwrapSource(
   const mentionedKey = (l: string) => jsonMentioned(l, true);
   const ambiguousKey = (l: string) => jsonAmbiguous(l, repeats);
   const valueBad = [
+    ...(stages.decolorized ? [ANSI_LINES] : []),
     `${fieldName(field)}:*`,
     inexactValue(parsed),
     // The value test first: the origin then runs the line regex only on rows it did not read exactly.
@@ -465,12 +466,11 @@ export function jsonUnwrapSource(
  * guard, which also sends every row whose `f` is set but not of `shape`.
  */
 function parsedUnwrapSource(
-  parser: "json" | "logfmt",
+  { parser, dropped, untouched, decolorized }: NonNullable<ReturnType<typeof stagesAfterParser>>,
   { logsql, local }: { logsql: string; local: PipelineStage[] },
   field: string,
   groupBy: string[],
   labelValues: ParsedLabelValues,
-  dropped: ReadonlySet<string>,
   filters: Parameters<ParsedLabelValues>[3],
   /** The value shape both sides read alike (EXACT_NUMBER, or a conversion's). */
   shape: string,
@@ -478,10 +478,10 @@ function parsedUnwrapSource(
   const repeats = new RepeatCounters();
   // The value's shape is guarded from exactValuePipe's result (inexactValue), not as a typed label's.
   const values = labelValues(parser, [field, ...groupBy], repeats, filters);
-  if (!values || values.relevant.some((l) => dropped.has(l))) return undefined;
+  if (!values || values.relevant.some((l) => dropped.has(l) || !untouched(l))) return undefined;
   const [value, ...groupFields] = values.fields;
   const exactPipe = exactValuePipe(value!, shape);
-  const bad = `${values.bad} or ${inexactValue(value!)}`;
+  const bad = `${decolorized ? `${ANSI_LINES} or ` : ""}${values.bad} or ${inexactValue(value!)}`;
   const unpack = values.pipes.join(" | ");
   const guardPipes = exactPipe + repeats.pipes();
   return {
@@ -504,17 +504,31 @@ function parsedUnwrapSource(
 /**
  * `| json` (without parameters) or `| logfmt` (without parameters or flags), then label filters,
  * `__error__=""` and `drop`s of labels without value matchers: the filters to push, and the labels
- * dropped (which the caller declines to read).
+ * dropped (which the caller declines to read). Also passed over: `decolorize` before the parser
+ * (`decolorized`: the lines it may change are guard rows, ANSI_LINES), and after it stages that
+ * change no label the answer reads, which the caller checks (`untouched`): `keep` of names,
+ * `label_format` with templates that cannot fail (infallibleTemplate), `line_format` with such a
+ * template, and `decolorize` (the unwrapped value is a label's, not the line's).
  *
  * Error rows need nothing of their own: a row whose unwrapped value Loki reads is guarded unless
  * both sides read it, and the labels the filters read, alike and of a shape the filters parse. So
  * no row the origin aggregates carries an error in Loki (parser, label filter or conversion):
  * `__error__=""` and `drop __error__` keep every such row, and no such row fails the query.
  */
-function stagesAfterParser(
-  stages: readonly PipelineStage[],
-): { parser: "json" | "logfmt"; filters: LabelFilterExpr[]; dropped: Set<string> } | undefined {
-  const [first, ...rest] = stages;
+function stagesAfterParser(stages: readonly PipelineStage[]):
+  | {
+      parser: "json" | "logfmt";
+      filters: LabelFilterExpr[];
+      dropped: Set<string>;
+      decolorized: boolean;
+      /** Whether the stages passed over leave the label as the parser set it. */
+      untouched: (label: string) => boolean;
+    }
+  | undefined {
+  let at = 0;
+  while (stages[at]?.kind === "Decolorize") at++;
+  const decolorized = at > 0;
+  const [first, ...rest] = stages.slice(at);
   let parser: "json" | "logfmt";
   if (first?.kind === "JsonParser" && first.params.length === 0) parser = "json";
   else if (first?.kind === "LogfmtParser" && first.params.length === 0 && !first.strict && !first.keepEmpty)
@@ -522,14 +536,28 @@ function stagesAfterParser(
   else return undefined;
   const filters: LabelFilterExpr[] = [];
   const dropped = new Set<string>();
+  const kept: Set<string>[] = [];
+  const relabelled = new Set<string>();
   for (const stage of rest) {
     if (stage.kind === "LabelFilter") {
       if (!isNoErrorFilter(stage.filter)) filters.push(stage.filter);
     } else if (stage.kind === "Drop" && stage.items.every((item) => !item.matcher)) {
       for (const item of stage.items) dropped.add(item.name);
-    } else return undefined;
+    } else if (stage.kind === "Keep" && stage.items.every((item) => !item.matcher)) {
+      kept.push(new Set(stage.items.map((item) => item.name)));
+    } else if (stage.kind === "LabelFormat") {
+      for (const op of stage.ops) {
+        if (op.isTemplate && !infallibleTemplate(op.src)) return undefined;
+        const touched = op.isTemplate ? [op.dst] : [op.dst, op.src];
+        if (touched.some((n) => n.startsWith("__error"))) return undefined;
+        for (const n of touched) relabelled.add(n);
+      }
+    } else if (stage.kind === "LineFormat" && infallibleTemplate(stage.template)) {
+      continue;
+    } else if (stage.kind !== "Decolorize") return undefined;
   }
-  return { parser, filters, dropped };
+  const untouched = (label: string) => !relabelled.has(label) && kept.every((keep) => keep.has(label));
+  return { parser, filters, dropped, decolorized, untouched };
 }
 
 /**

@@ -86,6 +86,11 @@ describe("unwrap push-down on the compat data", () => {
       'min_over_time({app="checkout"} | json | drop client_ip | status >= 500 or latency_ms > 100 | unwrap latency_ms | __error__="" [10m]) by (pod)',
       'max by (job) (max_over_time({app="worker"} | logfmt | duration > 50ms | size >= 1KB | unwrap attempt [10m]))',
       'sum by (level) (sum_over_time({app="worker"} | logfmt | level=~"warn|error" | unwrap attempt [10m]))',
+      // Stages that change no label the answer reads (what the Worker used to read every line for).
+      'sum by (app) (sum_over_time({app="payments"} | json | status >= 200 | line_format "{{.bytes}}" | unwrap bytes [10m]))',
+      'sum by (app) (sum_over_time({app="payments"} | json | keep app, bytes | unwrap bytes [10m]))',
+      'avg_over_time({app="checkout"} | json | label_format route="{{.method}} {{.path}}", who=user_id | unwrap latency_ms [5m]) by (method)',
+      'quantile_over_time(0.9, {app="checkout"} | decolorize | json | decolorize | unwrap latency_ms [5m]) by (path)',
     ]) {
       const { pushed, local } = await pushedAndLocal(query, params);
       expect(pushed.linesScanned, `${query} was not pushed down`).toBe(0);
@@ -152,8 +157,11 @@ describe("unwrap push-down on the compat data", () => {
     for (const query of [
       'avg by (app) (avg_over_time({app="payments"} | json | unwrap bytes [10m]))',
       'sum without (pod) (sum_over_time({app="payments"} | json | unwrap bytes [10m]))',
-      'sum by (app) (sum_over_time({app="payments"} | json | status >= 200 | line_format "{{.bytes}}" | unwrap bytes [10m]))',
-      'sum by (app) (sum_over_time({app="payments"} | json | keep app, bytes | unwrap bytes [10m]))',
+      // A stage changing a label the answer reads: kept out, renamed, or set by a template.
+      'sum by (app) (sum_over_time({app="payments"} | json | keep bytes | unwrap bytes [10m]))',
+      'sum by (app) (sum_over_time({app="payments"} | json | label_format b=bytes | unwrap b [10m]))',
+      'sum by (app) (sum_over_time({app="payments"} | json | label_format bytes="{{.status}}" | unwrap bytes [10m]))',
+      'sum by (app) (sum_over_time({app="payments"} | json | line_format "{{ .bytes | urldecode }}" | unwrap bytes [10m]))',
       'quantile_over_time(0.9, {app="payments"} | json | unwrap latency_ms [10m]) without (pod)',
     ]) {
       const { pushed } = await pushedAndLocal(query, params);
@@ -698,6 +706,8 @@ describe("label filters before the unwrap over generated lines (property, real V
     '{"method": "GET", "code": [500], "v": 5}',
     '{"method": null, "code": 500, "v": 5}',
     '{"method": "", "code": 500, "v": 5}',
+    // Decolorized, the method reads GET.
+    '{"method": "G\u001b[1mET", "code": 500, "v": 5}',
     '{"method": {"x": "GET"}, "code": 500, "v": 5}',
     '{"method ": "GET", "code": 500, "v": 5}',
     '{"co\\u0064e": 500, "method": "GET", "v": 5}',
@@ -732,6 +742,8 @@ describe("label filters before the unwrap over generated lines (property, real V
     "method=GET code=500 d=50µs v=3",
     "method=GET\tcode=500 v=3",
     "method=GET code=500 v=5\u001b[0m",
+    // Decolorized, the value reads 57 (and the code 500).
+    "method=GET code=50\u001b[1m0 v=5\u001b[0m7",
     '{"method": "GET", "code": 500, "v": 5}',
     "no pairs here",
   ];
@@ -787,6 +799,11 @@ describe("label filters before the unwrap over generated lines (property, real V
     // Without a filter, over the same lines.
     `sum by (set) (sum_over_time(${sel} | ${parser} | unwrap v [1m]))`,
     `max_over_time(${sel} | ${parser} | unwrap v [1m]) by (method)`,
+    // Stages that change no label the answer reads, and decolorize before the parser.
+    `sum by (set) (sum_over_time(${sel} | decolorize | ${parser} | code >= 500 | unwrap v [1m]))`,
+    `max_over_time(${sel} | decolorize | ${parser} | unwrap v [1m]) by (method)`,
+    `max_over_time(${sel} | ${parser} | keep v, method, code | line_format "{{.v}}" | code > 200 | unwrap v [1m]) by (method)`,
+    `sum by (set) (sum_over_time(${sel} | ${parser} | label_format other="{{.code}}", o2=msg | decolorize | unwrap v [1m]))`,
   ];
 
   it("every set and shape: pushed equals local; clean sets are pushed", async () => {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { parseExpr } from "../../../src/logql/parser";
 import type { SampleExpr } from "../../../src/logql/ast";
-import { infallibleTemplate, planParserPushdown } from "../../../src/plan/parser-pushdown";
+import { planParserPushdown } from "../../../src/plan/parser-pushdown";
+import { infallibleTemplate } from "../../../src/plan/infallible-template";
 import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
 
 const S = 1_000_000_000n;

@@ -217,11 +217,14 @@ describe("planUnwrapPushdown with label filters before the unwrap", () => {
       'sum by (method) (sum_over_time({app="x"} | json | drop method | unwrap v [5m]))',
       'sum(sum_over_time({app="x"} | json | status >= 500 | drop status | unwrap v [5m]))',
       'sum(sum_over_time({app="x"} | json | drop status="500" | unwrap v [5m]))',
-      'sum(sum_over_time({app="x"} | json | keep v | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | keep w | unwrap v [5m]))',
+      'sum by (app) (sum_over_time({app="x"} | json | keep v | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | label_format v="{{.w}}" | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | label_format v=w | unwrap v [5m]))',
       'sum(sum_over_time({app="x"} | json | addr = ip("10.0.0.0/8") | unwrap v [5m]))',
       'sum(sum_over_time({app="x"} | json | __error__!="" | unwrap v [5m]))',
       'sum(sum_over_time({app="x"} | json | status_extracted > 1 | unwrap v [5m]))',
-      'sum(sum_over_time({app="x"} | json | line_format "{{.v}}" | unwrap v [5m]))',
+      'sum(sum_over_time({app="x"} | json | line_format "{{ .v | urldecode }}" | unwrap v [5m]))',
     ]) {
       expect(filtered(q), q).toBeUndefined();
     }
@@ -259,7 +262,7 @@ describe("planUnwrapProjection", () => {
       'first_over_time({app="x"} | json | unwrap v [5m]) by (app)',
       'last_over_time({app="x"} | json | unwrap v [5m]) by (app)',
       'quantile_over_time(0.9, {app="x"} | logfmt | unwrap v [5m]) by (app)',
-      'quantile_over_time(0.9, {app="x"} | json | line_format "{{.v}}" | unwrap v [5m]) by (app)',
+      'quantile_over_time(0.9, {app="x"} | json | line_format "{{ .v | urldecode }}" | unwrap v [5m]) by (app)',
       'quantile_over_time(0.9, {app="x"} | json | unwrap v [5m]) by (v)',
     ]) {
       expect(projection(q), q).toBeUndefined();
