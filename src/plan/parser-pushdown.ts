@@ -1197,7 +1197,7 @@ interface ParsedPipeline {
   /** The `label_format` renames (`dst=src`), in order. */
   renames: { dst: string; src: string }[];
   /**
-   * String filters, after the `label_format` templates, that read only labels those templates set:
+   * String filters, after the `label_format` templates or renames, that read only labels those set:
    * the Worker applies them to each group's rendered values (ParsedCounting.templateFilters).
    */
   templateFilters: LabelFilterExpr[];
@@ -1342,7 +1342,7 @@ function pipelineAfterParser(
         if (errors === "fail") errors = "excluded";
         continue;
       }
-      if (reshaping !== undefined && readsTemplatedOnly(f, formats)) {
+      if (reshaping !== undefined && readsTemplatedOnly(f, [...formats, ...renames])) {
         templateFilters.push(f);
         continue;
       }
@@ -1372,17 +1372,17 @@ function pipelineAfterParser(
 
 /**
  * Whether `f` is made of string filters only (`and` / `or` / parentheses of them) over labels some
- * of `formats` (the templates before it) set. Whether each such label is set by one template the
- * Worker can render is labelTemplates' to decide.
+ * of `setting` (the templates and renames before it) set. Whether each such label is set by one
+ * template or rename the Worker can apply is labelTemplates' to decide.
  */
-function readsTemplatedOnly(f: LabelFilterExpr, formats: ParsedPipeline["formats"]): boolean {
+function readsTemplatedOnly(f: LabelFilterExpr, setting: readonly { dst: string }[]): boolean {
   switch (f.type) {
     case "string":
-      return f.name !== ERROR && f.name !== ERROR_DETAILS && formats.some((t) => t.dst === f.name);
+      return f.name !== ERROR && f.name !== ERROR_DETAILS && setting.some((t) => t.dst === f.name);
     case "paren":
-      return readsTemplatedOnly(f.expr, formats);
+      return readsTemplatedOnly(f.expr, setting);
     case "binary":
-      return readsTemplatedOnly(f.left, formats) && readsTemplatedOnly(f.right, formats);
+      return readsTemplatedOnly(f.left, setting) && readsTemplatedOnly(f.right, setting);
     default:
       return false;
   }

@@ -214,6 +214,9 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (job) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
       'sum by (caller) (count_over_time({app="worker"} | logfmt | label_format job=caller [5m]))',
       'sum by (level, lvl) (bytes_over_time({app="checkout"} | json | drop __error__ | label_format lvl=level [5m]))',
+      // A renamed label filtered after the rename: the Worker filters each group's moved value.
+      'sum by (m) (count_over_time({app="checkout"} | json | label_format m=method | m="GET" [5m]))',
+      'sum(count_over_time({app="checkout"} | json | label_format m=method | m=~"P.*" or m="DELETE" [5m]))',
       // Before the parser, decolorize leaves a line without escapes as it is: those with one are
       // guard rows (none in the JSON apps).
       'sum by (method) (count_over_time({app="checkout"} | decolorize | json | drop __error__ [5m]))',
@@ -226,10 +229,11 @@ describe("stages that change nothing counted (compat data)", () => {
       'sum by (job) (bytes_over_time({app="auth"} | logfmt | decolorize [5m]))',
       'sum by (job) (bytes_over_time({app="worker"} | logfmt | line_format "{{.job}}" [5m]))',
       // A grouped label kept out; renamed from the row's own label (Loki keeps the category, rows
-      // read back), filtered across a rename, renamed twice, or renamed to itself (removed).
+      // read back), filtered before a rename or on its source after it, renamed twice, or renamed to
+      // itself (removed).
       'sum by (job) (count_over_time({app="worker"} | logfmt | keep level [5m]))',
       'sum by (a) (count_over_time({app="checkout"} | json | label_format a=app [5m]))',
-      'sum by (m) (count_over_time({app="checkout"} | json | label_format m=method | m="GET" [5m]))',
+      'sum by (m) (count_over_time({app="checkout"} | json | label_format m=method | method="GET" [5m]))',
       'sum by (m) (count_over_time({app="checkout"} | json | method="GET" | label_format m=method [5m]))',
       'sum by (n) (count_over_time({app="checkout"} | json | label_format m=method | label_format n=m [5m]))',
       'sum by (method) (count_over_time({app="checkout"} | json | label_format method=method [5m]))',
@@ -347,6 +351,7 @@ describe("stages over generated lines (property, real VictoriaLogs)", () => {
       `sum by (h) (count_over_time(${sel} | ${parser} | label_format h=g [1m]))`,
       `sum by (g, h) (rate(${sel} | ${parser} | label_format h=g | num > 1 [30s]))`,
       `sum by (h, t) (count_over_time(${sel} | ${parser} | label_format t="{{.num}}", h=g [1m]))`,
+      `sum by (num) (count_over_time(${sel} | ${parser} | label_format h=g | h=~"a|" [1m]))`,
       `sum by (g) (count_over_time(${sel} | decolorize | ${parser} [1m]))`,
       `sum by (g) (bytes_over_time(${sel} | decolorize | decolorize | ${parser} | num >= 1 [1m]))`,
     ]);

@@ -326,7 +326,7 @@ describe("planParserPushdown", () => {
       'sum by (a) (count_over_time({app="x"} | logfmt | line_format "{{ .a | urldecode }}" [1m]))',
       // A rename read by a filter, renamed again or to itself (which removes it), read by a
       // template, or after `| json a="…"` (a missing key is set to "", which moves).
-      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b | a="1" [1m]))',
+      'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=b | b="1" [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | b="1" | label_format a=b [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format c=b | label_format a=c [1m]))',
       'sum by (a) (count_over_time({app="x"} | logfmt | label_format a=a [1m]))',
@@ -537,6 +537,11 @@ describe("planParserPushdown over Drilldown's parser chains", () => {
     expect(p.logsql).toContain(String.raw`_msg:~"\"method\": ?\"\""`);
     expect(p.logsql).toContain(String.raw`_msg:~"\"m\": ?\"\""`);
     expect(p.logsql).toContain(" or __b_method:* or ");
+    // A string filter on the moved label after the rename: the Worker applies it to each group.
+    const filtered = plan('sum(count_over_time({app="x"} | logfmt | label_format a=b | a="1" [1m]))')!;
+    expect(filtered.templates).toEqual([{ label: "a", rename: "b", inputs: ["b", "a"] }]);
+    expect(filtered.templateFilters?.length).toBe(1);
+    expect(filtered.logsql).not.toContain('__v_a:="1"');
     // Grouped by the label moved away: its groups are read before the move.
     const away = plan('sum by (method) (count_over_time({app="x"} | logfmt | label_format m=method [1m]))')!;
     expect(away.labels).toEqual(["method", "m"]);
