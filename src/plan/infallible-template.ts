@@ -2,6 +2,8 @@
  * `line_format` and `label_format` templates whose execution cannot fail, which the push-downs may
  * pass over or render per group: a failing template marks its row with an error.
  */
+import type { LabelFormatOp } from "../logql/ast";
+import { ERROR_DETAILS_LABEL, ERROR_LABEL } from "../engine/pipeline/labels";
 
 /**
  * Functions of one string that return a string for every string (Go's strings.ToLower, ToUpper,
@@ -24,4 +26,18 @@ const TOTAL_ACTION = new RegExp(
  */
 export function infallibleTemplate(template: string): boolean {
   return !template.replace(TOTAL_ACTION, "").includes("{{");
+}
+
+/** The labels one `label_format` operation sets, or renames away (`dst=src`: both). */
+export function labelsTouched(op: LabelFormatOp): string[] {
+  return op.isTemplate ? [op.dst] : [op.dst, op.src];
+}
+
+/**
+ * Whether a push-down may pass over `op` where it touches no label the answer reads: its template
+ * (if any) cannot fail, and it touches neither error label.
+ */
+export function passableLabelFormat(op: LabelFormatOp): boolean {
+  if (op.isTemplate && !infallibleTemplate(op.src)) return false;
+  return !labelsTouched(op).some((n) => n === ERROR_LABEL || n === ERROR_DETAILS_LABEL);
 }

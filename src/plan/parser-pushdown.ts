@@ -149,7 +149,7 @@ import { extractionGrouping, parserHints, type ParserHints } from "../engine/pip
 import { guardedRows, type GuardedRows } from "./guarded-rows";
 import { formattedLineFilters } from "./formatted-lines";
 import { templateFieldNames } from "../engine/template";
-import { infallibleTemplate } from "./infallible-template";
+import { infallibleTemplate, labelsTouched, passableLabelFormat } from "./infallible-template";
 import { CONTROL, typedLabel, valueGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
 
 export interface ParserBucketPlan extends BucketGrid {
@@ -733,7 +733,8 @@ export function parsedCounting(
   // Filtered before or after the template: the value filtered is not one the origin has.
   if ([...names].some((n) => templated.has(n))) return undefined;
   // Likewise a filter on either label of a rename.
-  const moved = new Set(templates.filter(isRename).flatMap((t) => t.inputs));
+  const renameEntries = templates.filter(isRename);
+  const moved = new Set(renameEntries.flatMap((t) => t.inputs));
   if (filters.some((f) => filterLabels(f).some((n) => moved.has(n)))) return undefined;
   for (const t of templates) for (const n of t.inputs) names.add(n);
   if ([...templated].some((n) => dropped.has(n))) return undefined;
@@ -786,7 +787,7 @@ export function parsedCounting(
   if (typedKeys.length > 0) bad = `${typedExpressionRows(typedKeys)} or ${bad}`;
   // A rename of the row's own label (stream label or metadata) keeps its category, in which Loki
   // may not report the target or may let a parsed one stand: the Worker reads such rows.
-  const ownSources = templates.filter(isRename).map((t) => `${base(t.rename)}:*`);
+  const ownSources = renameEntries.map((t) => `${base(t.rename)}:*`);
   if (ownSources.length > 0) bad = `${ownSources.join(" or ")} or ${bad}`;
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped, marked)
@@ -842,7 +843,9 @@ function labelTemplates(
   groupBy: readonly string[],
   usable: (name: string) => boolean,
 ): LabelTemplate[] | undefined {
-  const { relabelled, renamed, formats, dropped } = pipeline;
+  const { relabelled, renames, formats, dropped } = pipeline;
+  // Labels some rename sets or removes.
+  const renamed = new Set(renames.flatMap((r) => [r.dst, r.src]));
   const out: LabelTemplate[] = [];
   for (const label of groupBy) {
     if (!relabelled.has(label)) continue;
@@ -1192,8 +1195,6 @@ interface ParsedPipeline {
   relabelled: Set<string>;
   /** The `label_format` templates (`dst="{{…}}"`), in order. */
   formats: { dst: string; template: string }[];
-  /** Labels some `label_format` rename (`dst=src`) sets or removes. */
-  renamed: Set<string>;
   /** The `label_format` renames (`dst=src`), in order. */
   renames: { dst: string; src: string }[];
   /**
@@ -1305,7 +1306,6 @@ function pipelineAfterParser(
   const kept: Set<string>[] = [];
   const relabelled = new Set<string>();
   const formats: ParsedPipeline["formats"] = [];
-  const renamed = new Set<string>();
   const renames: ParsedPipeline["renames"] = [];
   let errors: JsonErrors = "fail";
   const seeErrors = new Set<LabelFilterExpr>();
@@ -1316,15 +1316,10 @@ function pipelineAfterParser(
       kept.push(new Set(stage.items.map((item) => item.name)));
     } else if (reshaping !== undefined && stage.kind === "LabelFormat") {
       for (const op of stage.ops) {
-        if (op.isTemplate && !infallibleTemplate(op.src)) return undefined;
-        const touched = op.isTemplate ? [op.dst] : [op.dst, op.src];
-        if (touched.some((n) => n === ERROR || n === ERROR_DETAILS)) return undefined;
-        for (const n of touched) relabelled.add(n);
+        if (!passableLabelFormat(op)) return undefined;
+        for (const n of labelsTouched(op)) relabelled.add(n);
         if (op.isTemplate) formats.push({ dst: op.dst, template: op.src });
-        else {
-          for (const n of touched) renamed.add(n);
-          renames.push({ dst: op.dst, src: op.src });
-        }
+        else renames.push({ dst: op.dst, src: op.src });
       }
     } else if (reshaping === "line" && stage.kind === "LineFormat") {
       if (!infallibleTemplate(stage.template)) return undefined;
@@ -1363,7 +1358,6 @@ function pipelineAfterParser(
     kept,
     relabelled,
     formats,
-    renamed,
     renames,
     templateFilters,
     seeErrors,

@@ -79,7 +79,7 @@ import type {
 import { BUCKET_VALUES, type UnwrapStat, rangeFunction } from "../logql/functions";
 import { JSON_UNSURE_ESCAPES } from "./json-escapes";
 import { ANSI_LINES, JSON_READ_FURTHER } from "./lenient-lines";
-import { infallibleTemplate } from "./infallible-template";
+import { infallibleTemplate, labelsTouched, passableLabelFormat } from "./infallible-template";
 import { fieldName, quote } from "./logsql";
 import { planLogQuery } from "./logquery";
 import { type BucketGrid, bucketsOf, type MetricGrid } from "./metric-pushdown";
@@ -546,12 +546,8 @@ function stagesAfterParser(stages: readonly PipelineStage[]):
     } else if (stage.kind === "Keep" && stage.items.every((item) => !item.matcher)) {
       kept.push(new Set(stage.items.map((item) => item.name)));
     } else if (stage.kind === "LabelFormat") {
-      for (const op of stage.ops) {
-        if (op.isTemplate && !infallibleTemplate(op.src)) return undefined;
-        const touched = op.isTemplate ? [op.dst] : [op.dst, op.src];
-        if (touched.some((n) => n.startsWith("__error"))) return undefined;
-        for (const n of touched) relabelled.add(n);
-      }
+      if (!stage.ops.every(passableLabelFormat)) return undefined;
+      for (const n of stage.ops.flatMap(labelsTouched)) relabelled.add(n);
     } else if (stage.kind === "LineFormat" && infallibleTemplate(stage.template)) {
       continue;
     } else if (stage.kind !== "Decolorize") return undefined;
