@@ -66,7 +66,7 @@ import { compilePattern } from "../engine/pipeline/pattern";
 import { isNoErrorFilter } from "./unwrap-pushdown";
 import type { DerivedFieldRules } from "../engine/derived-fields";
 import { guardedRows } from "./guarded-rows";
-import { valueGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
+import { typedValueFields, typedValuePipes, valueGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
 
 const ERROR = "__error__";
 /** The row's own value of a relevant label, copied before the extraction may overwrite it. */
@@ -253,6 +253,8 @@ export function extractedValues(
     if (parsed !== undefined) pipes.push(`format if (${v}:"") ${quote(parsed)} as ${v}`);
     added.push(v);
   }
+  pipes.push(...typedValuePipes(typed));
+  added.push(...typedValueFields(typed));
   const grouped = groupBy.map((n) => (extraction.setWhere.has(n) ? group(n) : parsedValueField(n)));
   for (const n of groupBy) {
     const set = extraction.setWhere.get(n);

@@ -62,7 +62,7 @@ import { ANSI_LINES } from "./lenient-lines";
 import { isNoErrorFilter } from "./unwrap-pushdown";
 import { RepeatCounters } from "./key-tests";
 import { type LogQueryPlan, planLogQuery, type PlanOptions } from "./logquery";
-import type { TypedLabels } from "./typed-values";
+import { typedValueFields, typedValuePipes, type TypedLabels } from "./typed-values";
 
 /**
  * The log query's plan for reading its rows as they are (log queries, metrics evaluated in the
@@ -120,8 +120,8 @@ export function parsedFilterPipes(local: readonly PipelineStage[], derived?: Der
     const repeats = new RepeatCounters();
     bad = guard(parser, relevant, typed, filters.regexed, repeats, wrapped);
     if (wrapped) bad = `${bad} or ${JSON_REJECTED_LINES}`;
-    pipes = parsedValuePipes(parser, relevant, repeats, wrapped);
-    fields = parsedValueFields(parser, relevant, repeats, wrapped);
+    pipes = [...parsedValuePipes(parser, relevant, repeats, wrapped), ...typedValuePipes(typed)];
+    fields = [...parsedValueFields(parser, relevant, repeats, wrapped), ...typedValueFields(typed)];
   } else {
     const values = extractedValues(parser, relevant, typed, [], true, filters.regexed);
     if (!values) return undefined;

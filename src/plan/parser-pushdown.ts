@@ -150,7 +150,15 @@ import { guardedRows, type GuardedRows } from "./guarded-rows";
 import { formattedLineFilters } from "./formatted-lines";
 import { templateFieldNames } from "../engine/template";
 import { infallibleTemplate, labelsTouched, passableLabelFormat } from "./infallible-template";
-import { CONTROL, typedLabel, valueGuardTerms, type TypedLabels, type TypedValues } from "./typed-values";
+import {
+  CONTROL,
+  typedLabel,
+  typedValuePipes,
+  unitField,
+  valueGuardTerms,
+  type TypedLabels,
+  type TypedValues,
+} from "./typed-values";
 
 export interface ParserBucketPlan extends BucketGrid {
   value: "count" | "bytes";
@@ -224,32 +232,39 @@ const MAX_INTEGER = 999_999_999_999_999;
 const FRACTION = /^-?(0|[1-9][0-9]{0,8})\.[0-9]{1,6}$/;
 /**
  * Values of typed filters both sides read as the same number: plain decimals (EXACT_NUMBER);
- * an integer and one unit Go's ParseDuration and VictoriaLogs both know (`µs` is the micro sign
- * U+00B5, as Go's Duration.String() writes it; VictoriaLogs v1.121 reads neither `us` nor the Greek
- * `μs`), at most 99999 so that the nanoseconds stay exact as floats and within Go's int64; Go's
- * Duration.String() of longer spans (`1h2m3.5s`, `2m30s`: integer hours and minutes, then seconds
- * with a fraction, below 2^52 ns), which VictoriaLogs reads part by part, the integer parts exactly;
- * a duration with a fraction (`12.3ms`, `1.5s`, as Go's Duration.String() writes them), which
- * both read within a nanosecond of each other: Go computes the fraction as
+ * an integer and one unit Go's ParseDuration knows (`us`, `µs` and the Greek `μs` are compared as
+ * `µs`, the micro sign, as Go's Duration.String() writes it and the only one VictoriaLogs v1.121
+ * reads: unitField), at most 99999 so that the nanoseconds stay exact as floats and within Go's
+ * int64; Go's Duration.String() of longer spans (`1h2m3.5s`, `2m30s`: integer hours and minutes,
+ * then seconds with a fraction, below 2^52 ns), which VictoriaLogs reads part by part, the integer
+ * parts exactly; a duration with a fraction (`12.3ms`, `1.5s`, as Go's Duration.String() writes
+ * them), which both read within a nanosecond of each other: Go computes the fraction as
  * fraction digits × (unit / 10^digits), exact where that quotient is an integer (at most 6 digits
  * for `ms`, 9 for `s`, `m` and `h`), VictoriaLogs as a float decimal × unit truncated to an integer,
  * within a third of a nanosecond of the exact value below 2^50 ns (at most 5 integer digits for
  * `ms` and `s`, 4 for `m`, 2 for `h`), so one short of Go's at most: the filters' constants then
- * guard the values read within a nanosecond of them (TypedValues.near); a byte count: a plain
+ * guard the values read within a nanosecond of them (TypedValues.units); a byte count: a plain
  * integer of at most 15 digits (below 2^53, exact as a float; byte counts logged as numbers,
- * `"bytes": 109918`, are the common case), or an integer of at most 99999 with an upper-case unit
- * VictoriaLogs knows (Loki's reading is case-insensitive, VictoriaLogs' is not).
+ * `"bytes": 109918`, are the common case), or a decimal below 100000 with a unit of B, K, M or G
+ * (with `i` for powers of 1024, `B` optional after a prefix), compared upper-cased (unitField), as
+ * go-humanize reads any case. go-humanize truncates the float product of the decimal and the unit;
+ * VictoriaLogs truncates its own float reading's product (integer part plus fraction digits times
+ * a rounded power of ten, within a unit in the last place of Go's correctly rounded one), below
+ * 2^47 here, so the two integers differ by one at most where a fraction is read: the values read
+ * within one of a constant are guarded, as durations are. A plain decimal with a fraction is left
+ * out (VictoriaLogs reads it as a number, go-humanize truncates it to bytes).
  */
 const VALUE_SHAPES = {
   number: EXACT_NUMBER,
   duration:
-    "^(?:(0|[1-9][0-9]{0,4})(ns|\u00b5s|ms|s|m|h)" +
-    "|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,3}\u00b5s|\\.[0-9]{1,6}ms|\\.[0-9]{1,9}s)" +
+    "^(?:(0|[1-9][0-9]{0,4})(ns|us|\u00b5s|\u03bcs|ms|s|m|h)" +
+    "|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,3}(us|\u00b5s|\u03bcs)|\\.[0-9]{1,6}ms|\\.[0-9]{1,9}s)" +
     "|(0|[1-9][0-9]{0,3})\\.[0-9]{1,9}m|(0|[1-9][0-9]?)\\.[0-9]{1,9}h" +
     // Go's Duration.String() of a minute or more: hours, minutes, then seconds with a fraction.
     "|(0|[1-9][0-9]{0,2})h(0|[1-9][0-9]?)m((0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)?" +
     "|(0|[1-9][0-9]{0,4})m(0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)$",
-  bytes: "^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB))$",
+  // Cases spelled out rather than `(?i)`, whose Unicode folding would admit the Kelvin sign.
+  bytes: "^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,6})?([bB]|[kKmMgG][iI]?[bB]?))$",
 } as const;
 
 /** The origin's fields for a relevant label: the row's own value, the parsed one, and Loki's. */
@@ -661,7 +676,7 @@ export const parsedLabelValues: ParsedLabelValues = (parser, labels, repeats, fi
   return {
     // The guard's terms register the repetition counters: the unwrap push-down computes them once.
     bad: guard(parser, relevant, typed, regexFiltered(filters?.exprs ?? []), repeats),
-    pipes: parsedValuePipes(parser, relevant, new RepeatCounters()),
+    pipes: [...parsedValuePipes(parser, relevant, new RepeatCounters()), ...typedValuePipes(typed)],
     fields: labels.map(value),
     kept: conditions.join(" "),
     relevant,
@@ -792,6 +807,7 @@ export function parsedCounting(
   const pipes = parser
     ? parsedValuePipes(parser, relevant, repeats, wrapped, marked)
     : chainValuePipes(chain, relevant, repeats, marked);
+  pipes.push(...typedValuePipes(typed));
   for (const n of extracted) pipes.push(`format if (${base(n)}:*) ${quote(`<${parsed(n)}>`)} as ${extractedField(n)}`);
   for (const n of groupedFilters) pipes.push(`format ${quote(`<${value(n)}>`)} as ${emptyGroup(n)}`);
   pipes.push(...markedFilters.map(markCleared));
@@ -1453,14 +1469,14 @@ export function filterLogsQL(
     case "duration":
     case "bytes": {
       if (!usable(f.name)) return undefined;
-      const v = value(f.name);
+      const v = f.type === "number" ? value(f.name) : unitField(f.type, value(f.name));
       const integer = Number.isInteger(f.value);
       const limit = f.type === "number" ? MAX_INTEGER : Number.MAX_SAFE_INTEGER;
       if (integer ? Math.abs(f.value) > limit : f.type !== "number" || !FRACTION.test(`${f.value}`)) return undefined;
       names.add(f.name);
       const values = typedLabel(typed, f.name);
       values.shapes.add(VALUE_SHAPES[f.type]);
-      if (f.type === "duration") values.near.add(f.value);
+      if (f.type !== "number") values.unit(f.type, value(f.name), f.value);
       // VictoriaLogs compares a duration in ns and a byte size in bytes with a plain number.
       const n = `${f.value}`;
       // Equal as decimals (module comment): an integer VictoriaLogs reads exactly, a fraction by
@@ -1715,6 +1731,7 @@ export function logfmtParamsCounting(
       pipes.push(`format if (${value(n)}:"") ${quote(`<${paramKey(k)}>`)} as ${value(n)}`);
     }
   }
+  pipes.push(...typedValuePipes(typed));
   if (considered.length > 0) pipes.push(...ODD_QUOTES_PIPES);
   const counters = repeats.pipes();
   if (counters !== "") pipes.push(counters.replace(/^ \| /, ""));

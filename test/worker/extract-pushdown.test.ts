@@ -78,8 +78,9 @@ describe("generated lines (property, real VictoriaLogs)", () => {
 
   const word = fc.constantFrom("a", "bb", "GET", "élan", "x-y", "a b", "日本");
   const number = fc.integer({ min: -20, max: 600 }).map(String);
-  const dur = fc.constantFrom("5ms", "50ms", "3s", "1m", "70s");
-  const size = fc.constantFrom("0", "1KB", "2KiB", "100MB", "5000");
+  // Units as Go (`us`, `μs`) and go-humanize (any case) also read them.
+  const dur = fc.constantFrom("5ms", "50ms", "3s", "1m", "70s", "250us", "7\u03bcs");
+  const size = fc.constantFrom("0", "1KB", "2KiB", "100MB", "5000", "2kb", "3kib", "12Mi");
   /** Lines of the shape the patterns and regexes read, with the odd separator or repeated key. */
   const lineOf = (n: fc.Arbitrary<string>, d: fc.Arbitrary<string>, z: fc.Arbitrary<string>) =>
     fc

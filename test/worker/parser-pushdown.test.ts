@@ -118,6 +118,9 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     // Go's Duration.String() of microseconds (the micro sign) and of a minute or more.
     fc.constantFrom("250µs", "1.5µs", "999.999µs", "7µs", "1h2m3.5s", "2m30s", "1h0m0s", "59m59.999999999s"),
     fc.constantFrom("1h30m", "12m0.000000001s", "3m0.05s", "0h1m"),
+    // Microseconds as other encoders spell them, which Go reads too.
+    fc.tuple(fc.integer({ min: 0, max: 999 }), fc.constantFrom("us", "\u03bcs")).map(([n, u]) => `${n}${u}`),
+    fc.constantFrom("1.5us", "999.999\u03bcs", "12.25us"),
   );
   const size = fc.oneof(
     fc
@@ -126,6 +129,20 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     // Byte counts logged as plain numbers, up to 15 digits, and the edges of `size <= 2KiB`.
     fc.integer({ min: 0, max: 2 ** 40 }).map(String),
     fc.constantFrom("2048", "2049", "999999999999999"),
+    // Any case, as go-humanize reads units; fractions (never within a byte of a shape's constant).
+    fc
+      .tuple(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.constantFrom("b", "kb", "kB", "Kb", "k", "K", "Ki", "kib", "KIB", "mb", "M", "mib", "Gi", "gb"),
+      )
+      .map(([n, u]) => `${n}${u}`),
+    fc
+      .tuple(
+        fc.integer({ min: 3, max: 99 }),
+        fc.integer({ min: 1, max: 999_999 }),
+        fc.constantFrom("KB", "kb", "KiB", "kib", "MB", "Mi", "gb", "B"),
+      )
+      .map(([n, f, u]) => `${n}.${f}${u}`),
   );
   const plainJson = fc
     .tuple(word, number, fc.integer({ min: 100, max: 599 }), dur, size)
@@ -226,6 +243,17 @@ describe("generated lines (property, real VictoriaLogs)", () => {
     '{"g": "a", "size": "1234567890123456"}',
     '{"g": "a", "size": 999999999999999}',
     '{"g": "a", "size": "002048"}',
+    // Within a byte of `size <= 2KiB` (2048) read through a float, a dotless i (which upper-cases
+    // to `I`, where go-humanize's lower-casing does not give `i`), a plain fraction (go-humanize
+    // truncates it, VictoriaLogs reads a number), a space.
+    '{"g": "a", "size": "2.0KiB"}',
+    '{"g": "b", "size": "1.99999kib"}',
+    '{"g": "a", "size": "2.0009765625kib"}',
+    '{"g": "a", "size": "2048.5b"}',
+    '{"g": "a", "size": "1k\u0131b"}',
+    '{"g": "a", "size": "2048.5"}',
+    '{"g": "a", "size": "1.5 kb"}',
+    '{"g": "a", "dur": "3000000us", "size": "2kIb"}',
     // Escapes: in a key any may change the name Loki reads; in a value surrogates, controls, U+FFFD.
     '{"g\\u0020": "sp", "num": 6}',
     '{"g\\u2028": "ls", "num": 6}',
@@ -424,6 +452,7 @@ describe("generated lines (property, real VictoriaLogs)", () => {
       `sum by (g_extracted) (count_over_time(${sel} | ${parser} [1m]))`,
       `sum by (g_extracted, g) (rate(${sel} | ${parser} | num > 0 [30s]))`,
       `sum(count_over_time(${sel} | ${parser} | size <= 2KiB or dur == 3s [30s]))`,
+      `sum by (g) (count_over_time(${sel} | ${parser} | size > 1.5KB, dur < 500us [1m]))`,
     ];
   };
 

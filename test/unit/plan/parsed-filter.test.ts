@@ -14,11 +14,17 @@ describe("parsedFilterPipes", () => {
   it("pushes numeric, string, duration and bytes filters after | json / | logfmt", () => {
     expect(exact('{app="a"} | json | status >= 500')).toBe("__v_status:>=500");
     expect(exact('{app="a"} | logfmt | level="error", latency > 2s')).toBe(
-      '(__v_level:="error" __v_latency:>2000000000)',
+      '(__v_level:="error" __guard_nd__v_latency:>2000000000)',
     );
     expect(exact('{app="a"} | json | size <= 1KB or method=~"GET|PUT"')).toBe(
-      '(__v_size:<=1000 or __v_method:~"^(?:GET|PUT)$")',
+      '(__guard_nb__v_size:<=1000 or __v_method:~"^(?:GET|PUT)$")',
     );
+    // The spellings compared are written after the values, and deleted with them.
+    const p = pipes('{app="a"} | logfmt | latency > 2s')!;
+    expect(p).toContain(
+      '| format "<__v_latency>" as __guard_nd__v_latency | replace ("us", "µs") at __guard_nd__v_latency | replace ("μs", "µs") at __guard_nd__v_latency | filter (__guard_nd__v_latency:>2000000000) or ',
+    );
+    expect(p).toMatch(/\| delete [^|]*, __guard_nd__v_latency$/);
     expect(exact('{app="a"} |= "x" | json | status != 404')).toBe(
       "(__v_status:* -(__v_status:>=404 __v_status:<=404))",
     );

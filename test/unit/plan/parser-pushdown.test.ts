@@ -118,14 +118,15 @@ describe("planParserPushdown", () => {
       ['a > 1 and b="y"', '(__v_a:>1 __v_b:="y")'],
       ['a > 1 or b="y"', '(__v_a:>1 or __v_b:="y")'],
       ['a > 1, (b="y" or b="z")', '(__v_a:>1 (__v_b:="y" or __v_b:="z"))'],
-      ["d > 1.5ms", "__v_d:>1500000"],
+      // Durations and byte sizes are compared on a spelling VictoriaLogs reads (unitField).
+      ["d > 1.5ms", "__guard_nd__v_d:>1500000"],
       // A fraction: equal decimals by their spellings (VictoriaLogs may read `1.50` a bit apart).
       ["a > 1.5", String.raw`(__v_a:>1.5 -__v_a:~"^1\\.50*$")`],
       ["a >= -0.25", String.raw`(__v_a:>=-0.25 or __v_a:~"^-0\\.250*$")`],
       ["a == 1.005e2", String.raw`__v_a:~"^100\\.50*$"`],
       ["a != 0.1", String.raw`(__v_a:* -__v_a:~"^0\\.10*$")`],
-      ["d == 1h", "(__v_d:>=3600000000000 __v_d:<=3600000000000)"],
-      ["b <= 2KiB", "__v_b:<=2048"],
+      ["d == 1h", "(__guard_nd__v_d:>=3600000000000 __guard_nd__v_d:<=3600000000000)"],
+      ["b <= 2KiB", "__guard_nb__v_b:<=2048"],
     ];
     for (const [filter, logsql] of cases) {
       const p = plan(`sum(count_over_time({app="x"} | logfmt | ${filter} [1m]))`);
@@ -158,16 +159,27 @@ describe("planParserPushdown", () => {
   it("guards the value shapes of duration and bytes filters", () => {
     const p = plan('sum(count_over_time({app="x"} | logfmt | d > 1s or d < 2 [1m]))')!;
     expect(p.logsql).toContain(
-      String.raw`(__v_d:* -__v_d:~"^(?:(0|[1-9][0-9]{0,4})(ns|µs|ms|s|m|h)|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,3}µs|\\.[0-9]{1,6}ms|\\.[0-9]{1,9}s)|(0|[1-9][0-9]{0,3})\\.[0-9]{1,9}m|(0|[1-9][0-9]?)\\.[0-9]{1,9}h|(0|[1-9][0-9]{0,2})h(0|[1-9][0-9]?)m((0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)?|(0|[1-9][0-9]{0,4})m(0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)$")`,
+      String.raw`(__v_d:* -__v_d:~"^(?:(0|[1-9][0-9]{0,4})(ns|us|µs|μs|ms|s|m|h)|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,3}(us|µs|μs)|\\.[0-9]{1,6}ms|\\.[0-9]{1,9}s)|(0|[1-9][0-9]{0,3})\\.[0-9]{1,9}m|(0|[1-9][0-9]?)\\.[0-9]{1,9}h|(0|[1-9][0-9]{0,2})h(0|[1-9][0-9]?)m((0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)?|(0|[1-9][0-9]{0,4})m(0|[1-9][0-9]?)(\\.[0-9]{1,9})?s)$")`,
     );
+    // Compared where `us` and the Greek `μs` read as the micro sign, the one VictoriaLogs knows.
+    expect(p.logsql).toContain(
+      '| format "<__v_d>" as __guard_nd__v_d | replace ("us", "µs") at __guard_nd__v_d | replace ("μs", "µs") at __guard_nd__v_d |',
+    );
+    expect(p.logsql).toContain("filter ((__guard_nd__v_d:>1000000000 or __v_d:<2)) or __guard_row:=1");
     // A fraction the origin reads a nanosecond short of Go's: the values so near the constant.
-    expect(p.logsql).toContain(String.raw`(__v_d:~"\\." __v_d:>=999999999 __v_d:<=1000000001)`);
+    expect(p.logsql).toContain(
+      String.raw`(__guard_nd__v_d:~"\\." __guard_nd__v_d:>=999999999 __guard_nd__v_d:<=1000000001)`,
+    );
     expect(p.logsql).not.toContain("__v_d:>=1 ");
     expect(p.logsql).toContain('(__v_d:* -__v_d:~"^-?(?:(0|[1-9][0-9]{0,8})(\\\\.[0-9]{1,6})?|[1-9][0-9]{9,14})$")');
     const q = plan('sum(count_over_time({app="x"} | logfmt | b > 1KB [1m]))')!;
     expect(q.logsql).toContain(
-      '(__v_b:* -__v_b:~"^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(B|KB|MB|GB|KiB|MiB|GiB))$")',
+      String.raw`(__v_b:* -__v_b:~"^(0|[1-9][0-9]{0,14}|(0|[1-9][0-9]{0,4})(\\.[0-9]{1,6})?([bB]|[kKmMgG][iI]?[bB]?))$")`,
     );
+    // Any case, compared upper-cased with `i` lower-cased again (`1.5kib` reads `1.5KiB`).
+    expect(q.logsql).toContain('| format "<uc:__v_b>" as __guard_nb__v_b | replace ("I", "i") at __guard_nb__v_b |');
+    expect(q.logsql).toContain(String.raw`(__guard_nb__v_b:~"\\." __guard_nb__v_b:>=999 __guard_nb__v_b:<=1001)`);
+    expect(q.logsql).toContain("count() if (-__guard_row:=1 (__guard_nb__v_b:>1000)) as __c");
   });
 
   it("sums line lengths for bytes, and divides rates by the range", () => {
