@@ -6,6 +6,7 @@
 import type { UnwrapConversion } from "../logql/ast";
 import type { UnwrapStat } from "../logql/functions";
 import { unwrapConverter } from "../engine/pipeline/extractor";
+import { WHOLE_TEXT } from "../plan/unwrap-units";
 
 export type Conversion = Exclude<UnwrapConversion, "">;
 
@@ -45,13 +46,17 @@ export class UnitConverter {
 
   /**
    * One stats row's value: `fn`'s aggregate `x` of the number parts of the values with unit text
-   * `unit`, converted. A sum (or an average's sum) scales by the value of one unit; an extreme is
+   * `unit`, converted. A sum (or an average's sum) scales by the value of one unit, or, for a
+   * whole text (WHOLE_TEXT: `x` then counts its rows), by that text's value; an extreme is
    * converted itself.
    */
   aggregate(fn: UnwrapStat, x: number, unit: string): number {
     if (fn === "min" || fn === "max") return this.convert(decimalText(x) + unit);
     let scale = this.scales.get(unit);
-    if (scale === undefined) this.scales.set(unit, (scale = this.convert(`1${unit}`)));
+    if (scale === undefined) {
+      const one = unit.startsWith(WHOLE_TEXT) ? unit.slice(WHOLE_TEXT.length) : `1${unit}`;
+      this.scales.set(unit, (scale = this.convert(one)));
+    }
     return x * scale;
   }
 

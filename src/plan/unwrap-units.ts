@@ -16,9 +16,10 @@
  *   `unit / 10^digits` an integer: none for `ns`, three for `us`/`µs`/`μs`, six for the others,
  *   nine for `s`),
  *   and the integer digits allowed per unit keep them below 2^63; a byte size is an integer times
- *   the unit's multiplier (no fractions: go-humanize truncates them after a float product), below
- *   2^64. The number part is a plain decimal of EXACT_NUMBER's shape, which the origin reads as
- *   the plain unwrap does.
+ *   the unit's multiplier, below 2^64, or a decimal with a fraction and a unit, which go-humanize
+ *   truncates after a float product: increasing in the decimal still, but not linear. The number
+ *   part is a plain decimal of EXACT_NUMBER's shape, which the origin reads as the plain unwrap
+ *   does.
  * - min and max: the origin keeps each unit's extreme as its text; the Worker writes that decimal
  *   again (shortest form, so no fraction digit Go would scale differently) with its unit and
  *   converts it with the very function local evaluation uses. Conversion is increasing within a
@@ -28,7 +29,9 @@
  *   variance but for float rounding).
  * - sum, rate and avg: each unit's sum of decimals times the value of one unit (converted as above);
  *   every value is non-negative, so this differs from Loki's sum of converted values at most by
- *   float rounding, as any change of summation order does.
+ *   float rounding, as any change of summation order does. A byte size with a fraction is not
+ *   linear: such values are counted per whole text instead (WHOLE_TEXT), and the Worker adds each
+ *   text's converted value once per row.
  */
 import type { UnwrapConversion } from "../logql/ast";
 import { BUCKET_VALUES, type UnwrapStat } from "../logql/functions";
@@ -38,6 +41,11 @@ import { quote } from "./logsql";
 export const UNIT_FIELD = "__guard_unit";
 /** The field holding the number part of a value of the shape. */
 const NUMBER_FIELD = "__guard_num";
+/**
+ * Leads a unit text that is a whole value (unitSplit: a byte size with a fraction, whose rows
+ * the origin counts): no unit of the shape holds it.
+ */
+export const WHOLE_TEXT = "=";
 
 const digits = (max: number) => `(0|[1-9][0-9]{0,${max - 1}})`;
 const fraction = (max: number) => `(\\.[0-9]{1,${max}})?`;
@@ -62,10 +70,11 @@ export const DURATION_SHAPE = `^(?:${DURATION_PARTS.join("|")})$`;
 /**
  * Byte sizes go-humanize reads as integer × multiplier, below 2^64: no unit, `b`, or k/m/g (with
  * `i` for powers of 1024, `b` optional, any case) after nine digits at most; t after six. P and E
- * are left to local evaluation. Cases are spelled out rather than `(?i)`, whose Unicode folding
+ * are left to local evaluation. A fraction only with a unit of at most G (`1.5KB`, `0.5kib`: go-humanize
+ * truncates `1.5` plain to 1, which the origin reads as a number). Cases are spelled out rather than `(?i)`, whose Unicode folding
  * would also admit look-alikes such as the Kelvin sign.
  */
-export const BYTES_SHAPE = `^(?:${digits(9)}([kKmMgG][iI]?[bB]?|[bB])?|${digits(6)}[tT][iI]?[bB]?)$`;
+export const BYTES_SHAPE = `^(?:${digits(9)}([kKmMgG][iI]?[bB]?|[bB])?|${digits(9)}\\.[0-9]{1,6}([kKmMgG][iI]?[bB]?|[bB])|${digits(6)}[tT][iI]?[bB]?)$`;
 
 /**
  * Durations for the functions of BUCKET_VALUES, whose values travel as texts that the Worker
@@ -112,11 +121,16 @@ export interface UnitSplit {
 export function unitSplit(conversion: UnwrapConversion, fn: UnwrapStat, exactField: string): UnitSplit {
   if (conversion === "" || BUCKET_VALUES.has(fn)) return { pipes: "", field: exactField, by: [] };
   const parts = `^(?P<${NUMBER_FIELD}>[0-9.]+)(?P<${UNIT_FIELD}>.*)$`;
-  return {
-    pipes:
-      ` | delete ${NUMBER_FIELD}, ${UNIT_FIELD}` +
-      ` | extract_regexp if (${exactField}:*) ${quote(parts)} from ${exactField}`,
-    field: NUMBER_FIELD,
-    by: [UNIT_FIELD],
-  };
+  let pipes =
+    ` | delete ${NUMBER_FIELD}, ${UNIT_FIELD}` +
+    ` | extract_regexp if (${exactField}:*) ${quote(parts)} from ${exactField}`;
+  if (conversion === "bytes" && fn !== "min" && fn !== "max") {
+    // A byte size with a fraction (the only decimals of the shape holding a dot) adds its whole
+    // text's value once per row: its unit text becomes the whole text, its number 1.
+    const fractional = `${NUMBER_FIELD}:~${quote(String.raw`\.`)}`;
+    pipes +=
+      ` | format if (${fractional}) ${quote(`${WHOLE_TEXT}<${NUMBER_FIELD}><${UNIT_FIELD}>`)} as ${UNIT_FIELD}` +
+      ` | format if (${fractional}) "1" as ${NUMBER_FIELD}`;
+  }
+  return { pipes, field: NUMBER_FIELD, by: [UNIT_FIELD] };
 }

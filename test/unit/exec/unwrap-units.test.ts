@@ -30,8 +30,12 @@ const durationText = shaped(
 const bytesText = shaped(
   BYTES_SHAPE,
   fc
-    .tuple(fc.stringMatching(/^(0|[1-9][0-9]{0,8})$/), fc.constantFrom("", "B", "kB", "KiB", "mb", "GB", "Gi", "TB"))
-    .map(([n, u]) => `${n}${u}`),
+    .tuple(
+      fc.stringMatching(/^(0|[1-9][0-9]{0,8})$/),
+      fc.option(fc.stringMatching(/^\.[0-9]{1,6}$/), { nil: "" }),
+      fc.constantFrom("", "B", "kB", "KiB", "mb", "GB", "Gi", "TB"),
+    )
+    .map(([n, f, u]) => `${n}${f}${u}`),
 );
 const split = (text: string) => {
   const [, num, unit] = /^([0-9.]+)(.*)$/.exec(text)!;
@@ -117,6 +121,21 @@ describe("UnitConverter", () => {
     const b = new UnitConverter("bytes");
     expect(b.aggregate("sum", 1234, "MiB")).toBe(1234 * 1024 ** 2);
     expect(b.aggregate("sum", 5, "b")).toBe(5);
+  });
+
+  it("adds a whole text's value once per row it counts", () => {
+    const b = new UnitConverter("bytes");
+    // go-humanize: ParseBytes("2.01kb") is 2009 (2.01 × 1000 is 2009.9999999999998, truncated).
+    expect(b.aggregate("sum", 2, "=2.01kb")).toBe(4018);
+    expect(b.aggregate("rate", 3, "=1.5KiB")).toBe(4608);
+    fc.assert(
+      fc.property(
+        bytesText.filter((t) => t.includes(".")),
+        fc.integer({ min: 1, max: 1000 }),
+        (t, n) => void expect(b.aggregate("avg", n, `=${t}`), t).toBe(n * local("bytes", t)),
+      ),
+      { numRuns: 2000, seed: 8 },
+    );
   });
 
   it("converts a quantile's list as local evaluation converts each text", () => {

@@ -129,10 +129,45 @@ describe("BYTES_SHAPE", () => {
     );
   });
 
-  it("takes every spelling go-humanize reads up to T, and no fraction, space, sign or P/E", () => {
-    for (const ok of ["0", "1234", "5B", "5b", "5K", "5kB", "5KiB", "5kib", "5Ki", "5MB", "5GiB", "999999TiB", "5Tb"])
+  it("takes every spelling go-humanize reads up to T, a fraction with a unit up to G, and no space, sign or P/E", () => {
+    for (const ok of [
+      "0",
+      "1234",
+      "5B",
+      "5b",
+      "5K",
+      "5kB",
+      "5KiB",
+      "5kib",
+      "5Ki",
+      "5MB",
+      "5GiB",
+      "999999TiB",
+      "5Tb",
+      "1.5KB",
+      "2.01kb",
+      "0.5b",
+      "999999999.999999GiB",
+    ])
       expect(bytes.test(ok), ok).toBe(true);
-    for (const out of ["1.5KB", "1 KB", "1,000", "5PB", "5EiB", "-5", "+5", "007", "5KBs", "1000000TB", "5\u212aB", ""])
+    for (const out of [
+      "1.5",
+      "1.5TB",
+      "1.1234567KB",
+      ".5KB",
+      "1.KB",
+      "1 KB",
+      "1,000",
+      "5PB",
+      "5EiB",
+      "-5",
+      "+5",
+      "007",
+      "5KBs",
+      "1000000TB",
+      "5\u212aB",
+      "",
+    ])
       expect(bytes.test(out), out).toBe(false);
   });
 });
@@ -147,6 +182,12 @@ describe("unitSplit", () => {
       ` | delete __guard_num, ${UNIT_FIELD} | extract_regexp if (__x:*) "^(?P<__guard_num>[0-9.]+)(?P<${UNIT_FIELD}>.*)$" from __x`,
     );
     expect(split.field).toBe("__guard_num");
+    // Sums of byte sizes: a fraction (truncated per value by go-humanize) counts its whole text.
+    expect(unitSplit("bytes", "sum", "__x").pipes).toBe(
+      `${split.pipes} | format if (__guard_num:~"\\\\.") "=<__guard_num><${UNIT_FIELD}>" as ${UNIT_FIELD} | format if (__guard_num:~"\\\\.") "1" as __guard_num`,
+    );
+    expect(unitSplit("duration", "sum", "__x").pipes).toBe(unitSplit("duration", "max", "__x").pipes);
+    expect(unitSplit("bytes", "min", "__x").pipes).toBe(split.pipes);
   });
 
   it("picks the conversion's shape", () => {
