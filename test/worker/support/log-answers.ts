@@ -10,6 +10,8 @@ export interface LogAnswer {
   status: number;
   /** Each entry as `labels line time`, sorted: the answer's content, whatever the stream order. */
   entries: string[];
+  /** The entries' lines alone, sorted. */
+  lines: string[];
   linesScanned: number;
   body: string;
 }
@@ -25,10 +27,14 @@ export async function askLogs(
     { headers, env: { PUSHDOWN: pushdown ? "on" : "off", CACHE: "off" } },
   );
   const entries: string[] = [];
+  const lines: string[] = [];
   if (res.status === 200 && res.json.data.resultType === "streams") {
     for (const s of res.json.data.result) {
       const labels = JSON.stringify(Object.entries(s.stream).sort());
-      for (const [t, line] of s.values) entries.push(`${labels} ${JSON.stringify(line)} ${t}`);
+      for (const [t, line] of s.values) {
+        entries.push(`${labels} ${JSON.stringify(line)} ${t}`);
+        lines.push(line);
+      }
     }
   } else if (res.status === 200) {
     for (const s of res.json.data.result) entries.push(JSON.stringify([s.metric, s.values ?? s.value]));
@@ -36,6 +42,7 @@ export async function askLogs(
   return {
     status: res.status,
     entries: entries.sort(),
+    lines: lines.sort(),
     linesScanned: res.status === 200 ? res.json.data.stats.summary.totalLinesProcessed : -1,
     body: res.body,
   };
