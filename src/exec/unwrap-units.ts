@@ -46,18 +46,20 @@ export class UnitConverter {
 
   /**
    * One stats row's value: `fn`'s aggregate `x` of the number parts of the values with unit text
-   * `unit`, converted. A sum (or an average's sum) scales by the value of one unit, or, for a
-   * whole text (WHOLE_TEXT: `x` then counts its rows), by that text's value; an extreme is
-   * converted itself.
+   * `unit`, converted. A sum (or an average's sum) scales by the value of one unit; an extreme is
+   * converted itself. A whole text (WHOLE_TEXT: its rows' numbers are 1) is its own value, added
+   * once per row to a sum, taken as it is by an extreme.
    */
   aggregate(fn: UnwrapStat, x: number, unit: string): number {
-    if (fn === "min" || fn === "max") return this.convert(decimalText(x) + unit);
+    const extreme = fn === "min" || fn === "max";
+    const whole = unit.startsWith(WHOLE_TEXT);
+    if (extreme && !whole) return this.convert(decimalText(x) + unit);
     let scale = this.scales.get(unit);
     if (scale === undefined) {
-      const one = unit.startsWith(WHOLE_TEXT) ? unit.slice(WHOLE_TEXT.length) : `1${unit}`;
+      const one = whole ? unit.slice(WHOLE_TEXT.length) : `1${unit}`;
       this.scales.set(unit, (scale = this.convert(one)));
     }
-    return x * scale;
+    return extreme ? scale : x * scale;
   }
 
   /**

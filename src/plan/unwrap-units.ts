@@ -29,9 +29,11 @@
  *   variance but for float rounding).
  * - sum, rate and avg: each unit's sum of decimals times the value of one unit (converted as above);
  *   every value is non-negative, so this differs from Loki's sum of converted values at most by
- *   float rounding, as any change of summation order does. A byte size with a fraction is not
- *   linear: such values are counted per whole text instead (WHOLE_TEXT), and the Worker adds each
- *   text's converted value once per row.
+ *   float rounding, as any change of summation order does.
+ * - Values of no single unit (Go's Duration.String() of a minute or more, `1h2m3.5s`), and byte
+ *   sizes with a fraction, which go-humanize truncates after a float product (`2.01kb` is 2009):
+ *   the origin counts their rows per whole text (WHOLE_TEXT), and the Worker converts each text
+ *   as local evaluation does and adds its value once per row (or takes it, for min and max).
  */
 import type { UnwrapConversion } from "../logql/ast";
 import { BUCKET_VALUES, type UnwrapStat } from "../logql/functions";
@@ -42,8 +44,8 @@ export const UNIT_FIELD = "__guard_unit";
 /** The field holding the number part of a value of the shape. */
 const NUMBER_FIELD = "__guard_num";
 /**
- * Leads a unit text that is a whole value (unitSplit: a byte size with a fraction, whose rows
- * the origin counts): no unit of the shape holds it.
+ * Leads a unit text that is a whole value (unitSplit: a compound duration, a byte size with a
+ * fraction, whose rows the origin counts): no unit of the shape holds it.
  */
 export const WHOLE_TEXT = "=";
 
@@ -68,11 +70,21 @@ const DURATION_PARTS = [
 export const DURATION_SHAPE = `^(?:${DURATION_PARTS.join("|")})$`;
 
 /**
+ * Durations of two to four parts (`1h2m3.5s`, `2m0.25s`, as Go's Duration.String() and slog write
+ * a minute or more), each a decimal of at most five integer digits (four such hours stay below
+ * 2^63 ns, past which Go refuses) and a unit, no sign: aggregated per whole text (WHOLE_TEXT).
+ */
+const DURATION_COMPOUND = `(?:${digits(5)}${fraction(9)}(ns|us|µs|μs|ms|s|m|h)){2,4}`;
+
+/** The durations the origin aggregates for the functions outside BUCKET_VALUES. */
+export const DURATION_AGGREGATED_SHAPE = `^(?:${DURATION_PARTS.join("|")}|${DURATION_COMPOUND})$`;
+
+/**
  * Byte sizes go-humanize reads as integer × multiplier, below 2^64: no unit, `b`, or k/m/g (with
  * `i` for powers of 1024, `b` optional, any case) after nine digits at most; t after six. P and E
- * are left to local evaluation. A fraction only with a unit of at most G (`1.5KB`, `0.5kib`: go-humanize
- * truncates `1.5` plain to 1, which the origin reads as a number). Cases are spelled out rather than `(?i)`, whose Unicode folding
- * would also admit look-alikes such as the Kelvin sign.
+ * are left to local evaluation. A fraction only with a unit of at most G (`1.5KB`, `0.5kib`:
+ * go-humanize truncates a plain `1.5` to 1, which the origin reads as a number). Cases are spelled
+ * out rather than `(?i)`, whose Unicode folding would also admit look-alikes such as the Kelvin sign.
  */
 export const BYTES_SHAPE = `^(?:${digits(9)}([kKmMgG][iI]?[bB]?|[bB])?|${digits(9)}\\.[0-9]{1,6}([kKmMgG][iI]?[bB]?|[bB])|${digits(6)}[tT][iI]?[bB]?)$`;
 
@@ -98,7 +110,7 @@ export function valueShape(conversion: UnwrapConversion, exactNumber: string, fn
       return BYTES_SHAPE;
     case "duration":
     case "duration_seconds":
-      return fn && BUCKET_VALUES.has(fn) ? DURATION_TEXT_SHAPE : DURATION_SHAPE;
+      return fn && BUCKET_VALUES.has(fn) ? DURATION_TEXT_SHAPE : DURATION_AGGREGATED_SHAPE;
   }
 }
 
@@ -124,13 +136,12 @@ export function unitSplit(conversion: UnwrapConversion, fn: UnwrapStat, exactFie
   let pipes =
     ` | delete ${NUMBER_FIELD}, ${UNIT_FIELD}` +
     ` | extract_regexp if (${exactField}:*) ${quote(parts)} from ${exactField}`;
-  if (conversion === "bytes" && fn !== "min" && fn !== "max") {
-    // A byte size with a fraction (the only decimals of the shape holding a dot) adds its whole
-    // text's value once per row: its unit text becomes the whole text, its number 1.
-    const fractional = `${NUMBER_FIELD}:~${quote(String.raw`\.`)}`;
-    pipes +=
-      ` | format if (${fractional}) ${quote(`${WHOLE_TEXT}<${NUMBER_FIELD}><${UNIT_FIELD}>`)} as ${UNIT_FIELD}` +
-      ` | format if (${fractional}) "1" as ${NUMBER_FIELD}`;
-  }
+  // A byte size with a fraction (its number holds a dot), a duration of several parts (its unit
+  // text a digit): counted per whole text, which becomes the unit text, its number 1.
+  const whole =
+    conversion === "bytes" ? `${NUMBER_FIELD}:~${quote(String.raw`\.`)}` : `${UNIT_FIELD}:~${quote("[0-9]")}`;
+  pipes +=
+    ` | format if (${whole}) ${quote(`${WHOLE_TEXT}<${NUMBER_FIELD}><${UNIT_FIELD}>`)} as ${UNIT_FIELD}` +
+    ` | format if (${whole}) "1" as ${NUMBER_FIELD}`;
   return { pipes, field: NUMBER_FIELD, by: [UNIT_FIELD] };
 }

@@ -87,10 +87,25 @@ const shapedDuration = fc
   )
   .map(([n, f, u]) => `${n}${f}${u}`);
 
+/** Durations of several parts, as Go's Duration.String() writes a minute or more, and others. */
+const compoundDuration = fc.oneof(
+  fc
+    .tuple(digits(2), digits(2), digits(2), fractionOf(9))
+    .map(([h, m, s, f]) => `${h === "0" ? "" : `${h}h`}${m}m${s}${f}s`),
+  fc
+    .array(fc.tuple(digits(3), fractionOf(3), fc.constantFrom("h", "m", "s", "ms", "us", "µs", "ns")), {
+      minLength: 2,
+      maxLength: 4,
+    })
+    .map((parts) => parts.map(([n, f, u]) => `${n}${f}${u}`).join("")),
+  fc.constantFrom("1h30m", "2m3.5s", "1m0.000000001s", "1h0m0s"),
+);
+
 /** Durations Go reads (or rejects) that the shape leaves to local evaluation. */
 const OTHER_DURATIONS = [
-  "1h30m",
-  "2m3.5s",
+  "-1m30s",
+  "1m 30s",
+  "1h2m3s4ms5ns",
   "-5s",
   "+5s",
   "-0s",
@@ -189,7 +204,12 @@ function lineOf(parser: "json" | "logfmt", v: string, k: number, i: number): str
 }
 
 describe.each([
-  { conversion: "duration", shaped: shapedDuration, other: OTHER_DURATIONS, tenant: "36:1" },
+  {
+    conversion: "duration",
+    shaped: fc.oneof(shapedDuration, compoundDuration),
+    other: OTHER_DURATIONS,
+    tenant: "36:1",
+  },
   { conversion: "bytes", shaped: shapedBytes, other: OTHER_BYTES, tenant: "36:2" },
 ] as const)("generated $conversion values (property, real VictoriaLogs)", ({ conversion, shaped, other, tenant }) => {
   const headers = { "X-Scope-OrgID": tenant };

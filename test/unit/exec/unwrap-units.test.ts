@@ -128,6 +128,13 @@ describe("UnitConverter", () => {
     // go-humanize: ParseBytes("2.01kb") is 2009 (2.01 × 1000 is 2009.9999999999998, truncated).
     expect(b.aggregate("sum", 2, "=2.01kb")).toBe(4018);
     expect(b.aggregate("rate", 3, "=1.5KiB")).toBe(4608);
+    // An extreme takes the text's value (its rows' numbers, all 1, say nothing).
+    expect(b.aggregate("max", 1, "=2.01kb")).toBe(2009);
+    const d = new UnitConverter("duration");
+    // Go: time.ParseDuration(s).Seconds()
+    expect(d.aggregate("sum", 3, "=2m0.25s")).toBe(360.75);
+    expect(d.aggregate("min", 1, "=1h2m3.5s")).toBe(3723.5);
+    expect(d.aggregate("avg", 2, "=1m30s")).toBe(180);
     fc.assert(
       fc.property(
         bytesText.filter((t) => t.includes(".")),

@@ -8,7 +8,7 @@ import { parseExpr } from "../../../src/logql/parser";
 import type { RangeAggregationExpr, SampleExpr } from "../../../src/logql/ast";
 import { planUnwrapPushdown } from "../../../src/plan/unwrap-pushdown";
 import { planUnwrapProjection } from "../../../src/plan/unwrap-projection";
-import { DURATION_SHAPE } from "../../../src/plan/unwrap-units";
+import { DURATION_AGGREGATED_SHAPE } from "../../../src/plan/unwrap-units";
 import type { DerivedFieldRules } from "../../../src/engine/derived-fields";
 import { parsedLabelValues } from "../../../src/plan/parser-pushdown";
 
@@ -124,9 +124,9 @@ describe("planUnwrapPushdown", () => {
   it("pushes conversions for values of their shape, aggregated per unit (a quantile's texts whole)", () => {
     const sum = pushdown('sum(sum_over_time({app="x"} | json | unwrap duration(v) [5m]))')!;
     expect(sum.conversion).toBe("duration");
-    expect(sum.logsql).toContain(`format if (__unwrap_v:~${JSON.stringify(DURATION_SHAPE)}`);
+    expect(sum.logsql).toContain(`format if (__unwrap_v:~${JSON.stringify(DURATION_AGGREGATED_SHAPE)}`);
     expect(sum.logsql).toContain(
-      ' | extract_regexp if (__guard_exact:*) "^(?P<__guard_num>[0-9.]+)(?P<__guard_unit>.*)$" from __guard_exact | stats by (',
+      ' | extract_regexp if (__guard_exact:*) "^(?P<__guard_num>[0-9.]+)(?P<__guard_unit>.*)$" from __guard_exact | format if (__guard_unit:~"[0-9]") ',
     );
     expect(sum.logsql).toContain(", __guard_unit) sum(__guard_num) if (-__guard_row:=1 __guard_exact:*) as __v");
     const q = pushdown('quantile_over_time(0.9, {app="x"} | json | unwrap bytes(v) [5m]) by (app)')!;

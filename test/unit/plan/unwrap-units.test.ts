@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   BYTES_SHAPE,
+  DURATION_AGGREGATED_SHAPE,
   DURATION_SHAPE,
   DURATION_TEXT_SHAPE,
   UNIT_FIELD,
@@ -178,22 +179,28 @@ describe("unitSplit", () => {
     expect(unitSplit("duration", "quantile", "__x")).toEqual({ pipes: "", field: "__x", by: [] });
     const split = unitSplit("bytes", "max", "__x");
     expect(split.by).toEqual([UNIT_FIELD]);
+    const parts = ` | delete __guard_num, ${UNIT_FIELD} | extract_regexp if (__x:*) "^(?P<__guard_num>[0-9.]+)(?P<${UNIT_FIELD}>.*)$" from __x`;
+    // A byte size with a fraction (truncated per value by go-humanize) counts its whole text.
     expect(split.pipes).toBe(
-      ` | delete __guard_num, ${UNIT_FIELD} | extract_regexp if (__x:*) "^(?P<__guard_num>[0-9.]+)(?P<${UNIT_FIELD}>.*)$" from __x`,
+      `${parts} | format if (__guard_num:~"\\\\.") "=<__guard_num><${UNIT_FIELD}>" as ${UNIT_FIELD} | format if (__guard_num:~"\\\\.") "1" as __guard_num`,
     );
     expect(split.field).toBe("__guard_num");
-    // Sums of byte sizes: a fraction (truncated per value by go-humanize) counts its whole text.
-    expect(unitSplit("bytes", "sum", "__x").pipes).toBe(
-      `${split.pipes} | format if (__guard_num:~"\\\\.") "=<__guard_num><${UNIT_FIELD}>" as ${UNIT_FIELD} | format if (__guard_num:~"\\\\.") "1" as __guard_num`,
+    expect(unitSplit("bytes", "sum", "__x").pipes).toBe(split.pipes);
+    // So does a duration of several parts (its unit text holds a digit).
+    expect(unitSplit("duration", "sum", "__x").pipes).toBe(
+      `${parts} | format if (${UNIT_FIELD}:~"[0-9]") "=<__guard_num><${UNIT_FIELD}>" as ${UNIT_FIELD} | format if (${UNIT_FIELD}:~"[0-9]") "1" as __guard_num`,
     );
-    expect(unitSplit("duration", "sum", "__x").pipes).toBe(unitSplit("duration", "max", "__x").pipes);
-    expect(unitSplit("bytes", "min", "__x").pipes).toBe(split.pipes);
   });
 
   it("picks the conversion's shape", () => {
     expect(valueShape("", "N", "sum")).toBe("N");
-    expect(valueShape("duration", "N", "sum")).toBe(DURATION_SHAPE);
-    expect(valueShape("duration_seconds", "N", "max")).toBe(DURATION_SHAPE);
+    expect(valueShape("duration", "N", "sum")).toBe(DURATION_AGGREGATED_SHAPE);
+    expect(valueShape("duration_seconds", "N", "max")).toBe(DURATION_AGGREGATED_SHAPE);
+    const aggregated = new RegExp(DURATION_AGGREGATED_SHAPE, "u");
+    for (const v of ["1h2m3.5s", "2m0.25s", "1m30s", "99999h99999h99999h99999h", "1.5s", "250µs"])
+      expect(aggregated.test(v), v).toBe(true);
+    for (const v of ["-1m30s", "+2m", "1h2m3s4ms5ns", "100000h1m", ".5s", "1m 30s"])
+      expect(aggregated.test(v), v).toBe(false);
     expect(valueShape("bytes", "N", "quantile")).toBe(BYTES_SHAPE);
     // Values the Worker converts as texts: any of Go's spellings.
     expect(valueShape("duration", "N", "quantile")).toBe(DURATION_TEXT_SHAPE);
