@@ -70,11 +70,16 @@ const DURATION_PARTS = [
 export const DURATION_SHAPE = `^(?:${DURATION_PARTS.join("|")})$`;
 
 /**
- * Durations of two to four parts (`1h2m3.5s`, `2m0.25s`, as Go's Duration.String() and slog write
- * a minute or more), each a decimal of at most five integer digits (four such hours stay below
- * 2^63 ns, past which Go refuses) and a unit, no sign: aggregated per whole text (WHOLE_TEXT).
+ * One part of a duration in Go's grammar: a decimal of at most five integer digits (four such
+ * hours stay below 2^63 ns, past which Go refuses) and a unit.
  */
-const DURATION_COMPOUND = `(?:${digits(5)}${fraction(9)}(ns|us|µs|μs|ms|s|m|h)){2,4}`;
+const GO_DURATION_PART = `${digits(5)}${fraction(9)}(ns|us|µs|μs|ms|s|m|h)`;
+
+/**
+ * Durations of two to four parts (`1h2m3.5s`, `2m0.25s`, as Go's Duration.String() and slog write
+ * a minute or more), no sign: aggregated per whole text (WHOLE_TEXT).
+ */
+const DURATION_COMPOUND = `(?:${GO_DURATION_PART}){2,4}`;
 
 /** The durations the origin aggregates for the functions outside BUCKET_VALUES. */
 export const DURATION_AGGREGATED_SHAPE = `^(?:${DURATION_PARTS.join("|")}|${DURATION_COMPOUND})$`;
@@ -93,10 +98,9 @@ export const BYTES_SHAPE = `^(?:${digits(9)}([kKmMgG][iI]?[bB]?|[bB])?|${digits(
  * converts with local evaluation's converter (Go's ParseDuration): no product has to be exact, so
  * any text of Go's grammar will do, Go's Duration.String() of longer spans included (`1h2m3.5s`,
  * `2m0.25s`, as Go's slog writes them): DURATION_SHAPE's values, or a sign, then one to four
- * parts, each a decimal of at most five integer digits (four such hours stay below 2^63 ns, past
- * which Go refuses) and a unit.
+ * parts (GO_DURATION_PART).
  */
-export const DURATION_TEXT_SHAPE = `^(?:${DURATION_PARTS.join("|")}|[-+]?(?:${digits(5)}${fraction(9)}(ns|us|µs|μs|ms|s|m|h)){1,4})$`;
+export const DURATION_TEXT_SHAPE = `^(?:${DURATION_PARTS.join("|")}|[-+]?(?:${GO_DURATION_PART}){1,4})$`;
 
 /**
  * The value shape the origin aggregates for `conversion` (`exactNumber` without one), for the
